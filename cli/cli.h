@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h - the powerdag command table. Each subcommand is cmd_<name>(argc, argv) in cli/cmd_<name>.c,
+ * a thin layer over its module's public header: parse options, call the module, print, map errors
+ * to the exit codes of SPEC 1. argv[0] is the subcommand name.
+ */
+#ifndef PD_CLI_H
+#define PD_CLI_H
+
+#include "core/pd_core.h"
+
+struct pd_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+	const char *usage; /* full --help text (options) */
+};
+
+void pd_cli_help(const char *name, FILE *out);
+/* Prints "powerdag NAME: msg" to stderr; returns code. */
+int pd_cli_fail(const char *name, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* True when argv holds -h/--help anywhere (handled before getopt so every command has --help). */
+int pd_cli_wants_help(int argc, char **argv);
+
+/* Defined in cli/cmd_<name>.c, with the command's own usage text. */
+extern const struct pd_cmd pd_cmd_validate;
+extern const struct pd_cmd pd_cmd_gen;
+extern const struct pd_cmd pd_cmd_dot;
+extern const struct pd_cmd pd_cmd_optimize;
+extern const struct pd_cmd pd_cmd_check;
+extern const struct pd_cmd pd_cmd_simulate;
+extern const struct pd_cmd pd_cmd_twin;
+extern const struct pd_cmd pd_cmd_deploy;
+extern const struct pd_cmd pd_cmd_report;
+extern const struct pd_cmd pd_cmd_demo;
+
+#endif

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Units of SPEC 2: durations in ns, power in uW, frequency in kHz, all int64.
+ *
+ * Parsing is exact decimal arithmetic: "2.5ms" is 25 * 10^6 / 10 ns computed in 128-bit integers, so no
+ * binary floating point ever rounds a deadline. A value that is not a whole number of the base unit
+ * ("0.5ns", "0.1kHz") is an error, not a silent rounding. Writing picks the largest unit that keeps
+ * the value >= 1 and needs at most 3 decimals, so the text stays readable and reads back exactly.
+ */
+#include "core/pd_core.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct unit {
+	const char *sfx;
+	int64_t mult; /* base units per unit (may be 0 for "divide by 1000") */
+	int64_t div;
+};
+
+static const struct unit dur_units[] = {
+	{"ns", 1, 1}, {"us", 1000, 1}, {"\xc2\xb5s", 1000, 1}, {"ms", 1000000, 1}, {"s", 1000000000, 1}, {NULL, 0, 0},
+};
+static const struct unit pow_units[] = {
+	{"uW", 1, 1}, {"\xc2\xb5W", 1, 1}, {"mW", 1000, 1}, {"W", 1000000, 1}, {NULL, 0, 0},
+};
+static const struct unit freq_units[] = {
+	{"Hz", 1, 1000}, {"kHz", 1, 1}, {"MHz", 1000, 1}, {"GHz", 1000000, 1}, {NULL, 0, 0},
+};
+
+/* Parses "[+]digits[.digits]unit". */
+static int parse_units(const char *s, const struct unit *units, int64_t *out, const char **why)
+{
+	const char *p = s;
+	__int128 mant = 0;
+	int frac = 0, digits = 0;
+	bool dot = false;
+
+	if (!s || !*s) {
+		*why = "empty value";
+		return -1;
+	}
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == '-') {
+		*why = "negative value";
+		return -1;
+	}
+	if (*p == '+')
+		p++;
+	for (; *p; p++) {
+		if (*p == '.' && !dot) {
+			dot = true;
+			continue;
+		}
+		if (!isdigit((unsigned char)*p))
+			break;
+		if (mant > (__int128)1e30) {
+			*why = "number too large";
+			return -1;
+		}
+		mant = mant * 10 + (*p - '0');
+		digits++;
+		if (dot)
+			frac++;
+	}
+	if (digits == 0) {
+		*why = "not a number";
+		return -1;
+	}
+	while (*p == ' ')
+		p++;
+	if (!*p) {
+		*why = "missing unit";
+		return -1;
+	}
+	const struct unit *u = NULL;
+	for (const struct unit *c = units; c->sfx; c++)
+		if (strcmp(p, c->sfx) == 0)
+			u = c;
+	if (!u) {
+		*why = "unknown unit";
+		return -1;
+	}
+	__int128 num = mant * u->mult, den = u->div;
+	for (int i = 0; i < frac; i++)
+		den *= 10;
+	if (num % den != 0) {
+		*why = "not a whole number of the base unit (ns, uW or kHz)";
+		return -1;
+	}
+	num /= den;
+	if (num > INT64_MAX) {
+		*why = "value overflows 64-bit base units";
+		return -1;
+	}
+	*out = (int64_t)num;
+	return 0;
+}
+
+int pd_parse_duration_ns(const char *s, int64_t *out, const char **why)
+{
+	return parse_units(s, dur_units, out, why);
+}
+
+int pd_parse_power_uw(const char *s, int64_t *out, const char **why)
+{
+	return parse_units(s, pow_units, out, why);
+}
+
+int pd_parse_freq_khz(const char *s, int64_t *out, const char **why)
+{
+	return parse_units(s, freq_units, out, why);
+}
+
+/* units ordered from small to large; writes with the largest fitting one (see top comment). */
+static const char *fmt_units(int64_t v, const char *const *sfx, const int64_t *mult, int n, char *buf, size_t len)
+{
+	if (v < 0) {
+		snprintf(buf, len, "%lld%s", (long long)v, sfx[0]);
+		return buf;
+	}
+	int pick = 0;
+	for (int i = n - 1; i > 0; i--) {
+		if (v >= mult[i] && (mult[i] < 1000 || v % (mult[i] / 1000) == 0)) {
+			pick = i;
+			break;
+		}
+	}
+	int64_t m = mult[pick];
+	int64_t ip = v / m, fp = v % m;
+	if (fp == 0) {
+		snprintf(buf, len, "%lld%s", (long long)ip, sfx[pick]);
+		return buf;
+	}
+	/* at most 3 decimals by construction: fp is a multiple of m/1000 */
+	int64_t f3 = fp / (m / 1000);
+	char d[24];
+	snprintf(d, sizeof(d), "%03lld", (long long)f3);
+	for (int k = 2; k > 0 && d[k] == '0'; k--)
+		d[k] = '\0';
+	snprintf(buf, len, "%lld.%s%s", (long long)ip, d, sfx[pick]);
+	return buf;
+}
+
+const char *pd_fmt_duration(int64_t ns, char *buf, size_t n)
+{
+	static const char *const s[] = {"ns", "us", "ms", "s"};
+	static const int64_t m[] = {1, 1000, 1000000, 1000000000};
+	return fmt_units(ns, s, m, 4, buf, n);
+}
+
+const char *pd_fmt_power(int64_t uw, char *buf, size_t n)
+{
+	static const char *const s[] = {"uW", "mW", "W"};
+	static const int64_t m[] = {1, 1000, 1000000};
+	if (uw == 0) {
+		snprintf(buf, n, "0W");
+		return buf;
+	}
+	return fmt_units(uw, s, m, 3, buf, n);
+}
+
+const char *pd_fmt_freq(int64_t khz, char *buf, size_t n)
+{
+	/* Frequencies read best in MHz (cpufreq tables, datasheets); GHz is never chosen. */
+	static const char *const s[] = {"kHz", "MHz"};
+	static const int64_t m[] = {1, 1000};
+	return fmt_units(khz, s, m, 2, buf, n);
+}
+
+const char *pd_fmt_double(double v, char *buf, size_t n)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, n, "%s", isnan(v) ? ".nan" : (v > 0 ? ".inf" : "-.inf"));
+		return buf;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, n, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	/* keep a number looking like a number in YAML: "1" stays "1", "1e-05" stays valid */
+	return buf;
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pd_dags.h - the DAG-set model (SPEC 2.1): DAGs of tasks with a period T, an end-to-end deadline
+ * D <= T, per-task WCET C at the platform reference frequency on a capacity-1.0 core, an optional
+ * non-scalable part C_fixed <= C, an optional best case bcet <= C, optional accelerator
+ * implementations, and precedence edges.
+ *
+ * Storage: a pd_dagset is an opaque handle owning everything (one arena). Tasks are stored flat
+ * across the whole set, so a task has one global index 0..n_tasks-1 used by every later module
+ * (optimizer variables, plan entries, agent threads); DAG g owns tasks [first_task, first_task +
+ * n_tasks). Edges hold global indices. Adjacency is precomputed in CSR form.
+ *
+ * Invariants after a successful parse/validate (pd_dagset_validate keeps them):
+ *   - names unique (DAG names in the set, task names in their DAG); edge ends known and in the DAG;
+ *   - the precedence graph of each DAG is acyclic; topo[] lists every task of the set so that each
+ *     task comes after all its predecessors, DAG by DAG;
+ *   - 0 < wcet_fixed <= wcet (fixed part optional: 0), 0 < bcet <= wcet (bcet optional: = wcet),
+ *     0 < deadline <= period; every accel entry has a kind and latency > 0.
+ */
+#ifndef PD_DAGS_H
+#define PD_DAGS_H
+
+#include "core/pd_core.h"
+
+enum pd_accel_kind { PD_ACCEL_GPU = 0, PD_ACCEL_FPGA = 1 };
+
+const char *pd_accel_kind_name(enum pd_accel_kind k); /* "gpu" / "fpga" */
+
+/* One alternative implementation of a task on an accelerator. */
+struct pd_impl {
+	enum pd_accel_kind kind;
+	int64_t latency_ns;  /* at the accelerator's top OPP (GPU) or its fixed clock (FPGA) */
+	const char *bitstream; /* FPGA: bitstream file name (required for fpga); NULL for GPU */
+	int64_t power_uw;    /* busy power increment while executing; -1 when not given */
+	const char *accel;   /* optional: name of the platform accelerator it is for; NULL = any of kind */
+	struct pd_loc loc;
+};
+
+struct pd_task {
+	const char *name;
+	size_t dag;               /* index of its DAG */
+	int64_t wcet_ns;          /* C */
+	int64_t wcet_fixed_ns;    /* C_fixed (0 when absent) */
+	int64_t bcet_ns;          /* best case (= wcet when absent) */
+	bool has_bcet;            /* bcet given in the file (kept for exact round trip) */
+	const char *work;         /* "builtin:spin" (default when NULL), "builtin:busy", "plugin:lib.so:sym" */
+	struct pd_impl *impls;
+	size_t n_impls;
+	/* CSR adjacency, global task indices */
+	const size_t *preds;
+	size_t n_preds;
+	const size_t *succs;
+	size_t n_succs;
+	struct pd_loc loc;
+};
+
+struct pd_edge {
+	size_t from, to; /* global task indices */
+	struct pd_loc loc;
+};
+
+struct pd_dag {
+	const char *name;
+	int64_t period_ns;   /* T */
+	int64_t deadline_ns; /* D <= T */
+	bool has_deadline;   /* deadline given in the file (kept for exact round trip) */
+	size_t first_task, n_tasks;
+	struct pd_edge *edges;
+	size_t n_edges;
+	struct pd_loc loc;
+};
+
+typedef struct pd_dagset pd_dagset;
+
+/* Parse a whole file (top-level key "dags"). Every problem is recorded in d; returns NULL when any
+ * error was found (nothing half-built is returned). */
+pd_dagset *pd_dags_load_file(const char *path, pd_diags *d);
+/* Parse from an already-loaded YAML node: the value of the "dags" key (a sequence). Used by the plan
+ * reader, whose file embeds a DAG set. file names the source for diagnostics. */
+pd_dagset *pd_dags_from_node(const pd_ynode *dags_seq, pd_diags *d);
+void pd_dags_free(pd_dagset *s);
+
+size_t pd_dags_count(const pd_dagset *s);
+size_t pd_dags_task_count(const pd_dagset *s);
+const struct pd_dag *pd_dags_dag(const pd_dagset *s, size_t g);
+const struct pd_task *pd_dags_task(const pd_dagset *s, size_t i);
+/* Global index of dag/task names, or -1. */
+long pd_dags_find_dag(const pd_dagset *s, const char *dag);
+long pd_dags_find_task(const pd_dagset *s, const char *dag, const char *task);
+/* Topological order of all tasks (DAG by DAG). */
+const size_t *pd_dags_topo(const pd_dagset *s);
+/* Sources have no predecessors, sinks no successors. */
+static inline bool pd_task_is_source(const struct pd_task *t) { return t->n_preds == 0; }
+static inline bool pd_task_is_sink(const struct pd_task *t) { return t->n_succs == 0; }
+
+/*
+ * Longest path through the precedence graph of DAG g with per-task weights w[i] (indexed by global
+ * task index; entries outside the DAG are ignored). Returns the maximum over sinks of the finish
+ * potential F_i = w_i + max_{p in preds} F_p. When finish != NULL, stores F_i per task of the DAG;
+ * when start_to != NULL, stores the longest weight of a path ending *before* i (F_i - w_i).
+ * Longest path from i to a sink (including i) goes to tail[i] when tail != NULL.
+ */
+int64_t pd_dags_longest_path(const pd_dagset *s, size_t g, const int64_t *w, int64_t *finish, int64_t *tail);
+double pd_dags_longest_path_d(const pd_dagset *s, size_t g, const double *w, double *finish, double *tail);
+
+/* Writes the set as a "dags:" document (or, with embedded = true, only the sequence value under the
+ * caller's current key). Deterministic; parse(write(s)) == s. */
+void pd_dags_emit(const pd_dagset *s, pd_yemit *y);
+int pd_dags_write_file(const pd_dagset *s, const char *path, pd_err *e);
+
+/* ---------------------------------------------------------------- generator (powerdag gen) */
+struct pd_gen_params {
+	unsigned n_dags;          /* default 3 */
+	unsigned min_tasks, max_tasks; /* per DAG, default 5:10 */
+	double util;              /* total utilisation sum C/T over the set at f_ref, capacity 1; default 1.0 */
+	double accel_ratio;       /* fraction of tasks with an accelerator implementation, default 0 */
+	uint64_t seed;            /* default 1 */
+	unsigned layers_min, layers_max; /* default 3:5 */
+	double edge_prob;         /* probability of an edge to each node of the previous layer, 0.4 */
+	int64_t min_wcet_ns;      /* tasks below this are clamped up (kernel floor margin); 1.024 ms */
+};
+void pd_gen_defaults(struct pd_gen_params *p);
+/* Builds a random set: layered DAGs with exactly one source and one sink each, periods from
+ * {20, 25, 40, 50, 80, 100} ms, D = T, UUniFast utilisations per DAG. Reproducible per seed. */
+pd_dagset *pd_dags_generate(const struct pd_gen_params *p, pd_err *e);
+
+#endif /* PD_DAGS_H */

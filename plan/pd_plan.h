@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pd_plan.h - the deployment plan (SPEC 2.3): written by `optimize`, read by `check`, `simulate`,
+ * `deploy`, `report`. Self-contained: it embeds the DAG set and the platform it was computed for.
+ *
+ * A plan holds, per island, the chosen OPP; per GPU its OPP; per task its placement (a CPU of an
+ * island, a GPU, or a slot of an FPGA through one of the task's implementations) and, for CPU tasks,
+ * the SCHED_DEADLINE triple (runtime, deadline, period) and the scaled WCET; for accelerated tasks
+ * the latency at the chosen OPP and the FIFO response bound. Solver metadata and predictions ride
+ * along.
+ *
+ * Round trip: pd_plan_write_file(pd_plan_load_file(f)) reproduces the bytes of f when f was written by
+ * pd_plan_write_file (the writer is canonical; the reader keeps every written field).
+ *
+ * Structural invariants checked on load (schedulability is `check`'s business, not the reader's):
+ * every task of the embedded DAG set appears exactly once; a CPU placement names a CPU of the
+ * platform; an accelerator placement names an accelerator of the right kind for which the task has an
+ * implementation, and a slot < slots for FPGAs; every island / GPU OPP is in its table.
+ */
+#ifndef PD_PLAN_H
+#define PD_PLAN_H
+
+#include "core/pd_core.h"
+#include "dags/pd_dags.h"
+#include "platforms/pd_platform.h"
+
+enum pd_status { PD_STATUS_OPTIMAL = 0, PD_STATUS_FEASIBLE, PD_STATUS_INFEASIBLE, PD_STATUS_UNKNOWN };
+enum pd_objective { PD_OBJ_POWER = 0, PD_OBJ_SLACK, PD_OBJ_BALANCED };
+enum pd_place_kind { PD_PLACE_CPU = 0, PD_PLACE_GPU, PD_PLACE_FPGA };
+
+const char *pd_status_name(enum pd_status s);       /* "optimal" ... */
+const char *pd_objective_name(enum pd_objective o); /* "power" ... */
+int pd_objective_parse(const char *s, enum pd_objective *o);
+
+struct pd_placement {
+	enum pd_place_kind kind;
+	int cpu;       /* CPU: Linux CPU id */
+	size_t island; /* CPU: island index (derived from cpu) */
+	size_t accel;  /* GPU/FPGA: accelerator index */
+	int slot;      /* FPGA: slot index */
+	size_t impl;   /* GPU/FPGA: index into the task's impls */
+};
+
+struct pd_plan_task {
+	struct pd_placement place;
+	int64_t wcet_ns;     /* CPU: C_i(k, f) at the island's OPP; accel: latency at the OPP */
+	int64_t runtime_ns;  /* CPU: SCHED_DEADLINE runtime (kernel accounting, see docs/MODEL.md) */
+	int64_t deadline_ns; /* CPU: relative deadline d_i */
+	int64_t period_ns;   /* CPU: = T of its DAG */
+	int64_t response_ns; /* accel: FIFO response bound R_i; CPU: = deadline_ns */
+	bool reclaim;        /* request GRUB reclaiming (SCHED_FLAG_RECLAIM) */
+};
+
+struct pd_plan_meta {
+	enum pd_status status;
+	enum pd_objective objective;
+	const char *solver;     /* e.g. "exact/glpk", "heuristic" (arena-owned or static) */
+	double gap;             /* (power - lower_bound) / power; 0 when optimal */
+	double solve_time_s;
+	int64_t power_uw;       /* predicted average power of this plan (SPEC 3 model) */
+	int64_t lower_bound_uw; /* proven lower bound (-1 unknown) */
+	double min_relative_slack; /* min_g (D_g - F_sink,g) / D_g */
+	int64_t power_cap_uw;   /* -1 when none */
+};
+
+typedef struct pd_plan pd_plan;
+
+/* A fresh plan over a DAG set and a platform; takes ownership of both. Every task starts on the
+ * first CPU of island 0 with zero triple; islands and GPUs at their top OPP. */
+pd_plan *pd_plan_new(pd_dagset *dags, pd_platform *plat);
+pd_plan *pd_plan_load_file(const char *path, pd_diags *d);
+/* From the value of the top-level "plan" key. */
+pd_plan *pd_plan_from_node(const pd_ynode *map, pd_diags *d);
+void pd_plan_free(pd_plan *p);
+
+const pd_dagset *pd_plan_dags(const pd_plan *p);
+const pd_platform *pd_plan_platform(const pd_plan *p);
+struct pd_plan_meta *pd_plan_meta(pd_plan *p);
+const struct pd_plan_meta *pd_plan_meta_c(const pd_plan *p);
+/* Chosen OPP index per island / per accelerator (GPU; ignored for FPGA). */
+size_t pd_plan_island_opp(const pd_plan *p, size_t island);
+void pd_plan_set_island_opp(pd_plan *p, size_t island, size_t opp);
+size_t pd_plan_accel_opp(const pd_plan *p, size_t accel);
+void pd_plan_set_accel_opp(pd_plan *p, size_t accel, size_t opp);
+struct pd_plan_task *pd_plan_task(pd_plan *p, size_t i);
+const struct pd_plan_task *pd_plan_task_c(const pd_plan *p, size_t i);
+/* Bitstream held by FPGA slot (derived from the tasks placed there): number of distinct ones. */
+size_t pd_plan_slot_bitstreams(const pd_plan *p, size_t accel, int slot, const char **out, size_t max);
+/* Placement as text: "cpu:4", "gpu:gpu0", "fpga:pl/1". */
+const char *pd_placement_fmt(const pd_plan *p, const struct pd_placement *pl, char *buf, size_t n);
+
+void pd_plan_emit(const pd_plan *p, pd_yemit *y); /* a whole "plan:" document */
+int pd_plan_write_file(const pd_plan *p, const char *path, pd_err *e);
+/* Stable 64-bit hash of the canonical text (identifies a plan in run logs). */
+uint64_t pd_plan_hash(const pd_plan *p);
+
+/* ---------------------------------------------------------------- file kind detection */
+enum pd_file_kind { PD_FILE_UNKNOWN = 0, PD_FILE_DAGS, PD_FILE_PLATFORM, PD_FILE_PLAN };
+/* From the top-level key of a loaded document; records a diagnostic when unknown. */
+enum pd_file_kind pd_file_kind_of(const pd_ydoc *doc, pd_diags *d);
+
+#endif /* PD_PLAN_H */

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pd_platform.h - the platform model (SPEC 2.2) and the power model (SPEC 3).
+ *
+ * A platform has CPU islands (cores sharing one cpufreq policy, i.e. one frequency), each with a
+ * capacity kappa (relative speed at equal frequency) and a table of OPPs giving per-core busy and idle
+ * power; accelerators (GPUs with devfreq OPPs, FPGAs with slots and a reconfiguration time); IIO
+ * power sensors; the SCHED_DEADLINE admission cap and the fair deadline server.
+ *
+ * Invariants after a successful parse:
+ *   - names unique (islands, accelerators, sensor rails); every CPU id appears in one island only;
+ *   - OPPs of each island and GPU sorted by strictly increasing frequency, busy >= idle >= 0;
+ *   - 0 < capacity <= 16, 0 < max_util_per_cpu <= 1, fair server runtime < period when present,
+ *     and max_util_per_cpu - fair_runtime/fair_period > 0;
+ *   - an FPGA has slots >= 1; a GPU has >= 1 OPP.
+ */
+#ifndef PD_PLATFORM_H
+#define PD_PLATFORM_H
+
+#include "core/pd_core.h"
+#include "dags/pd_dags.h"
+
+struct pd_opp {
+	int64_t freq_khz;
+	int64_t busy_uw; /* per core (CPU) or per device (GPU), while executing */
+	int64_t idle_uw; /* per core / device while idle at this OPP */
+	struct pd_loc loc;
+};
+
+struct pd_island {
+	const char *name;
+	const int *cpus; /* Linux CPU ids */
+	size_t n_cpus;
+	double capacity; /* kappa */
+	struct pd_opp *opps;
+	size_t n_opps;
+	const char *policy; /* cpufreq policy directory name, e.g. "policy4"; default "policy<first cpu>" */
+	struct pd_loc loc;
+};
+
+struct pd_accelerator {
+	const char *name;
+	enum pd_accel_kind kind;
+	/* GPU */
+	const char *devfreq;  /* devfreq device name, e.g. "17000000.gv11b" (NULL: frequency not pinned) */
+	struct pd_opp *opps;  /* GPU OPPs (latencies in DAG files are at the top OPP) */
+	size_t n_opps;
+	/* FPGA */
+	int slots;
+	int64_t reconfig_ns;
+	int64_t idle_uw;      /* FPGA static/idle power while powered (GPU: per OPP instead) */
+	const char *manager;  /* FPGA manager name under /sys/class/fpga_manager, e.g. "fpga0" */
+	struct pd_loc loc;
+};
+
+struct pd_sensor {
+	const char *uri;      /* libiio context URI: "local:", "ip:host" ... */
+	const char *device;   /* IIO device name or label, e.g. "ina226-u79" */
+	const char *channel;  /* e.g. "power2" */
+	const char *rail;     /* rail name, e.g. "VCCINT" (unique) */
+	const char *measures; /* component: an island name, an accelerator name, "ddr", "board", ... */
+	double scale;         /* extra multiplier to watts after raw*scale (IIO unit mW -> 0.001); default 0.001 */
+	struct pd_loc loc;
+};
+
+struct pd_dl {
+	double max_util_per_cpu; /* U_max, default 0.95 (sched_rt_runtime_us / sched_rt_period_us) */
+	bool has_fair_server;
+	int64_t fair_runtime_ns, fair_period_ns;
+};
+
+typedef struct pd_platform pd_platform;
+
+pd_platform *pd_platform_load_file(const char *path, pd_diags *d);
+/* From the value of the "platform" key (a mapping). */
+pd_platform *pd_platform_from_node(const pd_ynode *map, pd_diags *d);
+void pd_platform_free(pd_platform *p);
+
+const char *pd_platform_name(const pd_platform *p);
+int64_t pd_platform_ref_freq_khz(const pd_platform *p);
+int64_t pd_platform_base_uw(const pd_platform *p);
+const struct pd_dl *pd_platform_dl(const pd_platform *p);
+size_t pd_platform_island_count(const pd_platform *p);
+const struct pd_island *pd_platform_island(const pd_platform *p, size_t k);
+size_t pd_platform_accel_count(const pd_platform *p);
+const struct pd_accelerator *pd_platform_accel(const pd_platform *p, size_t a);
+size_t pd_platform_sensor_count(const pd_platform *p);
+const struct pd_sensor *pd_platform_sensor(const pd_platform *p, size_t s);
+long pd_platform_find_island(const pd_platform *p, const char *name);
+long pd_platform_find_accel(const pd_platform *p, const char *name);
+/* Island holding Linux CPU id cpu, or -1. */
+long pd_platform_island_of_cpu(const pd_platform *p, int cpu);
+/* Total number of cores over all islands. */
+size_t pd_platform_core_count(const pd_platform *p);
+
+/* Usable density per core: max_util_per_cpu minus the fair-server share when configured. */
+double pd_platform_core_capacity(const pd_platform *p);
+
+void pd_platform_emit(const pd_platform *p, pd_yemit *y); /* the mapping value of "platform:" */
+int pd_platform_write_file(const pd_platform *p, const char *path, pd_err *e);
+
+/* ---------------------------------------------------------------- power model (SPEC 3) */
+/*
+ * WCET at an island and OPP:
+ *     C_i(k, f) = C_fixed + (C - C_fixed) * f_ref / (kappa_k * f)
+ * rounded up to whole ns (never optimistic).
+ */
+int64_t pd_wcet_at(const pd_platform *p, const struct pd_task *t, size_t island, size_t opp);
+/* Same law for raw numbers (used by the agent and the twin). */
+int64_t pd_wcet_scale(int64_t wcet_ns, int64_t wcet_fixed_ns, int64_t ref_khz, double capacity, int64_t f_khz);
+/* Accelerator latency at GPU OPP j (scaled relative to the top OPP, whole part scalable). */
+int64_t pd_latency_at(const struct pd_accelerator *a, int64_t latency_top_ns, size_t opp);
+/* Island power with n_k cores idle at OPP j plus busy fraction sum_util (sum of C/T of its tasks):
+ *     n_k * P_idle + (P_busy - P_idle) * sum_util        [W] */
+double pd_island_power_w(const struct pd_island *isl, size_t opp, double sum_util);
+
+#endif /* PD_PLATFORM_H */

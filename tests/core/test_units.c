@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/* Units of SPEC 2 and the YAML tree: exact parsing, canonical writing, hostile input. */
+#include "core/pd_core.h"
+#include "pd_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+START_TEST(durations_parse_exactly)
+{
+	int64_t v;
+	const char *why;
+	ck_assert_int_eq(pd_parse_duration_ns("2.5ms", &v, &why), 0);
+	ck_assert_int_eq(v, 2500000);
+	ck_assert_int_eq(pd_parse_duration_ns("250us", &v, &why), 0);
+	ck_assert_int_eq(v, 250000);
+	ck_assert_int_eq(pd_parse_duration_ns("1s", &v, &why), 0);
+	ck_assert_int_eq(v, 1000000000);
+	ck_assert_int_eq(pd_parse_duration_ns("100ns", &v, &why), 0);
+	ck_assert_int_eq(v, 100);
+	ck_assert_int_eq(pd_parse_duration_ns("0.000000001s", &v, &why), 0);
+	ck_assert_int_eq(v, 1);
+}
+END_TEST
+
+START_TEST(durations_reject_bad)
+{
+	int64_t v;
+	const char *why;
+	ck_assert_int_eq(pd_parse_duration_ns("40", &v, &why), -1);
+	ck_assert_str_eq(why, "missing unit");
+	ck_assert_int_eq(pd_parse_duration_ns("-1ms", &v, &why), -1);
+	ck_assert_int_eq(pd_parse_duration_ns("0.5ns", &v, &why), -1);
+	ck_assert_int_eq(pd_parse_duration_ns("10parsecs", &v, &why), -1);
+	ck_assert_int_eq(pd_parse_duration_ns("99999999999s", &v, &why), -1); /* > int64 ns */
+	ck_assert_int_eq(pd_parse_duration_ns("9223372036854775808ns", &v, &why), -1);
+	ck_assert_int_eq(pd_parse_duration_ns("", &v, &why), -1);
+	ck_assert_int_eq(pd_parse_duration_ns("ms", &v, &why), -1);
+	ck_assert_int_eq(pd_parse_duration_ns("1.2.3ms", &v, &why), -1);
+}
+END_TEST
+
+START_TEST(power_and_freq)
+{
+	int64_t v;
+	const char *why;
+	ck_assert_int_eq(pd_parse_power_uw("350mW", &v, &why), 0);
+	ck_assert_int_eq(v, 350000);
+	ck_assert_int_eq(pd_parse_power_uw("1.2W", &v, &why), 0);
+	ck_assert_int_eq(v, 1200000);
+	ck_assert_int_eq(pd_parse_freq_khz("1400MHz", &v, &why), 0);
+	ck_assert_int_eq(v, 1400000);
+	ck_assert_int_eq(pd_parse_freq_khz("1.4GHz", &v, &why), 0);
+	ck_assert_int_eq(v, 1400000);
+	ck_assert_int_eq(pd_parse_freq_khz("200000kHz", &v, &why), 0);
+	ck_assert_int_eq(v, 200000);
+	ck_assert_int_eq(pd_parse_freq_khz("114750000Hz", &v, &why), 0);
+	ck_assert_int_eq(v, 114750);
+	ck_assert_int_eq(pd_parse_freq_khz("1Hz", &v, &why), -1);
+	ck_assert_int_eq(pd_parse_power_uw("3", &v, &why), -1);
+}
+END_TEST
+
+START_TEST(canonical_forms_round_trip)
+{
+	char b[64];
+	ck_assert_str_eq(pd_fmt_duration(2500000, b, sizeof b), "2.5ms");
+	ck_assert_str_eq(pd_fmt_duration(40000000, b, sizeof b), "40ms");
+	ck_assert_str_eq(pd_fmt_duration(999, b, sizeof b), "999ns");
+	ck_assert_str_eq(pd_fmt_duration(1000000001, b, sizeof b), "1000000.001us");
+	ck_assert_str_eq(pd_fmt_power(107000, b, sizeof b), "107mW");
+	ck_assert_str_eq(pd_fmt_power(1982000, b, sizeof b), "1.982W");
+	ck_assert_str_eq(pd_fmt_freq(1199999, b, sizeof b), "1199.999MHz");
+	ck_assert_str_eq(pd_fmt_freq(114750, b, sizeof b), "114.75MHz");
+	/* every canonical form reads back to the same value */
+	const int64_t vals[] = {1, 7, 999, 1000, 1024, 1500, 123456789, 1000000001, INT64_MAX / 3};
+	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+		int64_t v;
+		const char *why;
+		ck_assert_int_eq(pd_parse_duration_ns(pd_fmt_duration(vals[i], b, sizeof b), &v, &why), 0);
+		ck_assert_int_eq(v, vals[i]);
+		ck_assert_int_eq(pd_parse_power_uw(pd_fmt_power(vals[i], b, sizeof b), &v, &why), 0);
+		ck_assert_int_eq(v, vals[i]);
+		ck_assert_int_eq(pd_parse_freq_khz(pd_fmt_freq(vals[i], b, sizeof b), &v, &why), 0);
+		ck_assert_int_eq(v, vals[i]);
+	}
+	ck_assert_str_eq(pd_fmt_double(0.3, b, sizeof b), "0.3");
+}
+END_TEST
+
+static int load(const char *text, pd_diags *d, pd_ydoc *doc)
+{
+	pd_diags_init(d);
+	return pd_yaml_load(doc, "t.yaml", text, strlen(text), d);
+}
+
+START_TEST(yaml_tree_positions)
+{
+	pd_diags d;
+	pd_ydoc doc;
+	ck_assert_int_eq(load("a: 1\nb:\n  - x\n  - {c: 2ms}\n", &d, &doc), 0);
+	const pd_ynode *b = pd_ymap_get(doc.root, "b");
+	ck_assert_ptr_nonnull(b);
+	ck_assert_int_eq(b->kind, PD_Y_SEQ);
+	ck_assert_int_eq(b->n, 2);
+	ck_assert_int_eq(b->items[1]->loc.line, 4);
+	int64_t ns = 0;
+	ck_assert_int_eq(pd_yget_duration(b->items[1], "c", true, false, &ns, &d), 1);
+	ck_assert_int_eq(ns, 2000000);
+	pd_yaml_free(&doc);
+	pd_diags_free(&d);
+}
+END_TEST
+
+START_TEST(yaml_hostile_input)
+{
+	static const char *const bad[] = {
+		"a: [1, 2\n",             /* truncated */
+		"a: 1\na: 2\n",           /* duplicate key */
+		"a: &x 1\nb: *x\n",       /* anchors/aliases */
+		"a: !!binary aGk=\n",     /* tags */
+		"\x01\x02\xff\xfe garbage", /* binary */
+		"",                       /* empty */
+		"a: 1\n---\nb: 2\n",      /* two documents */
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		pd_diags d;
+		pd_ydoc doc;
+		ck_assert_int_eq(load(bad[i], &d, &doc), -1);
+		ck_assert_uint_ge(d.n, 1);
+		ck_assert_ptr_eq(doc.root, NULL);
+		pd_yaml_free(&doc);
+		pd_diags_free(&d);
+	}
+	/* 100 levels of nesting are refused, not recursed into */
+	char deep[512] = "";
+	for (int i = 0; i < 100; i++)
+		strcat(deep, "[");
+	pd_diags d;
+	pd_ydoc doc;
+	ck_assert_int_eq(load(deep, &d, &doc), -1);
+	pd_yaml_free(&doc);
+	pd_diags_free(&d);
+}
+END_TEST
+
+START_TEST(yaml_emit_quotes_typed_strings)
+{
+	pd_buf b;
+	pd_buf_init(&b);
+	pd_yemit *y = pd_yemit_new(&b);
+	pd_yemit_map_begin(y, false);
+	pd_yemit_kv_str(y, "name", "true");
+	pd_yemit_kv_str(y, "id", "123");
+	pd_yemit_kv_duration(y, "period", 40000000);
+	pd_yemit_map_end(y);
+	pd_err e = {0};
+	ck_assert_int_eq(pd_yemit_finish(y, &e), 0);
+	ck_assert_str_eq(b.data, "name: \"true\"\nid: \"123\"\nperiod: 40ms\n");
+	pd_buf_free(&b);
+}
+END_TEST
+
+START_TEST(atomic_write_leaves_no_partial)
+{
+	const char *dir = pd_test_tmpdir();
+	char path[512];
+	snprintf(path, sizeof path, "%s/out.txt", dir);
+	pd_err e = {0};
+	ck_assert_int_eq(pd_write_file_atomic(path, "hello", 5, &e), 0);
+	char *txt;
+	size_t len;
+	ck_assert_int_eq(pd_read_file(path, &txt, &len, 0, &e), 0);
+	ck_assert_str_eq(txt, "hello");
+	free(txt);
+	snprintf(path, sizeof path, "%s/nodir/out.txt", dir);
+	ck_assert_int_ne(pd_write_file_atomic(path, "x", 1, &e), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("core");
+	TCase *tc = tcase_create("units");
+	tcase_add_test(tc, durations_parse_exactly);
+	tcase_add_test(tc, durations_reject_bad);
+	tcase_add_test(tc, power_and_freq);
+	tcase_add_test(tc, canonical_forms_round_trip);
+	tcase_add_test(tc, yaml_tree_positions);
+	tcase_add_test(tc, yaml_hostile_input);
+	tcase_add_test(tc, yaml_emit_quotes_typed_strings);
+	tcase_add_test(tc, atomic_write_leaves_no_partial);
+	suite_add_tcase(s, tc);
+	return pd_test_main(s);
+}
