@@ -1,10 +1,257 @@
 /* SPDX-License-Identifier: MIT */
-/* powerdag demo - not implemented yet (placeholder until its module lands). */
+/*
+ * powerdag demo - the whole tool on a machine with no board: start the board twin, optimise the
+ * shipped twin DAG set for it, check and simulate the plan, deploy it over SSH for a short run,
+ * print the report (predicted next to measured), and take the twin down again on every path.
+ *
+ * The twin and the deploy go through their libraries (twin/pd_twin.h, deployer/pd_deployer.h);
+ * optimize, check, simulate and report run as this very binary (/proc/self/exe) with argument vectors,
+ * so the demo shows exactly what those commands print for a user. No shell is involved anywhere.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "cli/cli.h"
+#include "deployer/pd_deployer.h"
+#include "twin/pd_twin.h"
+
+static volatile sig_atomic_t interrupted;
+static void on_signal(int sig) { (void)sig; interrupted = 1; }
+
+/* Runs `powerdag ARGS...` (this binary); stdout goes to capture_path when non-NULL. */
+static int run_self(const char *self, const char *const *args, const char *capture_path)
+{
+	fflush(stdout);
+	fflush(stderr);
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (capture_path) {
+			int fd = open(capture_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+			if (fd < 0 || dup2(fd, 1) < 0)
+				_exit(127);
+		}
+		execv(self, (char *const *)args);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The shipped twin DAG set: installed, or in the source tree next to the build directory. */
+static int find_dags(const char *self, char *out, size_t n)
+{
+	char tmp[1024];
+	snprintf(tmp, sizeof(tmp), "%s", self);
+	const char *d = dirname(tmp);
+	const char *rel[] = {"../share/powerdag/examples/twin.yaml", "../dags/examples/twin.yaml",
+			     "../../dags/examples/twin.yaml", "../../../dags/examples/twin.yaml"};
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		snprintf(out, n, "%s/%s", d, rel[i]);
+		if (access(out, R_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/* When no example is found the demo generates one small set sized for the twin (~30 % of a core). */
+static int generate_dags(const char *path, pd_err *e)
+{
+	struct pd_gen_params gp;
+	pd_gen_defaults(&gp);
+	gp.n_dags = 1;
+	gp.min_tasks = 3;
+	gp.max_tasks = 4;
+	gp.util = 0.3;
+	gp.seed = 7;
+	pd_dagset *s = pd_dags_generate(&gp, e);
+	if (!s)
+		return e->code ? e->code : PD_EXIT_ENV;
+	int rc = pd_dags_write_file(s, path, e);
+	pd_dags_free(s);
+	return rc;
+}
+
+struct twin_info {
+	char uri[256], platform[512], identity[512], known_hosts[512];
+};
+
+static int twin_info(const char *state, struct twin_info *ti, bool *running, pd_err *e)
+{
+	char *js = NULL;
+	*running = false;
+	int rc = pd_twin_status_json(state, &js, running, e);
+	if (rc)
+		return rc;
+	json_error_t je;
+	json_t *j = json_loads(js, 0, &je);
+	free(js);
+	if (!j)
+		return pd_err_set(e, PD_EXIT_ENV, "twin status is not JSON: %s", je.text);
+	const char *keys[] = {"uri", "platform", "identity", "known_hosts"};
+	char *dst[] = {ti->uri, ti->platform, ti->identity, ti->known_hosts};
+	size_t sz[] = {sizeof(ti->uri), sizeof(ti->platform), sizeof(ti->identity), sizeof(ti->known_hosts)};
+	for (size_t i = 0; i < 4; i++) {
+		const char *v = json_string_value(json_object_get(j, keys[i]));
+		if (!v) {
+			json_decref(j);
+			return pd_err_set(e, PD_EXIT_ENV, "twin status lacks '%s'", keys[i]);
+		}
+		snprintf(dst[i], sz[i], "%s", v);
+	}
+	json_decref(j);
+	return 0;
+}
+
+static void step(const char *what)
+{
+	printf("\n== demo: %s\n", what);
+	fflush(stdout);
+}
+
+/* Everything after the twin is up; the caller takes the twin down whatever this returns. */
+static int pipeline(const char *self, const char *out, const struct twin_info *ti)
+{
+	char dags[1024], plan[1100], sim[1100];
+	snprintf(plan, sizeof(plan), "%s/demo-plan.yaml", out);
+	snprintf(sim, sizeof(sim), "%s/simulate.json", out);
+	pd_err e = {0};
+	if (find_dags(self, dags, sizeof(dags)) != 0) {
+		snprintf(dags, sizeof(dags), "%s/dags.yaml", out);
+		if (generate_dags(dags, &e))
+			return pd_cli_fail("demo", e.code ? e.code : PD_EXIT_ENV, "generating a DAG set: %s", e.msg);
+	}
+	step("optimize");
+	/* a short time limit: the demo shows the flow; the exact solver's best plan so far is kept */
+	const char *opt[] = {"powerdag", "optimize", dags, ti->platform, "-o", plan, "--time-limit", "5", NULL};
+	int rc = run_self(self, opt, NULL);
+	if (rc)
+		return pd_cli_fail("demo", rc, "optimize failed (exit %d)", rc);
+	step("check");
+	const char *chk[] = {"powerdag", "check", plan, NULL};
+	rc = run_self(self, chk, NULL);
+	if (rc)
+		return pd_cli_fail("demo", rc, "the plan does not pass the checker (exit %d)", rc);
+	step("simulate");
+	const char *simv[] = {"powerdag", "simulate", plan, "--duration", "10s", "--json", NULL};
+	rc = run_self(self, simv, sim);
+	if (rc)
+		return pd_cli_fail("demo", rc, "simulate failed (exit %d)", rc);
+	fprintf(stderr, "prediction written to %s\n", sim);
+	if (interrupted)
+		return pd_cli_fail("demo", PD_EXIT_ENV, "interrupted");
+	step("deploy to the twin (10 s run)");
+	struct pd_deploy_opts o = {
+		.plan_path = plan,
+		.board_uri = ti->uri,
+		.duration_ns = 10 * PD_NS_PER_S,
+		.out_dir = out,
+		.tp = {.identity = ti->identity, .known_hosts = ti->known_hosts},
+		.self_exe = self,
+		.simulate_json = NULL, /* already in RUNDIR */
+		.fault = getenv("POWERDAG_FAULT"),
+		.interrupted = &interrupted,
+		.log = stderr,
+	};
+	struct pd_deploy_result r;
+	rc = pd_deploy_run(&o, &r, &e);
+	if (rc)
+		return pd_cli_fail("demo", rc, "deploy: %s", e.msg);
+	fprintf(stderr, "run collected in %s; board restored (setup %.2f s, teardown %.2f s)\n", out, r.setup_s,
+		r.teardown_s);
+	step("report");
+	const char *rep[] = {"powerdag", "report", out, NULL};
+	rc = run_self(self, rep, NULL);
+	if (rc)
+		return pd_cli_fail("demo", rc, "report failed (exit %d)", rc);
+	return PD_EXIT_OK;
+}
 
 static int run(int argc, char **argv)
 {
-	return pd_cli_fail("demo", PD_EXIT_ENV, "not implemented yet");
+	static const struct option longopts[] = {{"out", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0}};
+	const char *out = "powerdag-demo";
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+		if (c != 'o')
+			return pd_cli_fail("demo", PD_EXIT_USAGE, "see 'powerdag demo --help'");
+		out = optarg;
+	}
+	if (optind != argc)
+		return pd_cli_fail("demo", PD_EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+	char self[1024];
+	ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (l <= 0)
+		return pd_cli_fail("demo", PD_EXIT_ENV, "cannot find the powerdag binary: %s", strerror(errno));
+	self[l] = '\0';
+	if (mkdir(out, 0755) < 0 && errno != EEXIST)
+		return pd_cli_fail("demo", PD_EXIT_ENV, "cannot create %s: %s", out, strerror(errno));
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	char state[512];
+	pd_twin_state_dir(NULL, state, sizeof(state));
+	struct twin_info ti;
+	bool running = false, started = false;
+	pd_err e = {0};
+	if (twin_info(state, &ti, &running, &e) == 0 && running) {
+		fprintf(stderr, "== demo: using the twin already up at %s (left up afterwards)\n", ti.uri);
+	} else {
+		step("twin up");
+		struct pd_twin_opts to = {.self_exe = self};
+		char uri[256];
+		int rc = pd_twin_up(&to, uri, sizeof(uri), &e);
+		if (rc)
+			return pd_cli_fail("demo", rc, "twin up: %s", e.msg);
+		started = true;
+		fprintf(stderr, "twin up at %s\n", uri);
+		if ((rc = twin_info(state, &ti, &running, &e)) != 0) {
+			bool was;
+			pd_err de = {0};
+			pd_twin_down(state, &was, &de);
+			return pd_cli_fail("demo", rc, "twin status: %s", e.msg);
+		}
+	}
+	int rc = pipeline(self, out, &ti);
+	if (started) {
+		step("twin down");
+		bool was = false;
+		pd_err de = {0};
+		if (pd_twin_down(state, &was, &de)) {
+			pd_cli_fail("demo", PD_EXIT_ENV, "twin down: %s", de.msg);
+			if (!rc)
+				rc = PD_EXIT_ENV;
+		}
+	}
+	if (rc == 0)
+		fprintf(stderr, "\ndemo done: the run is kept in %s (powerdag report %s --html report.html)\n", out, out);
+	return rc;
 }
 
-const struct pd_cmd pd_cmd_demo = {"demo", run, "(not implemented yet)", "demo"};
+const struct pd_cmd pd_cmd_demo = {
+	"demo", run, "hardware-free demo: twin up, optimize, check, simulate, deploy, report, twin down",
+	"demo [--out RUNDIR]\n\n"
+	"  --out RUNDIR   where the run is kept (default ./powerdag-demo)\n\n"
+	"Needs root (the twin uses network and mount namespaces). Starts the board twin unless one is\n"
+	"already up (then it is used and left up), optimises dags/examples/twin.yaml for it, checks and\n"
+	"simulates the plan (RUNDIR/simulate.json), deploys it over SSH for 10 s, prints the report\n"
+	"(predicted next to measured power and misses) and takes the twin down on every path."};

@@ -1,10 +1,171 @@
 /* SPDX-License-Identifier: MIT */
-/* powerdag deploy - not implemented yet (placeholder until its module lands). */
+/*
+ * powerdag deploy - configure a board for a plan, run the agent, collect the run into RUNDIR and
+ * restore the board (deployer/pd_deployer.h; docs/DEPLOY.md). Ctrl-C only sets a flag: the deployer
+ * then stops the agent, fetches what was collected and restores the board before exiting.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
 #include "cli/cli.h"
+#include "deployer/pd_deployer.h"
+#include "twin/pd_twin.h"
+
+static volatile sig_atomic_t interrupted; /* the only state a signal handler may touch */
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static void install_handlers(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN); /* a dropped SSH socket must be an error value, not a death */
+}
+
+static int parse_duration(const char *s, int64_t *ns)
+{
+	const char *why;
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (end != s && !*end && v > 0) { /* a bare number is seconds */
+		*ns = (int64_t)v * PD_NS_PER_S;
+		return 0;
+	}
+	return pd_parse_duration_ns(s, ns, &why) == 0 && *ns > 0 ? 0 : -1;
+}
+
+/* `--board twin`: the board twin that is up (twin/pd_twin.h), with its identity and known_hosts
+ * unless given. The strings live in the caller's buffers. */
+struct twin_board {
+	char uri[256], identity[512], known_hosts[512];
+};
+
+static int resolve_twin(struct pd_deploy_opts *o, struct twin_board *tb)
+{
+	char *js = NULL;
+	bool running = false;
+	pd_err e = {0};
+	int rc = pd_twin_status_json(NULL, &js, &running, &e);
+	if (rc || !running) {
+		free(js);
+		return pd_cli_fail("deploy", PD_EXIT_ENV, "--board twin: no twin is up (start one with "
+					"`powerdag twin up`)%s%s", rc ? ": " : "", rc ? e.msg : "");
+	}
+	json_t *j = json_loads(js, 0, NULL);
+	free(js);
+	const char *u = json_string_value(json_object_get(j, "uri"));
+	const char *id = json_string_value(json_object_get(j, "identity"));
+	const char *kh = json_string_value(json_object_get(j, "known_hosts"));
+	if (!u || !id || !kh) {
+		json_decref(j);
+		return pd_cli_fail("deploy", PD_EXIT_ENV, "--board twin: the twin's status lacks uri/identity/known_hosts");
+	}
+	snprintf(tb->uri, sizeof(tb->uri), "%s", u);
+	snprintf(tb->identity, sizeof(tb->identity), "%s", id);
+	snprintf(tb->known_hosts, sizeof(tb->known_hosts), "%s", kh);
+	json_decref(j);
+	o->board_uri = tb->uri;
+	if (!o->tp.identity)
+		o->tp.identity = tb->identity;
+	if (!o->tp.known_hosts)
+		o->tp.known_hosts = tb->known_hosts;
+	return 0;
+}
 
 static int run(int argc, char **argv)
 {
-	return pd_cli_fail("deploy", PD_EXIT_ENV, "not implemented yet");
+	struct twin_board tb;
+	static const struct option longopts[] = {
+		{"board", required_argument, NULL, 'b'},   {"duration", required_argument, NULL, 'd'},
+		{"out", required_argument, NULL, 'o'},     {"no-restore", no_argument, NULL, 'n'},
+		{"identity", required_argument, NULL, 'i'}, {"known-hosts", required_argument, NULL, 'k'},
+		{"agent", required_argument, NULL, 'a'},   {"board-root", required_argument, NULL, 'r'},
+		{NULL, 0, NULL, 0},
+	};
+	struct pd_deploy_opts o = {.log = stderr, .interrupted = &interrupted};
+	char defout[64];
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "b:d:o:i:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b': o.board_uri = optarg; break;
+		case 'd':
+			if (parse_duration(optarg, &o.duration_ns))
+				return pd_cli_fail("deploy", PD_EXIT_USAGE, "--duration '%s': expected e.g. 10s, 500ms", optarg);
+			break;
+		case 'o': o.out_dir = optarg; break;
+		case 'n': o.no_restore = true; break;
+		case 'i': o.tp.identity = optarg; break;
+		case 'k': o.tp.known_hosts = optarg; break;
+		case 'a': o.agent_path = optarg; break;
+		case 'r':
+			o.board.root = optarg;
+			o.board.plain_files = true;
+			break;
+		default: return pd_cli_fail("deploy", PD_EXIT_USAGE, "see 'powerdag deploy --help'");
+		}
+	}
+	if (optind != argc - 1)
+		return pd_cli_fail("deploy", PD_EXIT_USAGE, "expected one PLAN (see 'powerdag deploy --help')");
+	if (!o.board_uri)
+		return pd_cli_fail("deploy", PD_EXIT_USAGE, "--board URI is required (ssh://[user@]host[:port] or local)");
+	if (!strcmp(o.board_uri, "twin")) {
+		int rc = resolve_twin(&o, &tb);
+		if (rc)
+			return rc;
+	}
+	o.plan_path = argv[optind];
+	if (!o.out_dir) {
+		time_t t = time(NULL);
+		struct tm tm;
+		localtime_r(&t, &tm);
+		strftime(defout, sizeof(defout), "run-%Y%m%d-%H%M%S", &tm);
+		o.out_dir = defout;
+	}
+	o.fault = getenv("POWERDAG_FAULT"); /* test-only, docs/DEPLOY.md */
+	install_handlers();
+	struct pd_deploy_result r;
+	pd_err e = {0};
+	int rc = pd_deploy_run(&o, &r, &e);
+	if (rc)
+		return pd_cli_fail("deploy", rc, "%s", e.msg);
+	printf("run collected in %s (%llu bytes of run log, agent exit %d); board %s; setup %.2f s, teardown "
+	       "%.2f s\n", o.out_dir, (unsigned long long)r.log_bytes, r.agent_status,
+	       o.no_restore ? "left configured (--no-restore)" : "restored", r.setup_s, r.teardown_s);
+	return PD_EXIT_OK;
 }
 
-const struct pd_cmd pd_cmd_deploy = {"deploy", run, "(not implemented yet)", "deploy"};
+const struct pd_cmd pd_cmd_deploy = {
+	"deploy", run, "configure a board for a plan, run it, collect the data, restore the board",
+	"deploy PLAN --board URI [--duration T] [--out RUNDIR] [--no-restore]\n"
+	"                [--identity KEY] [--known-hosts FILE] [--agent PATH]\n\n"
+	"  --board URI         ssh://[user@]host[:port], local (this machine, no SSH), or twin\n"
+	"                      (the board twin that is up, with its key and known_hosts)\n"
+	"  --duration T        run length (10s, 500ms; a bare number is seconds); default 10s\n"
+	"  --out RUNDIR        where plan.yaml, run.pdlog, deploy.json, agent.stderr go;\n"
+	"                      default ./run-YYYYmmdd-HHMMSS\n"
+	"  --no-restore        leave the board configured for the plan afterwards\n"
+	"  --identity KEY      SSH private key (default: ~/.ssh/id_ed25519, id_rsa, agent)\n"
+	"  --known-hosts FILE  known_hosts to verify the board's host key against (default\n"
+	"                      ~/.ssh/known_hosts); an unknown or changed key is refused (exit 3)\n"
+	"  --agent PATH        powerdag-agent binary for the board's architecture (default: next\n"
+	"                      to powerdag, or in the build tree)\n"
+	"  --board-root DIR    (tests) prefix of every board file: a fake sysfs tree\n\n"
+	"Pre-flight checks the board before touching it (exit 3 with every problem listed); the\n"
+	"board is restored on every exit path, Ctrl-C included. Environment POWERDAG_FAULT=STEP:KIND\n"
+	"injects faults (tests only; docs/DEPLOY.md)."};

@@ -66,7 +66,7 @@ typedef struct pd_diags {
 void pd_diags_init(pd_diags *d);
 void pd_diags_free(pd_diags *d);
 void pd_diags_add(pd_diags *d, struct pd_loc loc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void pd_diags_vadd(pd_diags *d, struct pd_loc loc, const char *fmt, va_list ap);
+void pd_diags_vadd(pd_diags *d, struct pd_loc loc, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 /* Prints "file:line:col: error: msg" per diagnostic, in the order recorded. */
 void pd_diags_print(const pd_diags *d, FILE *out);
 /* Copies the first diagnostic into e (code PD_EXIT_USAGE) and returns it; returns 0 when empty. */

@@ -15,7 +15,13 @@
  *   - the precedence graph of each DAG is acyclic; topo[] lists every task of the set so that each
  *     task comes after all its predecessors, DAG by DAG;
  *   - 0 < wcet_fixed <= wcet (fixed part optional: 0), 0 < bcet <= wcet (bcet optional: = wcet),
- *     0 < deadline <= period; every accel entry has a kind and latency > 0.
+ *     0 < deadline <= period; every accel entry has a kind and latency > 0, an fpga entry a bitstream;
+ *   - every duration is at most PD_DAGS_MAX_DURATION_NS, so sums over a DAG never overflow int64;
+ *   - names hold only letters, digits, '_', '-', '.' (they become thread names, DOT ids, CSV columns);
+ *   - work is NULL, "builtin:spin", "builtin:busy" or "plugin:LIB:SYMBOL" (see pd_work_parse).
+ *
+ * Every string and location of a set lives in the set's arena: a set outlives the YAML document it
+ * was parsed from.
  */
 #ifndef PD_DAGS_H
 #define PD_DAGS_H
@@ -23,6 +29,12 @@
 #include "core/pd_core.h"
 
 enum pd_accel_kind { PD_ACCEL_GPU = 0, PD_ACCEL_FPGA = 1 };
+
+/* Sanity bound on every duration of a DAG file (1 hour): far above any real-time period, and small
+ * enough that a sum over millions of tasks stays inside int64 nanoseconds. */
+#define PD_DAGS_MAX_DURATION_NS (3600LL * PD_NS_PER_S)
+/* Longest DAG or task name. */
+#define PD_DAGS_MAX_NAME 63
 
 const char *pd_accel_kind_name(enum pd_accel_kind k); /* "gpu" / "fpga" */
 
@@ -76,8 +88,12 @@ typedef struct pd_dagset pd_dagset;
  * error was found (nothing half-built is returned). */
 pd_dagset *pd_dags_load_file(const char *path, pd_diags *d);
 /* Parse from an already-loaded YAML node: the value of the "dags" key (a sequence). Used by the plan
- * reader, whose file embeds a DAG set. file names the source for diagnostics. */
+ * reader, whose file embeds a DAG set. Diagnostics carry the node locations (the caller's document
+ * must outlive d's use); the returned set copies everything it keeps. */
 pd_dagset *pd_dags_from_node(const pd_ynode *dags_seq, pd_diags *d);
+/* From a loaded document whose root must be a mapping holding only "dags" (what load_file does
+ * after reading; also the fuzz target's entry). */
+pd_dagset *pd_dags_from_doc(const pd_ydoc *doc, pd_diags *d);
 void pd_dags_free(pd_dagset *s);
 
 size_t pd_dags_count(const pd_dagset *s);
@@ -95,18 +111,50 @@ static inline bool pd_task_is_sink(const struct pd_task *t) { return t->n_succs 
 
 /*
  * Longest path through the precedence graph of DAG g with per-task weights w[i] (indexed by global
- * task index; entries outside the DAG are ignored). Returns the maximum over sinks of the finish
- * potential F_i = w_i + max_{p in preds} F_p. When finish != NULL, stores F_i per task of the DAG;
- * when start_to != NULL, stores the longest weight of a path ending *before* i (F_i - w_i).
+ * task index; entries outside the DAG are ignored and left untouched in the outputs). Returns the
+ * maximum over sinks of the finish potential F_i = w_i + max_{p in preds} F_p. When finish != NULL,
+ * stores F_i per task of the DAG (the longest weight of a path ending *before* i is F_i - w_i).
  * Longest path from i to a sink (including i) goes to tail[i] when tail != NULL.
+ * The int64 version saturates at INT64_MAX / INT64_MIN instead of overflowing.
  */
 int64_t pd_dags_longest_path(const pd_dagset *s, size_t g, const int64_t *w, int64_t *finish, int64_t *tail);
 double pd_dags_longest_path_d(const pd_dagset *s, size_t g, const double *w, double *finish, double *tail);
 
-/* Writes the set as a "dags:" document (or, with embedded = true, only the sequence value under the
- * caller's current key). Deterministic; parse(write(s)) == s. */
+/* Emits only the sequence value of the "dags" key (the caller has written the key: the plan writer
+ * embeds a set this way). Canonical and deterministic: parse(emit(s)) equals s (pd_dags_equal) and
+ * emit(parse(emit(s))) == emit(s) byte for byte. Optional fields are written only when they were
+ * given (deadline, bcet, work), or are non-default (wcet_fixed > 0, power >= 0, accel). */
 void pd_dags_emit(const pd_dagset *s, pd_yemit *y);
+/* The whole "dags:" document into out (appended). */
+int pd_dags_format(const pd_dagset *s, pd_buf *out, pd_err *e);
+/* The whole document to path, atomically ("-" = stdout). */
 int pd_dags_write_file(const pd_dagset *s, const char *path, pd_err *e);
+/* Deep equality of the models (names, timing, impls, work, edges in order; not source locations). */
+bool pd_dags_equal(const pd_dagset *a, const pd_dagset *b);
+/* Total utilisation sum C_i / T_g(i) at f_ref on capacity-1.0 cores. */
+double pd_dags_utilisation(const pd_dagset *s);
+
+/* ---------------------------------------------------------------- work strings */
+enum pd_work_kind { PD_WORK_SPIN = 0, PD_WORK_BUSY, PD_WORK_PLUGIN };
+struct pd_work {
+	enum pd_work_kind kind;
+	char lib[256];    /* PLUGIN: shared object path or name (may itself contain ':') */
+	char symbol[128]; /* PLUGIN: a C identifier */
+};
+/* Splits a task's work string (NULL = builtin:spin). "plugin:LIB:SYMBOL" splits at the last ':'.
+ * Returns 0, or -1 with a static reason in why. */
+int pd_work_parse(const char *work, struct pd_work *out, const char **why);
+
+/* ---------------------------------------------------------------- Graphviz */
+/* Optional per-task decoration of the DOT output (indexed by global task index). */
+struct pd_dot_style {
+	const char *fill; /* node fill colour (X11 or #rrggbb); NULL = white */
+	const char *note; /* extra label line, e.g. "cpu:4"; NULL = none */
+};
+/* Appends a "digraph" with one cluster per DAG (label: name, T, D), one node per task (label: name,
+ * C) and the edges. style may be NULL; legend (NULL-terminated pairs "colour", "meaning") adds a
+ * legend cluster when non-NULL. Returns 0 or -1 on allocation failure. */
+int pd_dags_to_dot(const pd_dagset *s, const struct pd_dot_style *style, const char *const *legend, pd_buf *out);
 
 /* ---------------------------------------------------------------- generator (powerdag gen) */
 struct pd_gen_params {
@@ -121,7 +169,8 @@ struct pd_gen_params {
 };
 void pd_gen_defaults(struct pd_gen_params *p);
 /* Builds a random set: layered DAGs with exactly one source and one sink each, periods from
- * {20, 25, 40, 50, 80, 100} ms, D = T, UUniFast utilisations per DAG. Reproducible per seed. */
+ * {20, 25, 40, 50, 80, 100} ms, D = T, UUniFast utilisations per DAG. Reproducible per seed.
+ * Bad parameters -> NULL with e->code = PD_EXIT_USAGE. Details in dags/gen.c. */
 pd_dagset *pd_dags_generate(const struct pd_gen_params *p, pd_err *e);
 
 #endif /* PD_DAGS_H */

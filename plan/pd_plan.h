@@ -15,7 +15,11 @@
  * Structural invariants checked on load (schedulability is `check`'s business, not the reader's):
  * every task of the embedded DAG set appears exactly once; a CPU placement names a CPU of the
  * platform; an accelerator placement names an accelerator of the right kind for which the task has an
- * implementation, and a slot < slots for FPGAs; every island / GPU OPP is in its table.
+ * implementation, and a slot < slots for FPGAs; every island / GPU OPP is in its table; CPU tasks have
+ * positive wcet/runtime/deadline/period, accelerated tasks positive wcet/response; the FPGA slot lists
+ * equal the bitstreams of the tasks placed there. The file layout is documented in docs/FORMATS.md.
+ * Locations and strings of a loaded plan live in its own arenas (the YAML document may be freed);
+ * diagnostics of a failed load point at the caller's path string.
  */
 #ifndef PD_PLAN_H
 #define PD_PLAN_H
@@ -31,6 +35,7 @@ enum pd_place_kind { PD_PLACE_CPU = 0, PD_PLACE_GPU, PD_PLACE_FPGA };
 const char *pd_status_name(enum pd_status s);       /* "optimal" ... */
 const char *pd_objective_name(enum pd_objective o); /* "power" ... */
 int pd_objective_parse(const char *s, enum pd_objective *o);
+int pd_status_parse(const char *s, enum pd_status *st); /* 0, or -1 for an unknown name */
 
 struct pd_placement {
 	enum pd_place_kind kind;
@@ -66,7 +71,9 @@ struct pd_plan_meta {
 typedef struct pd_plan pd_plan;
 
 /* A fresh plan over a DAG set and a platform; takes ownership of both. Every task starts on the
- * first CPU of island 0 with zero triple; islands and GPUs at their top OPP. */
+ * first CPU of island 0 with zero triple; islands and GPUs at their top OPP; meta: status unknown,
+ * objective power, solver "none", lower bound and power cap -1. NULL on allocation failure (both
+ * inputs are freed then too). */
 pd_plan *pd_plan_new(pd_dagset *dags, pd_platform *plat);
 pd_plan *pd_plan_load_file(const char *path, pd_diags *d);
 /* From the value of the top-level "plan" key. */
@@ -84,13 +91,16 @@ size_t pd_plan_accel_opp(const pd_plan *p, size_t accel);
 void pd_plan_set_accel_opp(pd_plan *p, size_t accel, size_t opp);
 struct pd_plan_task *pd_plan_task(pd_plan *p, size_t i);
 const struct pd_plan_task *pd_plan_task_c(const pd_plan *p, size_t i);
-/* Bitstream held by FPGA slot (derived from the tasks placed there): number of distinct ones. */
+/* Bitstreams held by an FPGA slot, derived from the tasks placed there, in task order: returns the
+ * number of distinct ones and stores up to max of them (out may be NULL with max 0 to count). */
 size_t pd_plan_slot_bitstreams(const pd_plan *p, size_t accel, int slot, const char **out, size_t max);
 /* Placement as text: "cpu:4", "gpu:gpu0", "fpga:pl/1". */
 const char *pd_placement_fmt(const pd_plan *p, const struct pd_placement *pl, char *buf, size_t n);
 
 void pd_plan_emit(const pd_plan *p, pd_yemit *y); /* a whole "plan:" document */
 int pd_plan_write_file(const pd_plan *p, const char *path, pd_err *e);
+/* The canonical text of the plan (what pd_plan_write_file writes) appended to out. */
+int pd_plan_format(const pd_plan *p, pd_buf *out, pd_err *e);
 /* Stable 64-bit hash of the canonical text (identifies a plan in run logs). */
 uint64_t pd_plan_hash(const pd_plan *p);
 

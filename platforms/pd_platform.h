@@ -12,7 +12,12 @@
  *   - OPPs of each island and GPU sorted by strictly increasing frequency, busy >= idle >= 0;
  *   - 0 < capacity <= 16, 0 < max_util_per_cpu <= 1, fair server runtime < period when present,
  *     and max_util_per_cpu - fair_runtime/fair_period > 0;
- *   - an FPGA has slots >= 1; a GPU has >= 1 OPP.
+ *   - an FPGA has slots >= 1; a GPU has >= 1 OPP;
+ *   - capacity is a decimal with at most 6 places (the WCET law uses it exactly, see power.c);
+ *   - islands and accelerators share one namespace (placements and sensors name either).
+ * Defaults: base_power 0W, capacity 1.0, policy "policy<first cpu>", max_util_per_cpu 0.95, no fair
+ * server, FPGA idle_power 0W, sensor uri "local:", measures "board", scale 0.001.
+ * Locations in the model point at a copy of the file name owned by the platform.
  */
 #ifndef PD_PLATFORM_H
 #define PD_PLATFORM_H
@@ -103,15 +108,26 @@ int pd_platform_write_file(const pd_platform *p, const char *path, pd_err *e);
 /*
  * WCET at an island and OPP:
  *     C_i(k, f) = C_fixed + (C - C_fixed) * f_ref / (kappa_k * f)
- * rounded up to whole ns (never optimistic).
+ * rounded up to whole ns (never optimistic): computed exactly in 128-bit integers with kappa taken
+ * as a decimal of at most 6 places (the parser enforces it; a computed kappa with more places is
+ * rounded down, which only lengthens the WCET). Returns -1 for an island/OPP out of range or invalid
+ * numbers (negative times, fixed > wcet, zero frequencies or capacity); saturates at INT64_MAX.
  */
 int64_t pd_wcet_at(const pd_platform *p, const struct pd_task *t, size_t island, size_t opp);
 /* Same law for raw numbers (used by the agent and the twin). */
 int64_t pd_wcet_scale(int64_t wcet_ns, int64_t wcet_fixed_ns, int64_t ref_khz, double capacity, int64_t f_khz);
-/* Accelerator latency at GPU OPP j (scaled relative to the top OPP, whole part scalable). */
+/* Accelerator latency at GPU OPP j: ceil(L_top * f_top / f_j) (the whole latency scales; an opp
+ * past the table means the top OPP). FPGA (fixed clocks): L unchanged. -1 when L < 0. */
 int64_t pd_latency_at(const struct pd_accelerator *a, int64_t latency_top_ns, size_t opp);
 /* Island power with n_k cores idle at OPP j plus busy fraction sum_util (sum of C/T of its tasks):
  *     n_k * P_idle + (P_busy - P_idle) * sum_util        [W] */
 double pd_island_power_w(const struct pd_island *isl, size_t opp, double sum_util);
+/* Accelerator power. GPU at OPP j with busy fraction sum_util (sum of L/T of its tasks):
+ *     P_idle + (P_busy - P_idle) * sum_util                                          [W]
+ * FPGA: idle_power only (opp ignored); the caller adds sum(power_i * L_i / T_i) of its tasks, whose
+ * power increments live in the DAG file (pd_impl.power_uw). */
+double pd_accel_power_w(const struct pd_accelerator *a, size_t opp, double sum_util);
+/* Index of the OPP with exactly freq_khz in a table, or -1. */
+long pd_opp_find(const struct pd_opp *opps, size_t n, int64_t freq_khz);
 
 #endif /* PD_PLATFORM_H */

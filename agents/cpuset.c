@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Exclusive cpusets for partitioned EDF. A SCHED_DEADLINE task whose affinity is narrower than its
+ * root domain is refused (EPERM), so each CPU gets its own root domain:
+ *
+ *   v1 (/sys/fs/cgroup/cpuset): parent powerdag-agent-<pid> with every CPU, cpu_exclusive = 1,
+ *      sched_load_balance = 0; children cpuN with cpus = N, cpu_exclusive = 1; the root's
+ *      sched_load_balance = 0 (saved and restored: a system-wide change while the run lasts).
+ *   v2 (cgroup2 with the cpuset controller): parent with +cpuset in subtree_control, threaded
+ *      children cpuN with cpuset.cpus = N and cpuset.cpus.partition = root; threads go to
+ *      cgroup.threads.
+ *
+ * Threads enter their set while still SCHED_OTHER (moving an already-DL task skips admission).
+ * One agent at a time may own partitions: an flock on /run/powerdag-agent.cpuset.lock serialises
+ * concurrent agents (e.g. parallel tests) instead of letting their exclusive sets collide.
+ */
+#include "agents/pd_agent.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum cs_mode { CS_AFFINITY = 0, CS_V1, CS_V2 };
+
+struct pd_cpusets {
+	enum cs_mode mode;
+	bool owned;         /* we created dir and must remove it */
+	char dir[512];      /* parent: children are dir/cpuN */
+	char v1_root[512];  /* v1 mount, for sched_load_balance restore */
+	int root_balance;   /* saved root sched_load_balance (-1 untouched) */
+	int lock_fd;
+	int cpus[1024];
+	size_t n;
+	char desc[600];
+};
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t w = write(fd, s, strlen(s));
+	int rc = w < 0 ? -errno : 0;
+	close(fd);
+	return rc;
+}
+
+static int writef(const char *dir, const char *file, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int writef(const char *dir, const char *file, const char *fmt, ...)
+{
+	char p[700], v[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(v, sizeof(v), fmt, ap);
+	va_end(ap);
+	snprintf(p, sizeof(p), "%s/%s", dir, file);
+	return write_str(p, v);
+}
+
+static int read_int(const char *dir, const char *file)
+{
+	char p[700];
+	snprintf(p, sizeof(p), "%s/%s", dir, file);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return -1;
+	int v = -1;
+	if (fscanf(f, "%d", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+static bool exists(const char *dir, const char *file)
+{
+	char p[700];
+	snprintf(p, sizeof(p), "%s/%s", dir, file);
+	return access(p, F_OK) == 0;
+}
+
+/* Removes cpuset dirs left by agents that died (kill -9): powerdag-agent-<pid> with no live pid. */
+static void reap_stale(const char *base)
+{
+	DIR *d = opendir(base);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		int pid;
+		if (sscanf(de->d_name, "powerdag-agent-%d", &pid) != 1 || pid == getpid())
+			continue;
+		if (kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char p[700], c[1000];
+		snprintf(p, sizeof(p), "%s/%s", base, de->d_name);
+		DIR *sub = opendir(p);
+		if (sub) {
+			struct dirent *se;
+			while ((se = readdir(sub)))
+				if (strncmp(se->d_name, "cpu", 3) == 0 && se->d_type == DT_DIR) {
+					snprintf(c, sizeof(c), "%s/%s", p, se->d_name);
+					rmdir(c);
+				}
+			closedir(sub);
+		}
+		rmdir(p);
+	}
+	closedir(d);
+}
+
+static void cpulist(const int *cpus, size_t n, char *buf, size_t len)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%d", i ? "," : "", cpus[i]);
+}
+
+/* The root's sched_load_balance before the first agent touched it, kept in a file so that an agent
+ * killed with -9 does not leave the whole machine unbalanced: the next agent (holding the lock, so
+ * no other agent is running) restores it. */
+#define BALANCE_FILE "/run/powerdag-agent.cpuset.balance"
+
+static void restore_stale_balance(const char *mnt)
+{
+	FILE *f = fopen(BALANCE_FILE, "re");
+	if (!f)
+		return;
+	int v = -1;
+	if (fscanf(f, "%d", &v) == 1 && v > 0)
+		writef(mnt, "cpuset.sched_load_balance", "%d", v);
+	fclose(f);
+	unlink(BALANCE_FILE);
+}
+
+static void save_balance(int v)
+{
+	FILE *f = fopen(BALANCE_FILE, "we");
+	if (f) {
+		fprintf(f, "%d\n", v);
+		fclose(f);
+	}
+}
+
+static int prepare_v1(pd_cpusets *c, const char *mnt)
+{
+	snprintf(c->v1_root, sizeof(c->v1_root), "%s", mnt);
+	reap_stale(mnt);
+	restore_stale_balance(mnt);
+	snprintf(c->dir, sizeof(c->dir), "%s/powerdag-agent-%d", mnt, (int)getpid());
+	if (mkdir(c->dir, 0755) < 0)
+		return -errno;
+	c->owned = true;
+	char all[4096], mems[256] = "0";
+	FILE *f = fopen(strcat(strcpy(all, mnt), "/cpuset.mems"), "re");
+	if (f) {
+		if (!fgets(mems, sizeof(mems), f))
+			strcpy(mems, "0");
+		mems[strcspn(mems, "\n")] = '\0';
+		fclose(f);
+	}
+	cpulist(c->cpus, c->n, all, sizeof(all));
+	int rc;
+	if ((rc = writef(c->dir, "cpuset.cpus", "%s", all)) || (rc = writef(c->dir, "cpuset.mems", "%s", mems)) ||
+	    (rc = writef(c->dir, "cpuset.cpu_exclusive", "1")) || (rc = writef(c->dir, "cpuset.sched_load_balance", "0")))
+		return rc;
+	for (size_t i = 0; i < c->n; i++) {
+		char ch[600];
+		snprintf(ch, sizeof(ch), "%s/cpu%d", c->dir, c->cpus[i]);
+		if (mkdir(ch, 0755) < 0)
+			return -errno;
+		if ((rc = writef(ch, "cpuset.cpus", "%d", c->cpus[i])) || (rc = writef(ch, "cpuset.mems", "%s", mems)) ||
+		    (rc = writef(ch, "cpuset.cpu_exclusive", "1")))
+			return rc;
+	}
+	c->root_balance = read_int(mnt, "cpuset.sched_load_balance");
+	if (c->root_balance > 0)
+		save_balance(c->root_balance);
+	if (c->root_balance != 0 && (rc = writef(mnt, "cpuset.sched_load_balance", "0")))
+		return rc;
+	c->mode = CS_V1;
+	return 0;
+}
+
+static int prepare_v2(pd_cpusets *c, const char *mnt)
+{
+	reap_stale(mnt);
+	snprintf(c->dir, sizeof(c->dir), "%s/powerdag-agent-%d", mnt, (int)getpid());
+	int rc = writef(mnt, "cgroup.subtree_control", "+cpuset");
+	if (rc)
+		return rc;
+	if (mkdir(c->dir, 0755) < 0)
+		return -errno;
+	c->owned = true;
+	char all[4096];
+	cpulist(c->cpus, c->n, all, sizeof(all));
+	if ((rc = writef(c->dir, "cpuset.cpus", "%s", all)) || (rc = writef(c->dir, "cgroup.subtree_control", "+cpuset")))
+		return rc;
+	for (size_t i = 0; i < c->n; i++) {
+		char ch[600];
+		snprintf(ch, sizeof(ch), "%s/cpu%d", c->dir, c->cpus[i]);
+		if (mkdir(ch, 0755) < 0)
+			return -errno;
+		if ((rc = writef(ch, "cgroup.type", "threaded")) || (rc = writef(ch, "cpuset.cpus", "%d", c->cpus[i])) ||
+		    (rc = writef(ch, "cpuset.cpus.partition", "root")))
+			return rc;
+	}
+	c->mode = CS_V2;
+	return 0;
+}
+
+static void teardown(pd_cpusets *c)
+{
+	if (c->owned) {
+		for (size_t i = 0; i < c->n; i++) {
+			char ch[600];
+			snprintf(ch, sizeof(ch), "%s/cpu%d", c->dir, c->cpus[i]);
+			rmdir(ch);
+		}
+		rmdir(c->dir);
+		c->owned = false;
+	}
+	if (c->mode == CS_V1 && c->root_balance > 0) {
+		writef(c->v1_root, "cpuset.sched_load_balance", "%d", c->root_balance);
+		unlink(BALANCE_FILE);
+	}
+	c->root_balance = -1;
+}
+
+pd_cpusets *pd_cpusets_prepare(const char *root, const char *cg_base, const int *cpus, size_t n, pd_err *e)
+{
+	pd_cpusets *c = calloc(1, sizeof(*c));
+	if (!c || n > 1024) {
+		free(c);
+		pd_err_set(e, PD_EXIT_ENV, "out of memory");
+		return NULL;
+	}
+	c->root_balance = -1;
+	c->lock_fd = -1;
+	c->n = n;
+	memcpy(c->cpus, cpus, n * sizeof(int));
+	const char *base = cg_base ? cg_base : "/sys/fs/cgroup";
+	if (root) { /* the deployer's tree: check, never modify */
+		snprintf(c->dir, sizeof(c->dir), "%s", root);
+		for (size_t i = 0; i < n; i++) {
+			char ch[600];
+			snprintf(ch, sizeof(ch), "%s/cpu%d", root, cpus[i]);
+			if (access(ch, F_OK) != 0) {
+				pd_err_set(e, PD_EXIT_ENV,
+					   "--cgroup-root %s has no child cpu%d: prepare one exclusive cpuset per CPU "
+					   "(v1 cpu_exclusive or v2 partition root)",
+					   root, cpus[i]);
+				free(c);
+				return NULL;
+			}
+		}
+		char ch[600];
+		snprintf(ch, sizeof(ch), "%s/cpu%d", root, cpus[0]);
+		c->mode = exists(ch, "tasks") ? CS_V1 : CS_V2;
+		snprintf(c->desc, sizeof(c->desc), "deployer cpusets %s (cgroup %s)", root, c->mode == CS_V1 ? "v1" : "v2");
+		return c;
+	}
+	c->lock_fd = open("/run/powerdag-agent.cpuset.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (c->lock_fd >= 0)
+		flock(c->lock_fd, LOCK_EX);
+	char v1[560];
+	snprintf(v1, sizeof(v1), "%s/cpuset", base);
+	int rc = -ENOENT;
+	if (exists(v1, "cpuset.cpu_exclusive")) {
+		rc = prepare_v1(c, v1);
+	} else if (exists(base, "cgroup.controllers")) {
+		rc = prepare_v2(c, base);
+	}
+	if (rc == 0) {
+		snprintf(c->desc, sizeof(c->desc), "cgroup %s %s", c->mode == CS_V1 ? "v1" : "v2", c->dir);
+		return c;
+	}
+	teardown(c);
+	c->mode = CS_AFFINITY;
+	snprintf(c->desc, sizeof(c->desc), "affinity only (no exclusive cpuset: %s)", strerror(-rc));
+	return c;
+}
+
+int pd_cpusets_enter(pd_cpusets *c, int cpu)
+{
+	char ch[600];
+	snprintf(ch, sizeof(ch), "%s/cpu%d", c->dir, cpu);
+	switch (c->mode) {
+	case CS_V1:
+		return writef(ch, "tasks", "%d", (int)gettid());
+	case CS_V2:
+		return writef(ch, "cgroup.threads", "%d", (int)gettid());
+	default: {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		return sched_setaffinity(0, sizeof(set), &set) == 0 ? 0 : -errno;
+	}
+	}
+}
+
+bool pd_cpusets_is_affinity_only(const pd_cpusets *c) { return c->mode == CS_AFFINITY; }
+const char *pd_cpusets_describe(const pd_cpusets *c) { return c->desc; }
+
+void pd_cpusets_free(pd_cpusets *c)
+{
+	if (!c)
+		return;
+	teardown(c);
+	if (c->lock_fd >= 0)
+		close(c->lock_fd);
+	free(c);
+}

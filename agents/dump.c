@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/* Text views of a run log: a summary (key: value) and CSV tables, for people and bench scripts. */
+#include "agents/pd_runlog.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int64_t pct(const int64_t *v, size_t n, double p)
+{
+	if (!n)
+		return 0;
+	size_t i = (size_t)(p * (double)(n - 1) + 0.5);
+	return v[i < n ? i : n - 1];
+}
+
+static void summary(const pd_runlog *r, FILE *o)
+{
+	fprintf(o, "version: %d\nboard: %s\nkernel: %s\nplan_hash: %016llx\n", pd_runlog_version(r),
+		pd_runlog_meta(r, "board") ? pd_runlog_meta(r, "board") : "", pd_runlog_meta(r, "kernel") ? pd_runlog_meta(r, "kernel") : "",
+		(unsigned long long)pd_runlog_plan_hash(r));
+	size_t ni = pd_runlog_instance_count(r), misses = 0;
+	for (size_t g = 0; g < pd_runlog_dag_count(r); g++) {
+		size_t n = 0, m = 0, unfinished = 0;
+		int64_t *resp = malloc((ni + 1) * sizeof(int64_t));
+		for (size_t i = 0; i < ni; i++) {
+			const struct pd_rl_instance *in = pd_runlog_instance(r, i);
+			if (in->dag != g)
+				continue;
+			m += in->miss;
+			if (in->finish_ns < 0) {
+				unfinished++;
+				continue;
+			}
+			resp[n++] = in->response_ns;
+		}
+		qsort(resp, n, sizeof(int64_t), cmp_i64);
+		fprintf(o, "dag %s: instances %zu misses %zu unfinished %zu p99_response_us %.1f max_response_us %.1f\n",
+			pd_runlog_dag(r, g)->name, n + unfinished, m, unfinished, (double)pct(resp, n, 0.99) / 1e3, n ? (double)resp[n - 1] / 1e3 : 0.0);
+		misses += m;
+		free(resp);
+	}
+	fprintf(o, "instances: %zu\nmisses: %zu\n", ni, misses);
+	size_t nj = pd_runlog_job_count(r), over = 0, sig = 0, ns = 0;
+	int64_t *lat = malloc((nj + 1) * sizeof(int64_t));
+	for (size_t j = 0; j < nj; j++) {
+		const struct pd_rl_job *jb = pd_runlog_job(r, j);
+		over += (jb->flags & PD_RL_JOB_OVERRUN) != 0;
+		sig += jb->sigxcpu;
+	}
+	/* release latency = start - theoretical release, over the jobs of source tasks */
+	for (size_t j = 0; j < nj; j++) {
+		const struct pd_rl_job *jb = pd_runlog_job(r, j);
+		if (jb->task < pd_runlog_task_count(r) && pd_runlog_task(r, jb->task)->n_preds == 0)
+			lat[ns++] = jb->start_ns - jb->release_ns;
+	}
+	qsort(lat, ns, sizeof(int64_t), cmp_i64);
+	fprintf(o, "jobs: %zu\noverruns: %zu\nsigxcpu: %zu\n", nj, over, sig);
+	fprintf(o, "release_latency_us: p50 %.1f p99 %.1f max %.1f (n %zu)\n", (double)pct(lat, ns, 0.5) / 1e3,
+		(double)pct(lat, ns, 0.99) / 1e3, ns ? (double)lat[ns - 1] / 1e3 : 0.0, ns);
+	free(lat);
+	size_t np = pd_runlog_power_count(r);
+	fprintf(o, "power_samples: %zu\n", np);
+	for (size_t k = 0; k < pd_runlog_rail_count(r); k++) {
+		double sum = 0;
+		size_t n = 0;
+		for (size_t i = 0; i < np; i++) {
+			int64_t v = pd_runlog_power_uw(r, i, k);
+			if (v != PD_RUNLOG_NO_VALUE) {
+				sum += (double)v;
+				n++;
+			}
+		}
+		fprintf(o, "rail %s (%s): mean_w %.6f samples %zu\n", pd_runlog_rail(r, k)->name, pd_runlog_rail(r, k)->measures,
+			n ? sum / (double)n / 1e6 : 0.0, n);
+	}
+	fprintf(o, "gaps: %zu\nstarvation_interventions: %zu\n", pd_runlog_gap_count(r), pd_runlog_starve_count(r));
+	const struct pd_rl_end *e = pd_runlog_end(r);
+	if (e)
+		fprintf(o, "end: %s at %.3f s\nsampler_cpu_ms: %.3f\nwriter_cpu_ms: %.3f\nprocess_cpu_ms: %.3f\n",
+			e->reason == 1 ? "signal" : e->reason == 0 ? "duration" : "error", (double)e->t_ns / 1e9,
+			(double)e->sampler_cpu_ns / 1e6, (double)e->writer_cpu_ns / 1e6, (double)e->process_cpu_ns / 1e6);
+	else
+		fprintf(o, "end: missing (the agent did not stop cleanly)\n");
+	fprintf(o, "ring_drops: %llu\nrecords: %zu\ndropped_bytes: %zu\nunknown_records: %zu\n",
+		(unsigned long long)pd_runlog_ring_drops(r), pd_runlog_records(r), pd_runlog_dropped_bytes(r),
+		pd_runlog_unknown_records(r));
+}
+
+int pd_runlog_dump(const pd_runlog *r, FILE *o, const char *what)
+{
+	if (!what || strcmp(what, "summary") == 0) {
+		summary(r, o);
+	} else if (strcmp(what, "instances") == 0) {
+		fprintf(o, "dag,seq,release_ns,finish_ns,response_ns,miss\n");
+		for (size_t i = 0; i < pd_runlog_instance_count(r); i++) {
+			const struct pd_rl_instance *in = pd_runlog_instance(r, i);
+			fprintf(o, "%s,%llu,%lld,%lld,%lld,%u\n", pd_runlog_dag(r, in->dag)->name, (unsigned long long)in->seq,
+				(long long)in->release_ns, (long long)in->finish_ns, (long long)in->response_ns, in->miss);
+		}
+	} else if (strcmp(what, "jobs") == 0) {
+		fprintf(o, "task,seq,release_ns,start_ns,end_ns,cpu_ns,demand_ns,cpu,sigxcpu,flags\n");
+		for (size_t i = 0; i < pd_runlog_job_count(r); i++) {
+			const struct pd_rl_job *j = pd_runlog_job(r, i);
+			fprintf(o, "%s/%s,%llu,%lld,%lld,%lld,%lld,%lld,%d,%u,%u\n", pd_runlog_task(r, j->task)->dag,
+				pd_runlog_task(r, j->task)->name, (unsigned long long)j->seq, (long long)j->release_ns,
+				(long long)j->start_ns, (long long)j->end_ns, (long long)j->cpu_ns, (long long)j->demand_ns, j->cpu,
+				j->sigxcpu, j->flags);
+		}
+	} else if (strcmp(what, "power") == 0) {
+		fprintf(o, "t_ns");
+		for (size_t k = 0; k < pd_runlog_rail_count(r); k++)
+			fprintf(o, ",%s_uw", pd_runlog_rail(r, k)->name);
+		fprintf(o, "\n");
+		for (size_t i = 0; i < pd_runlog_power_count(r); i++) {
+			fprintf(o, "%lld", (long long)pd_runlog_power_t(r, i));
+			for (size_t k = 0; k < pd_runlog_rail_count(r); k++) {
+				int64_t v = pd_runlog_power_uw(r, i, k);
+				if (v == PD_RUNLOG_NO_VALUE)
+					fprintf(o, ",");
+				else
+					fprintf(o, ",%lld", (long long)v);
+			}
+			fprintf(o, "\n");
+		}
+	} else if (strcmp(what, "gaps") == 0) {
+		fprintf(o, "rail,err,start_ns,end_ns\n");
+		for (size_t i = 0; i < pd_runlog_gap_count(r); i++) {
+			const struct pd_rl_gap *g = pd_runlog_gap(r, i);
+			fprintf(o, "%s,%d,%lld,%lld\n", pd_runlog_rail(r, g->rail)->name, g->err, (long long)g->start_ns,
+				(long long)g->end_ns);
+		}
+	} else {
+		return -1;
+	}
+	return 0;
+}

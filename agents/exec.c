@@ -1,0 +1,454 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The DAG executor: one thread per task.
+ *
+ * Job k of a task starts when (source) its DAG's theoretical release t0 + k*T has come, or
+ * (otherwise) every predecessor has completed job k: a task "has completed k" when its completed
+ * counter exceeds k. Predecessors bump their successors' futex word after publishing completion, so a
+ * waiting thread can never miss a wake-up (it re-checks the counters against the word it read).
+ * The hot loop (task_main's for) only waits, runs the work, stamps times and pushes one record into
+ * the thread's own ring; every configuration decision was taken at set-up.
+ *
+ * SIGXCPU (SCHED_FLAG_DL_OVERRUN) is process-directed but lands on the running, non-blocking thread,
+ * i.e. the task that overran: every thread except task threads blocks it, and the handler counts it
+ * through a thread-local pointer to that task's counter (the only per-thread global here, forced by
+ * the signal interface).
+ */
+#include "agents/exec.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static _Thread_local _Atomic uint32_t *tls_sigxcpu;
+
+static void on_sigxcpu(int sig)
+{
+	(void)sig;
+	if (tls_sigxcpu)
+		atomic_fetch_add_explicit(tls_sigxcpu, 1, memory_order_relaxed);
+}
+
+void pd_exec_install_sigxcpu(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigxcpu;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGXCPU, &sa, NULL);
+}
+
+int64_t pd_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * PD_NS_PER_S + ts.tv_nsec;
+}
+
+static inline int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * PD_NS_PER_S + ts.tv_nsec;
+}
+
+static void futex_wait(_Atomic uint32_t *w, uint32_t val, int64_t abs_mono_ns)
+{
+	if (abs_mono_ns > 0) {
+		struct timespec ts = {abs_mono_ns / PD_NS_PER_S, abs_mono_ns % PD_NS_PER_S};
+		/* FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC timeout: a release timer that the
+		 * stop path can interrupt. */
+		syscall(SYS_futex, w, FUTEX_WAIT_BITSET_PRIVATE, val, &ts, NULL, FUTEX_BITSET_MATCH_ANY);
+	} else {
+		syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+	}
+}
+
+static void futex_wake(_Atomic uint32_t *w, int n)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+static void kick(_Atomic uint32_t *w)
+{
+	atomic_fetch_add_explicit(w, 1, memory_order_release);
+	futex_wake(w, 1);
+}
+
+/* ---------------------------------------------------------------- waiting for job k */
+static bool preds_done(const struct pd_xtask *xt, uint64_t k)
+{
+	for (size_t p = 0; p < xt->t->n_preds; p++)
+		if (atomic_load_explicit(&xt->preds[p]->completed, memory_order_acquire) <= k)
+			return false;
+	return true;
+}
+
+static bool await_job(struct pd_xtask *xt, uint64_t k, int64_t release_abs)
+{
+	struct pd_exec *x = xt->x;
+	for (;;) {
+		uint32_t gen = atomic_load_explicit(&xt->wake, memory_order_acquire);
+		if (atomic_load_explicit(&x->abort_all, memory_order_relaxed))
+			return false;
+		if (xt->t->n_preds == 0) {
+			if ((int64_t)k >= atomic_load_explicit(&xt->dag->k_stop, memory_order_acquire))
+				return false;
+			if (pd_mono_ns() >= release_abs)
+				return true;
+			futex_wait(&xt->wake, gen, release_abs);
+		} else {
+			if (preds_done(xt, k))
+				return true;
+			if ((int64_t)k >= atomic_load_explicit(&xt->dag->k_stop, memory_order_acquire))
+				return false;
+			futex_wait(&xt->wake, gen, 0);
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- one job */
+static void finish_instance(struct pd_xtask *xt, uint64_t k, int64_t end_abs)
+{
+	struct pd_xdag *d = xt->dag;
+	size_t s = k % PD_XSLOTS;
+	int64_t cur = atomic_load(&d->finish[s]);
+	while (cur < end_abs && !atomic_compare_exchange_weak(&d->finish[s], &cur, end_abs))
+		;
+	if (atomic_fetch_add(&d->done[s], 1) + 1 < d->n_sinks)
+		return;
+	int64_t fin = atomic_exchange(&d->finish[s], 0);
+	atomic_store(&d->done[s], 0);
+	struct pd_exec *x = xt->x;
+	int64_t rel = (int64_t)k * d->d->period_ns;
+	struct pd_rl_instance ir = {.dag = (uint32_t)(d - x->dags),
+				    .seq = k,
+				    .release_ns = rel,
+				    .finish_ns = fin - x->t0_ns,
+				    .response_ns = fin - x->t0_ns - rel};
+	ir.miss = ir.response_ns > d->d->deadline_ns;
+	pd_rlw_put(xt->ring, PD_RL_INSTANCE, &ir, sizeof(ir));
+	if (x->gpio)
+		x->gpio->set(x->gpio->ctx, 0);
+}
+
+static int run_accel(struct pd_xtask *xt, uint64_t k, int64_t latency_ns)
+{
+	struct pd_exec *x = xt->x;
+	const struct pd_agent_accel *a = &x->spec->accels[xt->t->accel];
+	pthread_mutex_lock(&x->accel_locks[xt->t->accel]);
+	int rc = x->accel->run(x->accel->ctx, a, xt->t, k, latency_ns);
+	pthread_mutex_unlock(&x->accel_locks[xt->t->accel]);
+	return rc;
+}
+
+static void run_job(struct pd_xtask *xt, uint64_t k, int64_t release_abs)
+{
+	struct pd_exec *x = xt->x;
+	if (x->gpio && xt->index == xt->dag->marker_task)
+		x->gpio->set(x->gpio->ctx, 1);
+	uint32_t sig0 = atomic_load_explicit(&xt->sigxcpu, memory_order_relaxed);
+	int64_t start = pd_mono_ns();
+	int64_t cpu0 = thread_cpu_ns();
+	int64_t ref_ns;
+	int64_t demand = pd_work_draw(&xt->work, &ref_ns);
+	int rc = xt->t->work == PD_AW_ACCEL ? run_accel(xt, k, demand) : pd_work_do(&xt->work, k, demand, ref_ns);
+	int64_t end = pd_mono_ns();
+	int64_t cpu = thread_cpu_ns() - cpu0;
+	atomic_store_explicit(&xt->completed, k + 1, memory_order_release);
+	for (size_t s = 0; s < xt->t->n_succs; s++)
+		kick(&xt->succs[s]->wake);
+	struct pd_rl_job j = {.task = (uint32_t)xt->index,
+			      .sigxcpu = atomic_load_explicit(&xt->sigxcpu, memory_order_relaxed) - sig0,
+			      .seq = k,
+			      .release_ns = release_abs - x->t0_ns,
+			      .start_ns = start - x->t0_ns,
+			      .end_ns = end - x->t0_ns,
+			      .cpu_ns = cpu,
+			      .demand_ns = demand,
+			      .cpu = xt->t->cpu >= 0 ? sched_getcpu() : -1,
+			      .flags = (xt->t->cpu >= 0 && cpu > xt->t->runtime_ns ? PD_RL_JOB_OVERRUN : 0) |
+				       (rc ? PD_RL_JOB_FAILED : 0)};
+	pd_rlw_put(xt->ring, PD_RL_JOB, &j, sizeof(j));
+	if (xt->t->n_succs == 0)
+		finish_instance(xt, k, end);
+}
+
+/* ---------------------------------------------------------------- thread */
+static void *task_main(void *arg)
+{
+	struct pd_xtask *xt = arg;
+	struct pd_exec *x = xt->x;
+	atomic_store(&xt->tid, (int)gettid());
+	int rc = 0;
+	if (xt->t->cpu >= 0) {
+		rc = pd_cpusets_enter(x->cs, xt->t->cpu);
+		if (rc == 0)
+			pd_work_calibrate(&xt->work, xt->t->cpu, x->sysfs_root);
+	}
+	atomic_store(&xt->state, rc ? rc : 1);
+	kick(&x->ready);
+	for (;;) {
+		uint32_t g = atomic_load(&x->go);
+		if (g)
+			break;
+		futex_wait(&x->go, 0, 0);
+	}
+	if (atomic_load(&x->go) != 1)
+		return NULL;
+	tls_sigxcpu = &xt->sigxcpu;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGXCPU);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+
+	const int64_t period = xt->dag->d->period_ns;
+	for (uint64_t k = 0;; k++) {
+		int64_t release = x->t0_ns + (int64_t)k * period;
+		if (!await_job(xt, k, release))
+			break;
+		run_job(xt, k, release);
+	}
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	tls_sigxcpu = NULL;
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- set-up and tear-down */
+int pd_exec_init(struct pd_exec *x, const struct pd_agent_spec *s, uint64_t seed, pd_err *e)
+{
+	memset(x, 0, sizeof(*x));
+	x->spec = s;
+	x->sysfs_root = "/sys";
+	x->n_tasks = s->n_tasks;
+	x->n_dags = s->n_dags;
+	x->tasks = calloc(s->n_tasks + 1, sizeof(*x->tasks));
+	x->dags = calloc(s->n_dags + 1, sizeof(*x->dags));
+	x->accel_locks = calloc(s->n_accels + 1, sizeof(*x->accel_locks));
+	if (!x->tasks || !x->dags || !x->accel_locks)
+		return pd_err_set(e, PD_EXIT_ENV, "out of memory");
+	for (size_t a = 0; a < s->n_accels; a++)
+		pthread_mutex_init(&x->accel_locks[a], NULL);
+	for (size_t g = 0; g < s->n_dags; g++) {
+		struct pd_xdag *d = &x->dags[g];
+		d->d = &s->dags[g];
+		atomic_store(&d->k_stop, INT64_MAX);
+		d->marker_task = SIZE_MAX;
+	}
+	for (size_t i = 0; i < s->n_tasks; i++) {
+		struct pd_xtask *xt = &x->tasks[i];
+		const struct pd_agent_task *t = &s->tasks[i];
+		xt->t = t;
+		xt->index = i;
+		xt->x = x;
+		xt->dag = &x->dags[t->dag];
+		if (t->n_succs == 0)
+			xt->dag->n_sinks++;
+		if (t->n_preds == 0 && xt->dag->marker_task == SIZE_MAX)
+			xt->dag->marker_task = i;
+		xt->preds = calloc(t->n_preds + 1, sizeof(*xt->preds));
+		xt->succs = calloc(t->n_succs + 1, sizeof(*xt->succs));
+		if (!xt->preds || !xt->succs)
+			return pd_err_set(e, PD_EXIT_ENV, "out of memory");
+		for (size_t p = 0; p < t->n_preds; p++)
+			xt->preds[p] = &x->tasks[t->preds[p]];
+		for (size_t p = 0; p < t->n_succs; p++)
+			xt->succs[p] = &x->tasks[t->succs[p]];
+		if (pd_work_init(&xt->work, t, seed, i, e))
+			return e->code;
+	}
+	return 0;
+}
+
+int pd_exec_spawn(struct pd_exec *x, pd_rlw *w, pd_err *e)
+{
+	for (size_t i = 0; i < x->n_tasks; i++) {
+		struct pd_xtask *xt = &x->tasks[i];
+		/* per thread ring: ~2 s of records at 1 kHz jobs, 64-byte slots */
+		xt->ring = pd_rlw_add_ring(w, 80, 2048);
+		if (!xt->ring)
+			return pd_err_set(e, PD_EXIT_ENV, "out of memory (run-log ring)");
+		int rc = pthread_create(&xt->th, NULL, task_main, xt);
+		if (rc)
+			return pd_err_set(e, PD_EXIT_ENV, "task '%s/%s': cannot create its thread: %s", xt->t->dag_name,
+					  xt->t->name, strerror(rc));
+		xt->started = true;
+	}
+	return 0;
+}
+
+long pd_exec_wait_ready(struct pd_exec *x)
+{
+	for (;;) {
+		uint32_t r = atomic_load(&x->ready);
+		size_t n = 0;
+		for (size_t i = 0; i < x->n_tasks; i++)
+			n += x->tasks[i].state != 0;
+		if (n == x->n_tasks)
+			break;
+		futex_wait(&x->ready, r, pd_mono_ns() + 100 * PD_NS_PER_MS);
+	}
+	for (size_t i = 0; i < x->n_tasks; i++)
+		if (x->tasks[i].state < 0)
+			return (long)i;
+	return -1;
+}
+
+static const char *admission_fix(int err)
+{
+	switch (err) {
+	case EBUSY:
+		return "admission refused: the SCHED_DEADLINE bandwidth (runtime/period) on this CPU exceeds "
+		       "sched_rt_runtime_us/sched_rt_period_us minus the fair server; run `powerdag check` on the plan, "
+		       "lower the load or move tasks";
+	case EPERM:
+		return "permission denied: run as root (or with CAP_SYS_NICE) and give each CPU an exclusive cpuset "
+		       "(--cgroup-root, or let the agent create one under /sys/fs/cgroup); a task pinned by affinity "
+		       "is refused unless sched_rt_runtime_us is -1";
+	case EINVAL:
+		return "parameters refused: need 1024ns <= runtime <= deadline <= period and period within "
+		       "sched_deadline_period_{min,max}_us";
+	case ENOSYS:
+		return "this kernel has no sched_setattr (SCHED_DEADLINE needs Linux >= 3.14)";
+	default:
+		return "cannot switch to SCHED_DEADLINE";
+	}
+}
+
+int64_t pd_exec_kernel_runtime(const struct pd_agent_task *t, const char *sysfs_root)
+{
+	/* The kernel charges everything the thread does, including the agent's own per-job work
+	 * (wake-up, time stamps, the run-log record, waking successors: a few us). A budget of exactly
+	 * C_i(k,f) would throttle every builtin:busy job by those few us and push it to the next period,
+	 * so the agent's overhead allowance is added, never beyond the deadline. */
+	int64_t r = t->runtime_ns + PD_AGENT_JOB_OVERHEAD_NS(t->runtime_ns);
+	if (r > t->deadline_ns)
+		r = t->deadline_ns;
+	return pd_runtime_for_kernel(r, t->cpu, t->reclaim, sysfs_root);
+}
+
+int pd_exec_admit(struct pd_exec *x, pd_err *e)
+{
+	for (size_t i = 0; i < x->n_tasks; i++) {
+		struct pd_xtask *xt = &x->tasks[i];
+		const struct pd_agent_task *t = xt->t;
+		if (t->cpu < 0)
+			continue;
+		struct pd_sched_attr a = {.size = sizeof(a), .sched_policy = PD_SCHED_DEADLINE};
+		a.sched_flags = PD_SCHED_FLAG_DL_OVERRUN | PD_SCHED_FLAG_RESET_ON_FORK | (t->reclaim ? PD_SCHED_FLAG_RECLAIM : 0);
+		a.sched_runtime = (uint64_t)pd_exec_kernel_runtime(t, x->sysfs_root);
+		a.sched_deadline = (uint64_t)t->deadline_ns;
+		a.sched_period = (uint64_t)t->period_ns;
+		int rc = pd_sched_setattr(atomic_load(&xt->tid), &a);
+		if (rc) {
+			for (size_t j = 0; j < i; j++)
+				if (x->tasks[j].t->cpu >= 0)
+					pd_sched_set_other(atomic_load(&x->tasks[j].tid));
+			char r[32], d[32], p[32];
+			return pd_err_set(e, PD_EXIT_ENV, "task '%s/%s' on cpu%d (runtime %s, deadline %s, period %s): %s: %s",
+					  t->dag_name, t->name, t->cpu, pd_fmt_duration((int64_t)a.sched_runtime, r, sizeof(r)),
+					  pd_fmt_duration(t->deadline_ns, d, sizeof(d)), pd_fmt_duration(t->period_ns, p, sizeof(p)),
+					  strerror(-rc), admission_fix(-rc));
+		}
+	}
+	return 0;
+}
+
+void pd_exec_go(struct pd_exec *x, int64_t t0_ns)
+{
+	x->t0_ns = t0_ns;
+	atomic_store(&x->go, 1);
+	futex_wake(&x->go, INT32_MAX);
+}
+
+void pd_exec_abort(struct pd_exec *x)
+{
+	atomic_store(&x->go, 2);
+	futex_wake(&x->go, INT32_MAX);
+}
+
+void pd_exec_stop_at(struct pd_exec *x, int64_t stop_ns)
+{
+	for (size_t g = 0; g < x->n_dags; g++) {
+		struct pd_xdag *d = &x->dags[g];
+		int64_t T = d->d->period_ns;
+		int64_t k = stop_ns <= 0 ? 0 : (stop_ns + T - 1) / T; /* releases strictly before stop_ns */
+		int64_t cur = atomic_load(&d->k_stop);
+		if (k < cur)
+			atomic_store(&d->k_stop, k);
+	}
+	for (size_t i = 0; i < x->n_tasks; i++)
+		kick(&x->tasks[i].wake);
+}
+
+void pd_exec_join(struct pd_exec *x, int64_t drain_ns)
+{
+	int64_t limit = pd_mono_ns() + drain_ns;
+	for (size_t i = 0; i < x->n_tasks; i++) {
+		struct pd_xtask *xt = &x->tasks[i];
+		if (!xt->started)
+			continue;
+		int64_t now = pd_mono_ns();
+		if (now < limit && !atomic_load(&x->abort_all)) {
+			int64_t l = limit;
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			int64_t rt = (int64_t)ts.tv_sec * PD_NS_PER_S + ts.tv_nsec + (l - now);
+			ts.tv_sec = rt / PD_NS_PER_S;
+			ts.tv_nsec = rt % PD_NS_PER_S;
+			if (pthread_timedjoin_np(xt->th, NULL, &ts) == 0) {
+				xt->started = false;
+				continue;
+			}
+		}
+		/* drain timeout: a thread still waits for a predecessor that will never come */
+		atomic_store(&x->abort_all, 1);
+		for (size_t j = 0; j < x->n_tasks; j++)
+			kick(&x->tasks[j].wake);
+		pthread_join(xt->th, NULL);
+		xt->started = false;
+	}
+}
+
+void pd_exec_flush_unfinished(struct pd_exec *x, struct pd_rlw_ring *ring, int64_t end_ns)
+{
+	for (size_t g = 0; g < x->n_dags; g++) {
+		struct pd_xdag *d = &x->dags[g];
+		/* sinks complete in order: instances [min completed, k_stop) never finished */
+		uint64_t k = UINT64_MAX;
+		for (size_t i = d->d->first_task; i < d->d->first_task + d->d->n_tasks; i++)
+			if (x->tasks[i].t->n_succs == 0 && atomic_load(&x->tasks[i].completed) < k)
+				k = atomic_load(&x->tasks[i].completed);
+		int64_t k_stop = atomic_load(&d->k_stop);
+		for (; k != UINT64_MAX && (int64_t)k < k_stop; k++) {
+			int64_t rel = (int64_t)k * d->d->period_ns;
+			if (rel + d->d->deadline_ns > end_ns)
+				break; /* still within its deadline when the run stopped: not judged */
+			struct pd_rl_instance ir = {.dag = (uint32_t)g, .miss = 1, .seq = k, .release_ns = rel,
+						    .finish_ns = -1, .response_ns = -1};
+			pd_rlw_put(ring, PD_RL_INSTANCE, &ir, sizeof(ir));
+		}
+	}
+}
+
+void pd_exec_fini(struct pd_exec *x)
+{
+	for (size_t i = 0; i < x->n_tasks && x->tasks; i++) {
+		pd_work_fini(&x->tasks[i].work);
+		free(x->tasks[i].preds);
+		free(x->tasks[i].succs);
+	}
+	for (size_t a = 0; x->accel_locks && a < x->spec->n_accels; a++)
+		pthread_mutex_destroy(&x->accel_locks[a]);
+	free(x->accel_locks);
+	free(x->tasks);
+	free(x->dags);
+	memset(x, 0, sizeof(*x));
+}

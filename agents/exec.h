@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/* exec.h - the DAG executor (internal to agents/): one thread per task. */
+#ifndef PD_AGENT_EXEC_H
+#define PD_AGENT_EXEC_H
+
+#include "agents/pd_agent.h"
+#include "agents/rlw.h"
+#include "agents/work.h"
+
+#include <pthread.h>
+
+#define PD_XSLOTS 64 /* DAG instances that may be in flight at once (sinks lagging sources) */
+
+struct pd_xdag {
+	const struct pd_agent_dag *d;
+	_Atomic int64_t k_stop; /* sources release instances [0, k_stop) */
+	uint32_t n_sinks;
+	size_t marker_task;     /* task whose release raises the GPIO marker (first source) */
+	/* Instance completion: the last sink of instance k (fetch_add reaching n_sinks) records it.
+	 * Slot k % PD_XSLOTS is reset by that sink before instance k + PD_XSLOTS can finish. */
+	_Atomic uint32_t done[PD_XSLOTS];
+	_Atomic int64_t finish[PD_XSLOTS];
+};
+
+struct pd_exec;
+
+struct pd_xtask {
+	const struct pd_agent_task *t;
+	size_t index;
+	struct pd_exec *x;
+	struct pd_xdag *dag;
+	struct pd_xtask **preds, **succs;
+	_Atomic uint64_t completed; /* jobs finished: instance k done <=> completed > k */
+	_Atomic uint32_t wake;      /* futex word: bumped by predecessors and by stop */
+	_Atomic uint32_t sigxcpu;   /* bumped by the SIGXCPU handler running in this thread */
+	_Atomic int tid;
+	_Atomic int state;          /* 0 starting, 1 ready, < 0 -errno of the set-up failure */
+	struct pd_xwork work;
+	struct pd_rlw_ring *ring;
+	pthread_t th;
+	bool started;
+};
+
+struct pd_exec {
+	struct pd_xtask *tasks;
+	size_t n_tasks;
+	struct pd_xdag *dags;
+	size_t n_dags;
+	_Atomic uint32_t go;     /* 0 wait, 1 run, 2 abort */
+	_Atomic uint32_t ready;  /* threads past set-up (futex word) */
+	_Atomic int abort_all;   /* drain timeout: every wait returns */
+	int64_t t0_ns;           /* CLOCK_MONOTONIC of instance 0's release */
+	pd_cpusets *cs;
+	const struct pd_gpio_ops *gpio;
+	const struct pd_accel_ops *accel;
+	pthread_mutex_t *accel_locks; /* one per accelerator: requests are served one at a time */
+	const struct pd_agent_spec *spec;
+	const char *sysfs_root;
+};
+
+/* Agent bookkeeping per job that the kernel charges to the task (wake-up, clock reads, record,
+ * successor wake-ups: 5-30 us measured on the 2-CPU KVM test machine): the allowance is
+ * 20 us + 3 % of the runtime, at most 50 us. */
+#define PD_AGENT_JOB_OVERHEAD_NS(runtime_ns) \
+	((20 * PD_NS_PER_US + (runtime_ns) * 3 / 100) < 50 * PD_NS_PER_US ? (20 * PD_NS_PER_US + (runtime_ns) * 3 / 100) : 50 * PD_NS_PER_US)
+/* SCHED_DEADLINE runtime given to the kernel for a task: plan runtime + overhead allowance (capped
+ * at the deadline), converted for frequency/capacity-scaled accounting. */
+int64_t pd_exec_kernel_runtime(const struct pd_agent_task *t, const char *sysfs_root);
+
+int pd_exec_init(struct pd_exec *x, const struct pd_agent_spec *s, uint64_t seed, pd_err *e);
+/* Creates every thread; they place themselves and calibrate, then wait on go. */
+int pd_exec_spawn(struct pd_exec *x, pd_rlw *w, pd_err *e);
+/* Waits until every thread is ready; returns the first failing task index or -1. */
+long pd_exec_wait_ready(struct pd_exec *x);
+/* All-or-nothing admission: SCHED_DEADLINE for every CPU task, or none (reverted). */
+int pd_exec_admit(struct pd_exec *x, pd_err *e);
+void pd_exec_go(struct pd_exec *x, int64_t t0_ns);
+/* Releases no instance at or after stop_ns (relative to t0); wakes every waiting thread. */
+void pd_exec_stop_at(struct pd_exec *x, int64_t stop_ns);
+/* Joins every thread, waiting at most drain_ns before making every wait return. */
+void pd_exec_join(struct pd_exec *x, int64_t drain_ns);
+void pd_exec_abort(struct pd_exec *x);
+/* After join: an INSTANCE record (miss, finish_ns = response_ns = -1) for every released instance
+ * that never finished although its deadline had passed by end_ns. */
+void pd_exec_flush_unfinished(struct pd_exec *x, struct pd_rlw_ring *ring, int64_t end_ns);
+void pd_exec_fini(struct pd_exec *x);
+void pd_exec_install_sigxcpu(void);
+
+int64_t pd_mono_ns(void);
+
+#endif

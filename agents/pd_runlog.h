@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pd_runlog.h - the agent's run log (RUNDIR/run.pdlog), format version 1, documented in
+ * docs/RUNLOG.md. Shared by the agent (writer), reports and deployer (reader).
+ *
+ * Layout: one JSON header line (metadata: plan hash, kernel, board, tasks, DAGs, rails, t0), then
+ * append-only binary records, each framed as
+ *
+ *     u32 len | u16 type | u16 zero | payload[len] | u32 crc32(len..payload)      (little endian)
+ *
+ * All times are ns since t0 (the theoretical release of instance 0 of every DAG, CLOCK_MONOTONIC;
+ * the header holds t0 on both clocks). Payload structs below are the on-disk layout (naturally
+ * aligned, no padding holes, little endian). A reader skips record types it does not know (new
+ * types may be added within version 1; a layout change bumps the version).
+ *
+ * The reader tolerates a truncated or torn tail (kill -9, power loss): it stops at the first record
+ * whose frame is incomplete or whose CRC fails, and reports the bytes it dropped.
+ */
+#ifndef PD_RUNLOG_H
+#define PD_RUNLOG_H
+
+#include "core/pd_core.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define PD_RUNLOG_FORMAT "powerdag-runlog"
+#define PD_RUNLOG_VERSION 1
+#define PD_RUNLOG_NO_VALUE INT64_MIN /* a rail with no value in a power sample (gap) */
+#define PD_RUNLOG_MAX_PAYLOAD 4096
+
+enum pd_rl_type {
+	PD_RL_INSTANCE = 1, /* one DAG instance finished */
+	PD_RL_JOB = 2,      /* one job of one task */
+	PD_RL_POWER = 3,    /* one power sample of a range of rails */
+	PD_RL_GAP = 4,      /* a rail unreadable from start to end */
+	PD_RL_OPP = 5,      /* frequency snapshot of an island or accelerator */
+	PD_RL_STARVE = 6,   /* starvation-monitor intervention */
+	PD_RL_END = 7,      /* clean end of run (absent after kill -9) */
+	PD_RL_DROP = 8,     /* records lost because a producer's ring was full */
+};
+
+struct pd_rl_instance {
+	uint32_t dag;
+	uint32_t miss; /* 1 when response_ns > the DAG's deadline */
+	uint64_t seq;  /* instance number k; release = k * period */
+	int64_t release_ns, finish_ns, response_ns;
+};
+
+#define PD_RL_JOB_OVERRUN 0x1 /* cpu time above the SCHED_DEADLINE runtime */
+#define PD_RL_JOB_FAILED 0x2  /* plugin or accelerator returned an error */
+struct pd_rl_job {
+	uint32_t task;
+	uint32_t sigxcpu; /* SIGXCPU (SCHED_FLAG_DL_OVERRUN) received during this job */
+	uint64_t seq;
+	int64_t release_ns; /* theoretical release of its DAG instance */
+	int64_t start_ns, end_ns;
+	int64_t cpu_ns;    /* thread CPU time of the job */
+	int64_t demand_ns; /* work asked for (drawn between bcet and wcet) */
+	int32_t cpu;       /* CPU it ended on (-1 accelerated) */
+	uint32_t flags;
+};
+
+struct pd_rl_power { /* followed by n int64_t microwatt values, rails first..first+n-1 */
+	int64_t t_ns;
+	uint32_t first_rail, n;
+};
+
+struct pd_rl_gap {
+	uint32_t rail;
+	int32_t err; /* errno of the first failure */
+	int64_t start_ns, end_ns;
+};
+
+enum pd_rl_opp_kind { PD_RL_OPP_ISLAND = 0, PD_RL_OPP_ACCEL = 1 };
+struct pd_rl_opp {
+	uint32_t kind, index;
+	int64_t t_ns;
+	int64_t freq_khz; /* -1 when unreadable (no cpufreq/devfreq) */
+};
+
+struct pd_rl_starve {
+	int32_t tid, cpu;
+	int64_t t_ns, waited_ns, boost_runtime_ns, boost_period_ns;
+	int32_t result; /* 0 boosted, else errno of the failed boost */
+	uint32_t zero;
+};
+
+struct pd_rl_end {
+	int64_t t_ns;
+	uint64_t dropped_records;
+	int64_t sampler_cpu_ns, writer_cpu_ns, process_cpu_ns;
+	uint32_t reason; /* 0 duration elapsed, 1 signal, 2 error */
+	uint32_t zero;
+};
+
+struct pd_rl_drop {
+	uint32_t ring, zero;
+	uint64_t count;
+};
+
+/* ---------------------------------------------------------------- reader */
+struct pd_rl_task_info {
+	const char *name, *dag, *work;
+	int cpu; /* -1 accelerated */
+	int64_t runtime_ns, deadline_ns, period_ns, wcet_ns;
+	size_t n_preds; /* 0 for a source (released by the clock) */
+};
+struct pd_rl_dag_info {
+	const char *name;
+	int64_t period_ns, deadline_ns;
+};
+struct pd_rl_rail_info {
+	const char *name, *measures;
+};
+
+typedef struct pd_runlog pd_runlog;
+
+/* Reads and decodes a whole run log. Fails (NULL, PD_EXIT_USAGE) only when the header line is
+ * missing or invalid or the version is newer than this reader; a damaged tail is not an error. */
+pd_runlog *pd_runlog_open(const char *path, pd_err *e);
+/* Same from memory (the bytes are copied). */
+pd_runlog *pd_runlog_from_bytes(const void *data, size_t len, const char *name, pd_err *e);
+void pd_runlog_free(pd_runlog *r);
+
+const char *pd_runlog_header_json(const pd_runlog *r); /* the header line (no newline) */
+int pd_runlog_version(const pd_runlog *r);
+uint64_t pd_runlog_plan_hash(const pd_runlog *r);
+const char *pd_runlog_meta(const pd_runlog *r, const char *key); /* string fields: kernel, board... */
+int64_t pd_runlog_sample_hz(const pd_runlog *r);
+
+size_t pd_runlog_task_count(const pd_runlog *r);
+const struct pd_rl_task_info *pd_runlog_task(const pd_runlog *r, size_t i);
+size_t pd_runlog_dag_count(const pd_runlog *r);
+const struct pd_rl_dag_info *pd_runlog_dag(const pd_runlog *r, size_t i);
+size_t pd_runlog_rail_count(const pd_runlog *r);
+const struct pd_rl_rail_info *pd_runlog_rail(const pd_runlog *r, size_t i);
+
+size_t pd_runlog_instance_count(const pd_runlog *r);
+const struct pd_rl_instance *pd_runlog_instance(const pd_runlog *r, size_t i);
+size_t pd_runlog_job_count(const pd_runlog *r);
+const struct pd_rl_job *pd_runlog_job(const pd_runlog *r, size_t i);
+/* Power samples: t_ns[i] and rail values (PD_RUNLOG_NO_VALUE when missing), one row per sample
+ * tick; rows[i * rail_count + rail]. */
+size_t pd_runlog_power_count(const pd_runlog *r);
+int64_t pd_runlog_power_t(const pd_runlog *r, size_t i);
+int64_t pd_runlog_power_uw(const pd_runlog *r, size_t i, size_t rail);
+size_t pd_runlog_gap_count(const pd_runlog *r);
+const struct pd_rl_gap *pd_runlog_gap(const pd_runlog *r, size_t i);
+size_t pd_runlog_opp_count(const pd_runlog *r);
+const struct pd_rl_opp *pd_runlog_opp(const pd_runlog *r, size_t i);
+size_t pd_runlog_starve_count(const pd_runlog *r);
+const struct pd_rl_starve *pd_runlog_starve(const pd_runlog *r, size_t i);
+/* The END record, or NULL when the run did not end cleanly. */
+const struct pd_rl_end *pd_runlog_end(const pd_runlog *r);
+/* Sum of DROP records (ring overflows while running). */
+uint64_t pd_runlog_ring_drops(const pd_runlog *r);
+
+/* Damage report: records decoded, bytes after the last good record, and unknown types skipped. */
+size_t pd_runlog_records(const pd_runlog *r);
+size_t pd_runlog_dropped_bytes(const pd_runlog *r);
+size_t pd_runlog_unknown_records(const pd_runlog *r);
+
+/* Human/tool output (powerdag-agent dump): what = "summary" (key: value lines: instances, misses,
+ * per-DAG max response, overruns, release latency p50/p99/max of source jobs, rail means, gaps, CPU
+ * cost of sampler/writer/process, damage), or CSV of "instances", "jobs", "power", "gaps". */
+int pd_runlog_dump(const pd_runlog *r, FILE *out, const char *what);
+
+/* CRC-32 (IEEE 802.3, as zlib) used by the framing. */
+uint32_t pd_runlog_crc32(uint32_t crc, const void *p, size_t n);
+
+#endif /* PD_RUNLOG_H */

@@ -1,0 +1,413 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One run of the agent, in this order (never a half-started run):
+ *   1. resolve the plan, check the CPUs exist, prepare cpusets, open the power rails;
+ *   2. create every thread (SCHED_OTHER): each enters its CPU's exclusive cpuset and calibrates;
+ *   3. admit: SCHED_DEADLINE for every CPU task, or revert all and exit 3 naming the task;
+ *   4. open the run log (header with t0), start writer, sampler, monitor; start barrier at t0;
+ *   5. wait for the duration or SIGTERM/SIGINT; stop releasing, drain, join;
+ *   6. END record, close the log, remove the cpusets.
+ */
+#include "agents/exec.h"
+#include "agents/pd_agent.h"
+#include "agents/sampler.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Ring drain period: bounds what a kill -9 loses (docs/RUNLOG.md promises < 1 s) against the
+ * writer's wake-ups. */
+#define PD_AGENT_FLUSH_MS 100
+
+void pd_agent_opts_init(struct pd_agent_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->sample_hz = 100;
+	o->seed = 1;
+	o->starve_threshold_ns = PD_NS_PER_S;
+}
+
+static const char *work_name(const struct pd_agent_task *t, char *buf, size_t n)
+{
+	switch (t->work) {
+	case PD_AW_SPIN:
+		return "builtin:spin";
+	case PD_AW_BUSY:
+		return "builtin:busy";
+	case PD_AW_PLUGIN:
+		snprintf(buf, n, "plugin:%s:%s", t->plugin_lib, t->plugin_sym);
+		return buf;
+	default:
+		return "accel";
+	}
+}
+
+static char *header_json(const struct pd_agent_spec *s, const struct pd_agent_opts *o, int64_t t0_mono,
+			 const char *cpusets, pd_power *pw, const char *accel_backend)
+{
+	struct utsname u;
+	uname(&u);
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	char hash[32], wb[600];
+	snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)s->plan_hash);
+	int64_t t0_rt = (int64_t)rt.tv_sec * PD_NS_PER_S + rt.tv_nsec + (t0_mono - pd_mono_ns());
+	json_t *h = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:i, s:I, s:s, s:b}", "format",
+			      PD_RUNLOG_FORMAT, "version", PD_RUNLOG_VERSION, "plan_hash", hash, "plan",
+			      o->plan_path ? o->plan_path : "", "board", s->board ? s->board : "", "kernel", u.release,
+			      "kernel_version", u.version, "machine", u.machine, "t0_mono_ns", (json_int_t)t0_mono,
+			      "t0_realtime_ns", (json_int_t)t0_rt, "sample_hz", o->no_power ? 0 : o->sample_hz, "seed",
+			      (json_int_t)o->seed, "cpusets", cpusets, "starvation_monitor", o->starvation_monitor);
+	json_object_set_new(h, "accel_backend", json_string(accel_backend));
+	struct timespec pc;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &pc); /* start-up cost, to tell it from the steady state */
+	json_object_set_new(h, "setup_cpu_ns", json_integer((json_int_t)pc.tv_sec * PD_NS_PER_S + pc.tv_nsec));
+	json_object_set_new(h, "hostname", json_string(u.nodename));
+	json_object_set_new(h, "agent_version", json_string(PD_VERSION));
+	json_t *tasks = json_array();
+	for (size_t i = 0; i < s->n_tasks; i++) {
+		const struct pd_agent_task *t = &s->tasks[i];
+		json_t *o1 = json_pack("{s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:s, s:b}", "name", t->name, "dag", t->dag_name,
+				       "cpu", t->cpu, "runtime_ns", (json_int_t)t->runtime_ns, "deadline_ns",
+				       (json_int_t)t->deadline_ns, "period_ns", (json_int_t)t->period_ns, "wcet_ns",
+				       (json_int_t)t->wcet_ns, "work", work_name(t, wb, sizeof(wb)), "reclaim", t->reclaim);
+		if (t->cpu < 0)
+			json_object_set_new(o1, "accel", json_string(s->accels[t->accel].name));
+		else
+			json_object_set_new(o1, "kernel_runtime_ns", json_integer(pd_exec_kernel_runtime(t, "/sys")));
+		json_t *pr = json_array();
+		for (size_t p = 0; p < t->n_preds; p++)
+			json_array_append_new(pr, json_integer((json_int_t)t->preds[p]));
+		json_object_set_new(o1, "preds", pr);
+		json_array_append_new(tasks, o1);
+	}
+	json_object_set_new(h, "tasks", tasks);
+	json_t *dags = json_array();
+	for (size_t g = 0; g < s->n_dags; g++)
+		json_array_append_new(dags, json_pack("{s:s, s:I, s:I}", "name", s->dags[g].name, "period_ns",
+						      (json_int_t)s->dags[g].period_ns, "deadline_ns",
+						      (json_int_t)s->dags[g].deadline_ns));
+	json_object_set_new(h, "dags", dags);
+	json_t *rails = json_array();
+	for (size_t r = 0; o->no_power ? false : r < s->n_rails; r++) {
+		const struct pd_agent_rail *ra = &s->rails[r];
+		json_array_append_new(rails, json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:s}", "name", ra->rail, "measures",
+						       ra->measures, "uri", o->iio_uri ? o->iio_uri : ra->uri, "device",
+						       ra->device, "channel", ra->channel, "scale", ra->scale, "state",
+						       pw ? pd_power_rail_state(pw, r) : "not sampled"));
+	}
+	json_object_set_new(h, "rails", rails);
+	json_t *isl = json_array();
+	for (size_t k = 0; k < s->n_islands; k++)
+		json_array_append_new(isl, json_pack("{s:s, s:s, s:I}", "name", s->islands[k].name, "policy",
+						     s->islands[k].policy, "plan_freq_khz", (json_int_t)s->islands[k].opp_khz));
+	json_object_set_new(h, "islands", isl);
+	json_t *acc = json_array();
+	for (size_t a = 0; a < s->n_accels; a++)
+		json_array_append_new(acc, json_pack("{s:s, s:s, s:I}", "name", s->accels[a].name, "kind",
+						     pd_accel_kind_name(s->accels[a].kind), "plan_freq_khz",
+						     (json_int_t)s->accels[a].opp_khz));
+	json_object_set_new(h, "accelerators", acc);
+	char *txt = json_dumps(h, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(h);
+	return txt;
+}
+
+static int64_t read_khz(const char *path, int64_t div)
+{
+	FILE *f = fopen(path, "re");
+	long long v = -1;
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v < 0 ? -1 : v / div;
+}
+
+static void opp_snapshot(const struct pd_agent_spec *s, struct pd_rlw_ring *ring, int64_t t_ns)
+{
+	char p[512];
+	for (size_t k = 0; k < s->n_islands; k++) {
+		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpufreq/%s/scaling_cur_freq", s->islands[k].policy);
+		struct pd_rl_opp o = {PD_RL_OPP_ISLAND, (uint32_t)k, t_ns, read_khz(p, 1)};
+		pd_rlw_put(ring, PD_RL_OPP, &o, sizeof(o));
+	}
+	for (size_t a = 0; a < s->n_accels; a++) {
+		int64_t f = -1;
+		if (s->accels[a].devfreq) {
+			snprintf(p, sizeof(p), "/sys/class/devfreq/%s/cur_freq", s->accels[a].devfreq);
+			f = read_khz(p, 1000); /* devfreq is in Hz */
+		}
+		struct pd_rl_opp o = {PD_RL_OPP_ACCEL, (uint32_t)a, t_ns, f};
+		pd_rlw_put(ring, PD_RL_OPP, &o, sizeof(o));
+	}
+}
+
+static int check_cpus(const struct pd_agent_spec *s, int *cpus, size_t *n, pd_err *e)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	*n = 0;
+	for (size_t i = 0; i < s->n_tasks; i++) {
+		int c = s->tasks[i].cpu;
+		if (c < 0)
+			continue;
+		if (c >= ncpu || c >= 1024)
+			return pd_err_set(e, PD_EXIT_ENV, "task '%s/%s' is placed on cpu%d but this machine has %ld CPUs: "
+					  "deploy a plan computed for this board",
+					  s->tasks[i].dag_name, s->tasks[i].name, c, ncpu);
+		bool seen = false;
+		for (size_t k = 0; k < *n; k++)
+			seen |= cpus[k] == c;
+		if (!seen)
+			cpus[(*n)++] = c;
+	}
+	return 0;
+}
+
+static int ensure_dir(const char *dir, pd_err *e)
+{
+	if (mkdir(dir, 0755) == 0 || errno == EEXIST)
+		return 0;
+	return pd_err_set(e, PD_EXIT_ENV, "cannot create --out %s: %s", dir, strerror(errno));
+}
+
+/* Blocks until stop_abs (0 = forever) or SIGTERM/SIGINT; returns 1 when a signal stopped the run. */
+static int wait_stop(int64_t stop_abs)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	for (;;) {
+		int64_t left = stop_abs ? stop_abs - pd_mono_ns() : PD_NS_PER_S;
+		if (stop_abs && left <= 0)
+			return 0;
+		if (left > PD_NS_PER_S)
+			left = PD_NS_PER_S;
+		struct timespec ts = {left / PD_NS_PER_S, left % PD_NS_PER_S};
+		int sig = sigtimedwait(&set, NULL, &ts);
+		if (sig == SIGTERM || sig == SIGINT)
+			return 1;
+	}
+}
+
+struct run {
+	const struct pd_agent_opts *o;
+	struct pd_agent_spec own_spec;
+	const struct pd_agent_spec *s;
+	struct pd_exec x;
+	bool x_init;
+	pd_cpusets *cs;
+	pd_power *pw;
+	pd_rlw *w;
+	struct pd_gpio_ops gpio;
+	bool gpio_open;
+	struct pd_accel_ops accel;
+};
+
+static int64_t process_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * PD_NS_PER_S + ts.tv_nsec;
+}
+
+static int load_accel_bitstreams(struct run *r, pd_err *e)
+{
+	const struct pd_agent_spec *s = r->s;
+	for (size_t i = 0; i < s->n_tasks; i++) {
+		const struct pd_agent_task *t = &s->tasks[i];
+		if (t->work != PD_AW_ACCEL || !t->bitstream)
+			continue;
+		int rc = r->accel.load(r->accel.ctx, &s->accels[t->accel], t->slot, t->bitstream);
+		if (rc)
+			return pd_err_set(e, PD_EXIT_ENV, "task '%s/%s': cannot load bitstream %s on %s slot %d: %s",
+					  t->dag_name, t->name, t->bitstream, s->accels[t->accel].name, t->slot, strerror(-rc));
+	}
+	return 0;
+}
+
+static int setup(struct run *r, pd_err *e)
+{
+	const struct pd_agent_opts *o = r->o;
+	if (o->spec) {
+		r->s = o->spec;
+	} else {
+		if (!o->plan_path)
+			return pd_err_set(e, PD_EXIT_USAGE, "no plan given");
+		int rc = pd_agent_spec_load(o->plan_path, &r->own_spec, o->log, e);
+		if (rc)
+			return rc;
+		r->s = &r->own_spec;
+	}
+	if (o->sample_hz < 1 || o->sample_hz > 1000)
+		return pd_err_set(e, PD_EXIT_USAGE, "--sample-hz %d: must be 1..1000", o->sample_hz);
+	int cpus[1024];
+	size_t n_cpus;
+	int rc = check_cpus(r->s, cpus, &n_cpus, e);
+	if (rc)
+		return rc;
+	if ((rc = ensure_dir(o->out_dir, e)))
+		return rc;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/run.pdlog", o->out_dir);
+	if (access(path, F_OK) == 0)
+		return pd_err_set(e, PD_EXIT_USAGE, "%s exists: a run never overwrites a run log; use a fresh --out", path);
+	if (o->gpio_ops) {
+		r->gpio = *o->gpio_ops;
+	} else if (o->gpio) {
+		if ((rc = pd_gpio_open_gpiod(o->gpio, &r->gpio, e)))
+			return rc;
+		r->gpio_open = true;
+	}
+	r->accel = o->accel_ops ? *o->accel_ops : pd_accel_default(r->s, "/sys");
+	if ((rc = load_accel_bitstreams(r, e)))
+		return rc;
+	if ((rc = pd_exec_init(&r->x, r->s, o->seed, e)))
+		return rc;
+	r->x_init = true;
+	r->x.gpio = (o->gpio_ops || o->gpio) ? &r->gpio : NULL;
+	r->x.accel = &r->accel;
+	if (n_cpus) {
+		r->cs = pd_cpusets_prepare(o->cgroup_root, o->cgroup_base, cpus, n_cpus, e);
+		if (!r->cs)
+			return e->code;
+		r->x.cs = r->cs;
+	}
+	if (!o->no_power && r->s->n_rails) {
+		r->pw = pd_power_open(r->s->rails, r->s->n_rails, o->iio_uri);
+		if (!r->pw)
+			return pd_err_set(e, PD_EXIT_ENV, "out of memory (power rails)");
+	}
+	return 0;
+}
+
+static void teardown(struct run *r)
+{
+	if (r->x_init)
+		pd_exec_fini(&r->x);
+	pd_cpusets_free(r->cs);
+	pd_power_close(r->pw);
+	if (r->gpio_open)
+		r->gpio.close(r->gpio.ctx);
+	if (r->s == &r->own_spec)
+		pd_agent_spec_free(&r->own_spec);
+}
+
+int pd_agent_run(const struct pd_agent_opts *o, pd_err *e)
+{
+	struct run r;
+	memset(&r, 0, sizeof(r));
+	r.o = o;
+	FILE *log = o->log ? o->log : stderr;
+	int rc = setup(&r, e);
+	if (rc) {
+		teardown(&r);
+		return rc;
+	}
+	pd_exec_install_sigxcpu();
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old); /* threads inherit: only task threads unblock SIGXCPU */
+
+	/* rings are registered on a writer without a file: the header needs t0, known after admission */
+	char *hdr = NULL;
+	pd_rlw *w = pd_rlw_new();
+	if (!w) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		teardown(&r);
+		return pd_err_set(e, PD_EXIT_ENV, "out of memory");
+	}
+	struct pd_rlw_ring *main_ring = pd_rlw_add_ring(w, 80, 8192);
+	struct pd_rlw_ring *pw_ring = pd_rlw_add_ring(w, 520, 4096);
+	struct pd_rlw_ring *starve_ring = pd_rlw_add_ring(w, 80, 256);
+	rc = pd_exec_spawn(&r.x, w, e);
+	long bad = rc ? -1 : pd_exec_wait_ready(&r.x);
+	if (!rc && bad >= 0) {
+		const struct pd_agent_task *t = r.x.tasks[bad].t;
+		rc = pd_err_set(e, PD_EXIT_ENV, "task '%s/%s': cannot enter the cpuset of cpu%d (%s): %s", t->dag_name,
+				t->name, t->cpu, pd_cpusets_describe(r.cs), strerror(-r.x.tasks[bad].state));
+	}
+	if (!rc)
+		rc = pd_exec_admit(&r.x, e);
+	if (rc) {
+		pd_exec_abort(&r.x);
+		pd_exec_join(&r.x, PD_NS_PER_S);
+		pd_rlw_close(w, NULL, NULL);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		teardown(&r);
+		return rc;
+	}
+	/* admitted: t0 leaves every thread time to reach its first wait */
+	int64_t t0 = pd_mono_ns() + 50 * PD_NS_PER_MS;
+	hdr = header_json(r.s, o, t0, r.cs ? pd_cpusets_describe(r.cs) : "none", r.pw, r.accel.name);
+	char final_path[4096];
+	snprintf(final_path, sizeof(final_path), "%s/run.pdlog", o->out_dir);
+	rc = pd_rlw_open(w, final_path, hdr, e);
+	free(hdr);
+	if (rc) {
+		for (size_t i = 0; i < r.x.n_tasks; i++)
+			if (r.x.tasks[i].t->cpu >= 0)
+				pd_sched_set_other(r.x.tasks[i].tid);
+		pd_exec_abort(&r.x);
+		pd_exec_join(&r.x, PD_NS_PER_S);
+		pd_rlw_close(w, NULL, NULL);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		teardown(&r);
+		return rc;
+	}
+	if ((rc = pd_rlw_start(w, PD_AGENT_FLUSH_MS, e))) {
+		pd_exec_abort(&r.x);
+		pd_exec_join(&r.x, PD_NS_PER_S);
+		pd_rlw_close(w, NULL, NULL);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		teardown(&r);
+		return rc;
+	}
+	opp_snapshot(r.s, main_ring, 0);
+	pd_sampler *smp = r.pw ? pd_sampler_start(r.pw, r.s->n_rails, o->sample_hz, t0, pw_ring, e) : NULL;
+	pd_starve *stv = NULL;
+	if (o->starvation_monitor) {
+		int cpus[1024];
+		size_t n = 0;
+		check_cpus(r.s, cpus, &n, e);
+		stv = pd_starve_start(cpus, n, o->starve_threshold_ns, t0, starve_ring, e);
+		if (!stv)
+			fprintf(log, "powerdag-agent: starvation monitor not started: %s\n", e->msg);
+	}
+	if (o->duration_ns > 0)
+		pd_exec_stop_at(&r.x, o->duration_ns);
+	pd_exec_go(&r.x, t0);
+	fprintf(log, "powerdag-agent: running %zu tasks of %zu DAGs (%s)\n", r.s->n_tasks, r.s->n_dags,
+		r.cs ? pd_cpusets_describe(r.cs) : "no CPU tasks");
+
+	int by_signal = wait_stop(o->duration_ns > 0 ? t0 + o->duration_ns : 0);
+	int64_t stop = pd_mono_ns() - t0;
+	pd_exec_stop_at(&r.x, stop);
+	int64_t max_d = 0;
+	for (size_t g = 0; g < r.s->n_dags; g++)
+		if (r.s->dags[g].deadline_ns > max_d)
+			max_d = r.s->dags[g].deadline_ns;
+	pd_exec_join(&r.x, max_d + PD_NS_PER_S);
+	pd_starve_stop(stv);
+	int64_t smp_cpu = pd_sampler_stop(smp);
+	int64_t end_t = pd_mono_ns() - t0;
+	pd_exec_flush_unfinished(&r.x, main_ring, end_t);
+	opp_snapshot(r.s, main_ring, end_t);
+	struct pd_rl_end end = {.t_ns = end_t, .sampler_cpu_ns = smp_cpu, .process_cpu_ns = process_cpu_ns(),
+				.reason = by_signal ? 1u : 0u};
+	rc = pd_rlw_close(w, &end, e);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	teardown(&r);
+	return rc ? rc : PD_EXIT_OK;
+}

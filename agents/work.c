@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Work kinds. builtin:spin is a fixed amount of work: iterations calibrated at start-up and expressed
+ * at the reference frequency on a capacity-1 core, so that a lower OPP or a LITTLE core stretches it
+ * exactly as the model's C_i(k,f) says (on a real board). builtin:busy burns exactly C_i(k,f) of
+ * thread CPU time (the twin, whose CPUs do not really change speed). Both honour wcet_fixed (spent as
+ * CPU time, frequency-independent) and draw each job's demand uniformly in [bcet, wcet].
+ */
+#include "agents/work.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static inline int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * PD_NS_PER_S + ts.tv_nsec;
+}
+
+/* The spin body: a dependent multiply-add chain the compiler cannot fold or vectorise. */
+static uint64_t spin_loop(uint64_t n, uint64_t x)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		__asm__ volatile("" : "+r"(x));
+	}
+	return x;
+}
+
+void pd_work_busy_ns(int64_t ns)
+{
+	int64_t end = thread_cpu_ns() + ns;
+	uint64_t x = 1;
+	while (thread_cpu_ns() < end)
+		x = spin_loop(256, x);
+	__asm__ volatile("" : : "r"(x));
+}
+
+int pd_work_init(struct pd_xwork *w, const struct pd_agent_task *t, uint64_t seed, size_t index, pd_err *e)
+{
+	memset(w, 0, sizeof(*w));
+	w->kind = t->work;
+	w->wcet_ref_ns = t->wcet_ref_ns;
+	w->bcet_ref_ns = t->bcet_ref_ns > 0 && t->bcet_ref_ns <= t->wcet_ref_ns ? t->bcet_ref_ns : t->wcet_ref_ns;
+	w->fixed_ref_ns = t->wcet_fixed_ns;
+	w->ref_khz = t->ref_khz;
+	w->opp_khz = t->opp_khz;
+	w->capacity = t->capacity > 0 ? t->capacity : 1.0;
+	w->wcet_ns = t->wcet_ns;
+	w->bcet_ns = t->bcet_ns > 0 && t->bcet_ns <= t->wcet_ns ? t->bcet_ns : t->wcet_ns;
+	w->iters_per_ref_ns = 1.0;
+	pd_rng_seed(&w->rng, seed * 0x9E3779B97F4A7C15ULL + index + 1);
+	if (w->kind == PD_AW_PLUGIN) {
+		w->dl = dlopen(t->plugin_lib, RTLD_NOW | RTLD_LOCAL);
+		if (!w->dl)
+			return pd_err_set(e, PD_EXIT_USAGE, "task '%s/%s': cannot load plugin %s: %s", t->dag_name, t->name,
+					  t->plugin_lib, dlerror());
+		void *sym = dlsym(w->dl, t->plugin_sym);
+		if (!sym)
+			return pd_err_set(e, PD_EXIT_USAGE, "task '%s/%s': plugin %s has no symbol '%s'", t->dag_name,
+					  t->name, t->plugin_lib, t->plugin_sym);
+		memcpy(&w->fn, &sym, sizeof(w->fn)); /* object -> function pointer, POSIX-sanctioned */
+	}
+	return 0;
+}
+
+static int64_t read_khz(const char *sysfs_root, int cpu)
+{
+	char p[256];
+	snprintf(p, sizeof(p), "%s/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq", sysfs_root, cpu);
+	FILE *f = fopen(p, "re");
+	long long v = -1;
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+void pd_work_calibrate(struct pd_xwork *w, int cpu, const char *sysfs_root)
+{
+	if (w->kind != PD_AW_SPIN)
+		return;
+	/* median of 5 runs of ~0.5 ms: the best would be optimistic (a job would then overshoot its
+	 * WCET whenever the CPU is slightly slower than during calibration), the mean is skewed by
+	 * preemptions */
+	double rates[5];
+	uint64_t x = 7;
+	for (int r = 0; r < 5; r++) {
+		const uint64_t n = 400000;
+		int64_t t0 = thread_cpu_ns();
+		x = spin_loop(n, x);
+		int64_t dt = thread_cpu_ns() - t0;
+		rates[r] = dt > 0 ? (double)n / (double)dt : 0;
+	}
+	__asm__ volatile("" : : "r"(x));
+	for (int i = 1; i < 5; i++) /* insertion sort of 5 */
+		for (int j = i; j > 0 && rates[j] < rates[j - 1]; j--) {
+			double t = rates[j];
+			rates[j] = rates[j - 1];
+			rates[j - 1] = t;
+		}
+	double best = rates[2];
+	/* rate measured at f_cur on a core of capacity kappa; at f_ref on capacity 1 it would be
+	 * rate * f_ref / (kappa * f_cur). Without cpufreq (VMs) the CPU is taken to run at the reference
+	 * speed: the calibration then simply reproduces wcet_ref. */
+	int64_t cur = read_khz(sysfs_root, cpu);
+	if (cur > 0 && w->ref_khz > 0)
+		best = best * (double)w->ref_khz / (w->capacity * (double)cur);
+	w->iters_per_ref_ns = best > 0 ? best : 1.0;
+}
+
+int64_t pd_work_draw(struct pd_xwork *w, int64_t *ref_ns)
+{
+	int64_t ref = w->wcet_ref_ns;
+	if (w->bcet_ref_ns < w->wcet_ref_ns)
+		ref = pd_rng_range(&w->rng, w->bcet_ref_ns, w->wcet_ref_ns);
+	*ref_ns = ref;
+	if (ref == w->wcet_ref_ns || w->wcet_ref_ns <= 0)
+		return w->wcet_ns;
+	/* the OPP demand interpolates linearly between bcet and wcet at the OPP */
+	double x = (double)(ref - w->bcet_ref_ns) / (double)(w->wcet_ref_ns - w->bcet_ref_ns);
+	return w->bcet_ns + (int64_t)(x * (double)(w->wcet_ns - w->bcet_ns));
+}
+
+int pd_work_do(struct pd_xwork *w, uint64_t seq, int64_t demand_ns, int64_t ref_ns)
+{
+	switch (w->kind) {
+	case PD_AW_BUSY:
+		pd_work_busy_ns(demand_ns);
+		return 0;
+	case PD_AW_SPIN: {
+		int64_t fixed = w->fixed_ref_ns < ref_ns ? w->fixed_ref_ns : 0;
+		if (fixed)
+			pd_work_busy_ns(fixed);
+		uint64_t n = (uint64_t)((double)(ref_ns - fixed) * w->iters_per_ref_ns);
+		uint64_t x = spin_loop(n, seq);
+		__asm__ volatile("" : : "r"(x));
+		return 0;
+	}
+	case PD_AW_PLUGIN:
+		return w->fn(seq, demand_ns);
+	default:
+		return 0;
+	}
+}
+
+void pd_work_fini(struct pd_xwork *w)
+{
+	if (w->dl)
+		dlclose(w->dl);
+	w->dl = NULL;
+}

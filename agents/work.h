@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* work.h - work kinds of one task (internal to agents/). */
+#ifndef PD_AGENT_WORK_H
+#define PD_AGENT_WORK_H
+
+#include "agents/pd_agent.h"
+
+struct pd_xwork {
+	enum pd_agent_work kind;
+	pd_agent_plugin_fn fn;
+	void *dl;
+	double iters_per_ref_ns; /* spin: loop iterations per ns of scalable work at f_ref, capacity 1 */
+	int64_t wcet_ref_ns, bcet_ref_ns, fixed_ref_ns;
+	int64_t ref_khz, opp_khz;
+	double capacity;
+	int64_t wcet_ns, bcet_ns; /* at the OPP */
+	pd_rng rng;               /* bcet..wcet variability, seeded per task */
+};
+
+/* Resolves the work (dlopen for plugins). 0 or PD_EXIT_USAGE/ENV with a message naming the task. */
+int pd_work_init(struct pd_xwork *w, const struct pd_agent_task *t, uint64_t seed, size_t index, pd_err *e);
+/* spin: measures the loop rate on the calling thread's CPU (call it there, still SCHED_OTHER). */
+void pd_work_calibrate(struct pd_xwork *w, int cpu, const char *sysfs_root);
+/* Draws the next job's demand (ns at the OPP) and its reference-frequency counterpart. */
+int64_t pd_work_draw(struct pd_xwork *w, int64_t *ref_ns);
+/* Executes one job; returns 0 or non-zero when the job failed (plugin). */
+int pd_work_do(struct pd_xwork *w, uint64_t seq, int64_t demand_ns, int64_t ref_ns);
+/* Burns exactly ns of this thread's CPU time. */
+void pd_work_busy_ns(int64_t ns);
+void pd_work_fini(struct pd_xwork *w);
+
+#endif

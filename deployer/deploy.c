@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * deploy.c - the `powerdag deploy` sequence (docs/DEPLOY.md):
+ *
+ *   read plan → connect → pre-flight → snapshot → find agent → apply → upload → start agent →
+ *   stream run.pdlog → stop → fetch → restore → deploy.json
+ *
+ * Restore runs on every path once apply has started: success, a failed step, Ctrl-C (the caller's
+ * handler only sets *interrupted; the loops here look at it), a dropped SSH connection (reconnect,
+ * then restore), an agent that crashed or was refused admission. The run log is streamed during the
+ * run by reading the remote file at growing offsets, so what was streamed before a drop is kept and
+ * the rest is read after reconnecting.
+ */
+#include "deployer/board_int.h"
+#include "deployer/run_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void iso_now(char *buf, size_t n)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void dlog(struct dctx *c, const char *fmt, ...)
+{
+	if (!c->o->log)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(c->o->log, "deploy: ");
+	vfprintf(c->o->log, fmt, ap);
+	fputc('\n', c->o->log);
+	va_end(ap);
+	fflush(c->o->log);
+}
+
+/* Keeps the first error: later failures (during restore) are reported next to it, not over it. */
+static void keep_err(struct dctx *c, int rc, const pd_err *e)
+{
+	if (rc && !c->err.code) {
+		c->err = *e;
+		c->err.code = rc;
+	}
+}
+
+int dctx_reconnect(struct dctx *c)
+{
+	if (!pd_transport_lost(c->t))
+		return 0;
+	double until = now_s() + c->reconnect_s;
+	pd_err e = {0};
+	dlog(c, "connection to %s lost; reconnecting", pd_transport_uri(c->t));
+	while (now_s() < until) {
+		if (pd_transport_reconnect(c->t, &e) == 0) {
+			c->r->reconnects++;
+			dlog(c, "reconnected");
+			return 0;
+		}
+		usleep(500000);
+	}
+	dlog(c, "could not reconnect: %s", e.msg);
+	return PD_EXIT_ENV;
+}
+
+int dctx_fault(struct dctx *c, const char *step, pd_err *e)
+{
+	int rc = pd_fault_fire(&c->fault, step, c->t, c->o->interrupted, e);
+	if (rc)
+		return rc;
+	/* kinds the run handles itself */
+	if (!c->fault.fired && !strcmp(c->fault.step, step) && !strcmp(c->fault.kind, "kill-agent") && c->agent_pid > 0) {
+		c->fault.fired = true;
+		agent_signal(c, "KILL");
+	}
+	return 0;
+}
+
+static bool is_interrupted(const struct dctx *c) { return c->o->interrupted && *c->o->interrupted; }
+
+static int load_plan(struct dctx *c, pd_err *e)
+{
+	pd_diags d;
+	pd_diags_init(&d);
+	c->plan = pd_plan_load_file(c->o->plan_path, &d);
+	if (!c->plan) {
+		if (c->o->log && d.n > 1) /* the first one is the error itself */
+			pd_diags_print(&d, c->o->log);
+		if (!pd_diags_to_err(&d, e))
+			pd_err_set(e, PD_EXIT_USAGE, "%s: not a valid plan", c->o->plan_path);
+		pd_diags_free(&d);
+		return PD_EXIT_USAGE;
+	}
+	pd_diags_free(&d);
+	char tmp[1024];
+	snprintf(tmp, sizeof(tmp), "%s", c->o->plan_path);
+	snprintf(c->plan_dir, sizeof(c->plan_dir), "%s", dirname(tmp));
+	return 0;
+}
+
+static int make_rundir(struct dctx *c, pd_err *e)
+{
+	const char *d = c->o->out_dir;
+	if (mkdir(d, 0755) < 0 && errno != EEXIST)
+		return pd_err_set(e, PD_EXIT_ENV, "cannot create %s: %s", d, strerror(errno));
+	char *text;
+	size_t len;
+	int rc = pd_read_file(c->o->plan_path, &text, &len, 0, e);
+	if (rc)
+		return rc;
+	char path[1200];
+	snprintf(path, sizeof(path), "%s/plan.yaml", d);
+	rc = pd_write_file_atomic(path, text, len, e);
+	free(text);
+	if (rc == 0 && c->o->simulate_json) {
+		snprintf(path, sizeof(path), "%s/simulate.json", d);
+		if (pd_read_file(c->o->simulate_json, &text, &len, 0, e) == 0) {
+			rc = pd_write_file_atomic(path, text, len, e);
+			free(text);
+		}
+	}
+	/* run.pdlog is appended to while streaming; a previous run's log in the same RUNDIR goes */
+	snprintf(path, sizeof(path), "%s/run.pdlog", d);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/agent.stderr", d);
+	unlink(path);
+	return rc;
+}
+
+static int do_preflight(struct dctx *c, pd_err *e)
+{
+	int rc = dctx_fault(c, "preflight", e);
+	if (rc)
+		return rc;
+	rc = pd_board_preflight(c->b, c->plan, c->plan_dir, &c->problems, e);
+	if (rc && c->problems.len && c->o->log)
+		fprintf(c->o->log, "%s", c->problems.data);
+	return rc;
+}
+
+static int do_snapshot(struct dctx *c, pd_err *e)
+{
+	int rc = dctx_fault(c, "snapshot", e);
+	return rc ? rc : pd_board_state(c->b, c->plan, &c->state_before, e);
+}
+
+/* Restore with reconnection; the board state is read back and compared with the snapshot. */
+static void do_restore(struct dctx *c)
+{
+	pd_err e = {0};
+	double t0 = now_s();
+	if (c->o->no_restore) {
+		dlog(c, "--no-restore: the board keeps the plan's configuration");
+		c->r->restored = false;
+		return;
+	}
+	for (int attempt = 0; attempt < 3; attempt++) {
+		/* without a connection the restore still runs: every entry then fails and is listed */
+		bool unreachable = dctx_reconnect(c) != 0;
+		c->left.len = 0;
+		if (pd_board_restore(c->b, &c->left, &e) == 0)
+			break;
+		if (unreachable || !pd_transport_lost(c->t))
+			break; /* unreachable, or a refusal rather than a drop: retrying will not help */
+	}
+	c->restore_rc = pd_board_pending(c->b) ? PD_EXIT_ENV : 0;
+	if (c->restore_rc) {
+		if (!c->left.len)
+			pd_buf_printf(&c->left, "%zu change(s) not restored: %s\n", pd_board_pending(c->b), e.msg);
+		dlog(c, "RESTORE INCOMPLETE - left changed on the board:\n%s", c->left.data);
+	} else if (c->state_before.len) {
+		pd_buf after;
+		pd_buf_init(&after);
+		pd_err se = {0};
+		if (pd_board_state(c->b, c->plan, &after, &se) == 0) {
+			c->state_equal = after.len == c->state_before.len &&
+					 !memcmp(after.data, c->state_before.data, after.len);
+			if (!c->state_equal)
+				dlog(c, "warning: board state after restore differs from the snapshot");
+		}
+		pd_buf_free(&after);
+	}
+	c->r->restored = c->restore_rc == 0;
+	c->restore_s = now_s() - t0;
+}
+
+static json_t *lines_json(const char *text)
+{
+	json_t *a = json_array();
+	if (!text)
+		return a;
+	const char *p = text;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		if (n)
+			json_array_append_new(a, json_stringn(p, n));
+		p += n + (nl ? 1 : 0);
+	}
+	return a;
+}
+
+static json_t *record_json(const pd_board *b)
+{
+	pd_buf t;
+	pd_buf_init(&t);
+	pd_board_record_text(b, &t);
+	json_t *a = json_array();
+	char *save = NULL;
+	for (char *line = t.data ? strtok_r(t.data, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
+		char *f[4] = {0};
+		f[0] = line;
+		for (int i = 1; i < 4 && f[i - 1]; i++) {
+			char *tab = strchr(f[i - 1], '\t');
+			f[i] = tab ? (*tab = '\0', tab + 1) : NULL;
+		}
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s}", "kind", f[0], "path", f[1] ? f[1] : "",
+						   "old", f[2] ? f[2] : "", "new", f[3] ? f[3] : ""));
+	}
+	pd_buf_free(&t);
+	return a;
+}
+
+static int write_meta(struct dctx *c, pd_err *e)
+{
+	const struct pd_board_info *in = c->b ? pd_board_info(c->b) : NULL;
+	char end[32];
+	iso_now(end, sizeof(end));
+	json_t *j = json_object();
+	json_object_set_new(j, "board", json_string(c->o->board_uri));
+	json_object_set_new(j, "transport", json_string(c->t ? (pd_transport_is_local(c->t) ? "local" : "ssh") : "none"));
+	json_object_set_new(j, "kernel", in && in->kernel[0] ? json_string(in->kernel) : json_null());
+	json_object_set_new(j, "arch", in && in->arch[0] ? json_string(in->arch) : json_null());
+	json_object_set_new(j, "plan", json_string(c->o->plan_path));
+	json_object_set_new(j, "plan_hash", json_sprintf("%016llx", (unsigned long long)(c->plan ? pd_plan_hash(c->plan) : 0)));
+	json_object_set_new(j, "start", json_string(c->start_iso));
+	json_object_set_new(j, "end", json_string(end));
+	json_object_set_new(j, "duration_s", json_real((double)c->duration_ns / 1e9));
+	json_object_set_new(j, "agent", c->agent[0] ? json_string(c->agent) : json_null());
+	json_object_set_new(j, "agent_status", json_integer(c->r->agent_status));
+	json_object_set_new(j, "remote_dir", c->remote_dir[0] ? json_string(c->remote_dir) : json_null());
+	json_object_set_new(j, "cgroup_root", in && in->cgroup_dir[0] ? json_string(in->cgroup_dir) : json_null());
+	json_object_set_new(j, "result", json_string(c->err.code ? "error" : "ok"));
+	json_object_set_new(j, "exit_code", json_integer(c->err.code ? c->err.code : c->restore_rc));
+	json_object_set_new(j, "error", c->err.code ? json_string(c->err.msg) : json_null());
+	json_object_set_new(j, "preflight_problems", lines_json(c->problems.data));
+	json_object_set_new(j, "log_bytes", json_integer((json_int_t)c->r->log_bytes));
+	json_object_set_new(j, "reconnects", json_integer(c->r->reconnects));
+	json_object_set_new(j, "interrupted", json_boolean(is_interrupted(c)));
+	json_object_set_new(j, "setup_s", json_real(c->r->setup_s));
+	json_object_set_new(j, "teardown_s", json_real(c->r->teardown_s));
+	json_t *rs = json_object();
+	json_object_set_new(rs, "requested", json_boolean(!c->o->no_restore));
+	json_object_set_new(rs, "done", json_boolean(c->r->restored));
+	json_object_set_new(rs, "state_equal", json_boolean(c->state_equal));
+	json_object_set_new(rs, "left_changed", lines_json(c->left.data));
+	json_object_set_new(rs, "seconds", json_real(c->restore_s));
+	json_object_set_new(j, "restore", rs);
+	json_object_set_new(j, "changes", c->changes ? c->changes : json_array());
+	c->changes = NULL;
+	json_object_set_new(j, "fault", c->fault.step[0] ? json_sprintf("%s:%s", c->fault.step, c->fault.kind) : json_null());
+	char *text = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
+	json_decref(j);
+	char path[1200];
+	snprintf(path, sizeof(path), "%s/deploy.json", c->o->out_dir);
+	pd_buf b;
+	pd_buf_init(&b);
+	pd_buf_printf(&b, "%s\n", text);
+	free(text);
+	int rc = pd_write_file_atomic(path, b.data, b.len, e);
+	pd_buf_free(&b);
+	return rc;
+}
+
+/* Everything between "board touched" and "agent stopped"; errors land in c->err. */
+static void configure_and_run(struct dctx *c)
+{
+	pd_err e = {0};
+	int rc = pd_board_apply(c->b, c->plan, c->plan_dir, &e);
+	/* the record is what apply changed, whether it completed or not */
+	c->changes = record_json(c->b);
+	keep_err(c, rc, &e);
+	if (rc)
+		return;
+	dlog(c, "board configured (%zu change(s) recorded)", pd_board_pending(c->b));
+	rc = run_agent(c, &e);
+	keep_err(c, rc, &e);
+}
+
+int pd_deploy_run(const struct pd_deploy_opts *o, struct pd_deploy_result *r, pd_err *e)
+{
+	struct dctx c = {.o = o, .r = r, .reconnect_s = 30};
+	memset(r, 0, sizeof(*r));
+	r->agent_status = -1;
+	c.duration_ns = o->duration_ns > 0 ? o->duration_ns : 10 * PD_NS_PER_S;
+	pd_buf_init(&c.problems);
+	pd_buf_init(&c.state_before);
+	pd_buf_init(&c.left);
+	iso_now(c.start_iso, sizeof(c.start_iso));
+	c.t_start = now_s();
+	int rc = pd_fault_parse(o->fault, &c.fault, e);
+	if (!rc)
+		rc = load_plan(&c, e);
+	if (!rc)
+		rc = make_rundir(&c, e);
+	if (rc) /* nothing touched, nothing to record */
+		goto out;
+	rc = pd_transport_open(o->board_uri, &o->tp, &c.t, e);
+	if (!rc) {
+		c.b = pd_board_new(c.t, &o->board);
+		pd_board_set_hooks(c.b, &c.fault, o->interrupted);
+		dlog(&c, "connected to %s", o->board_uri);
+		rc = do_preflight(&c, e);
+	}
+	if (!rc)
+		rc = do_snapshot(&c, e);
+	if (!rc) {
+		rc = pd_find_agent(o->agent_path, o->self_exe, pd_board_info(c.b)->arch, c.agent, sizeof(c.agent), e);
+		if (!rc)
+			dlog(&c, "agent %s for %s", c.agent, pd_board_info(c.b)->arch);
+	}
+	keep_err(&c, rc, e);
+	if (rc) { /* failed before apply: the board was not touched */
+		r->restored = true;
+		c.state_equal = true;
+	} else {
+		configure_and_run(&c);
+		if (!r->setup_s)
+			r->setup_s = now_s() - c.t_start;
+		double t1 = now_s();
+		do_restore(&c);
+		r->teardown_s = c.stop_s + (now_s() - t1);
+	}
+	if (c.b && !c.changes)
+		c.changes = json_array();
+	pd_err me = {0};
+	if (write_meta(&c, &me) && !c.err.code)
+		keep_err(&c, me.code, &me);
+	rc = c.err.code ? c.err.code : c.restore_rc;
+	if (c.err.code)
+		*e = c.err;
+	else if (c.restore_rc)
+		pd_err_set(e, PD_EXIT_ENV, "the run finished but the board could not be fully restored:\n%s",
+			   c.left.data);
+	if (c.err.code && c.restore_rc) /* both: say both */
+		snprintf(e->msg + strlen(e->msg), sizeof(e->msg) - strlen(e->msg),
+			 "; and the board could not be fully restored (see deploy.json restore.left_changed)");
+out:
+	json_decref(c.changes);
+	pd_board_free(c.b);
+	pd_transport_close(c.t);
+	pd_plan_free(c.plan);
+	pd_buf_free(&c.problems);
+	pd_buf_free(&c.state_before);
+	pd_buf_free(&c.left);
+	return rc;
+}

@@ -1,0 +1,368 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run.c - the agent's run on the board: upload the agent and the plan into a private work directory,
+ * start it detached (so an SSH drop does not kill it), stream DIR/out/run.pdlog into RUNDIR while it
+ * runs, stop it after --duration, fetch its stderr, remove the work directory.
+ *
+ * The launcher is one constant shell script run as `sh -c SCRIPT sh DIR AGENT ARGS...`: the script
+ * text never contains a value, every value is a positional argument quoted by pd_shell_quote, so no
+ * file content or path ever becomes shell syntax. The script records the agent's pid and, when the
+ * agent ends, its exit status, in files the deployer reads over SFTP.
+ */
+#include "deployer/run_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char launcher[] =
+	"d=$1; shift; ("
+	" \"$@\" </dev/null >/dev/null 2>\"$d/agent.stderr\" & p=$!;"
+	" echo $p >\"$d/agent.pid.tmp\"; mv \"$d/agent.pid.tmp\" \"$d/agent.pid\";"
+	" wait $p; echo $? >\"$d/agent.exit.tmp\"; mv \"$d/agent.exit.tmp\" \"$d/agent.exit\""
+	" ) </dev/null >/dev/null 2>&1 &";
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static const char *rpath(struct dctx *c, const char *name)
+{
+	char *b = c->rbuf[c->rrot++ % 6];
+	snprintf(b, sizeof(c->rbuf[0]), "%s/%s", c->remote_dir, name);
+	return b;
+}
+
+/* Runs op until it succeeds or the connection cannot be restored. */
+#define WITH_RECONNECT(c, rc, call)                                   \
+	do {                                                          \
+		for (int try_ = 0; try_ < 3; try_++) {                \
+			rc = (call);                                  \
+			if (rc == 0 || !pd_transport_lost((c)->t))    \
+				break;                                \
+			if (dctx_reconnect(c))                        \
+				break;                                \
+		}                                                     \
+	} while (0)
+
+int agent_signal(struct dctx *c, const char *sig)
+{
+	if (c->agent_pid <= 0)
+		return -1;
+	char s[16], pid[32];
+	snprintf(s, sizeof(s), "-%s", sig);
+	snprintf(pid, sizeof(pid), "%ld", c->agent_pid);
+	const char *argv[] = {"kill", s, pid, NULL};
+	struct pd_exec_result r;
+	pd_err e = {0};
+	int rc;
+	WITH_RECONNECT(c, rc, pd_tp_exec(c->t, argv, &r, &e));
+	pd_exec_result_free(&r);
+	return rc;
+}
+
+static int upload(struct dctx *c, pd_err *e)
+{
+	snprintf(c->remote_dir, sizeof(c->remote_dir), "/tmp/powerdag-run.%ld.%ld", (long)getpid(),
+		 (long)time(NULL));
+	int rc = dctx_fault(c, "upload", e);
+	if (!rc)
+		WITH_RECONNECT(c, rc, pd_tp_mkdir(c->t, c->remote_dir, 0700, e));
+	if (!rc)
+		WITH_RECONNECT(c, rc, pd_tp_mkdir(c->t, rpath(c, "out"), 0755, e));
+	if (!rc)
+		WITH_RECONNECT(c, rc, pd_tp_upload(c->t, c->agent, rpath(c, "powerdag-agent"), 0755, e));
+	if (rc)
+		return rc;
+	if (!strcmp(c->fault.step, "start") && !strcmp(c->fault.kind, "admission")) {
+		/* every CPU task asks for its whole period: beyond the DL admission cap, so the kernel
+		 * refuses the agent (EBUSY) exactly as it would a plan that does not fit */
+		c->fault.fired = true;
+		size_t nt = pd_dags_task_count(pd_plan_dags(c->plan));
+		for (size_t i = 0; i < nt; i++) {
+			struct pd_plan_task *t = pd_plan_task(c->plan, i);
+			if (t->place.kind == PD_PLACE_CPU)
+				t->runtime_ns = t->deadline_ns = t->period_ns;
+		}
+		char tmp[] = "/tmp/powerdag-admission.XXXXXX";
+		int fd = mkstemp(tmp);
+		if (fd >= 0)
+			close(fd);
+		rc = pd_plan_write_file(c->plan, tmp, e);
+		if (!rc)
+			WITH_RECONNECT(c, rc, pd_tp_upload(c->t, tmp, rpath(c, "plan.yaml"), 0644, e));
+		unlink(tmp);
+		return rc;
+	}
+	WITH_RECONNECT(c, rc, pd_tp_upload(c->t, c->o->plan_path, rpath(c, "plan.yaml"), 0644, e));
+	return rc;
+}
+
+static int start(struct dctx *c, pd_err *e)
+{
+	int rc = dctx_fault(c, "start", e);
+	if (rc)
+		return rc;
+	char dur[32];
+	snprintf(dur, sizeof(dur), "%.3f", (double)c->duration_ns / 1e9);
+	const char *cg = pd_board_info(c->b)->cgroup_dir;
+	const char *argv[16] = {"sh", "-c", launcher, "sh", c->remote_dir, rpath(c, "powerdag-agent"), "run",
+				rpath(c, "plan.yaml"), "--out", rpath(c, "out"), "--duration", dur};
+	size_t n = 12;
+	if (cg[0]) {
+		argv[n++] = "--cgroup-root";
+		argv[n++] = cg;
+	}
+	argv[n] = NULL;
+	struct pd_exec_result r;
+	WITH_RECONNECT(c, rc, pd_tp_exec(c->t, argv, &r, e));
+	if (rc == 0 && r.status != 0)
+		rc = pd_err_set(e, PD_EXIT_ENV, "starting the agent failed (status %d): %s", r.status,
+				r.err.data ? r.err.data : "");
+	pd_exec_result_free(&r);
+	if (rc)
+		return rc;
+	/* the pid file appears as soon as the background shell has forked the agent */
+	pd_buf pid;
+	pd_buf_init(&pid);
+	for (int i = 0; i < 100 && c->agent_pid <= 0; i++) {
+		pid.len = 0;
+		pd_err ig = {0};
+		struct pd_tp_stat st;
+		if (pd_tp_stat(c->t, rpath(c, "agent.pid"), &st, &ig) == 0 && st.exists &&
+		    pd_tp_read(c->t, rpath(c, "agent.pid"), &pid, &ig) == 0 && pid.data)
+			c->agent_pid = strtol(pid.data, NULL, 10);
+		else if (pd_transport_lost(c->t) && dctx_reconnect(c))
+			break;
+		else
+			usleep(20000);
+	}
+	pd_buf_free(&pid);
+	if (c->agent_pid <= 0)
+		return pd_err_set(e, PD_EXIT_ENV, "the agent did not start on the board (no pid after 2 s)");
+	dlog(c, "agent running on the board (pid %ld), %s s", c->agent_pid, dur);
+	return 0;
+}
+
+/* Appends the bytes of the remote log past what was already streamed. */
+static int stream_once(struct dctx *c, int fd, pd_err *e)
+{
+	struct pd_tp_stat st;
+	int rc = pd_tp_stat(c->t, rpath(c, "out/run.pdlog"), &st, e);
+	if (rc || !st.exists)
+		return rc;
+	pd_buf chunk;
+	pd_buf_init(&chunk);
+	while (rc == 0 && c->r->log_bytes < st.size) {
+		chunk.len = 0;
+		size_t want = st.size - c->r->log_bytes;
+		rc = pd_tp_read_at(c->t, rpath(c, "out/run.pdlog"), c->r->log_bytes, want > 65536 ? 65536 : want,
+				   &chunk, e);
+		if (rc == 0 && chunk.len == 0)
+			break;
+		if (rc == 0) {
+			const char *p = chunk.data;
+			size_t left = chunk.len;
+			while (left) {
+				ssize_t w = write(fd, p, left);
+				if (w < 0 && errno == EINTR)
+					continue;
+				if (w < 0) {
+					rc = pd_err_set(e, PD_EXIT_ENV, "writing run.pdlog: %s", strerror(errno));
+					break;
+				}
+				p += w, left -= (size_t)w;
+			}
+			if (rc == 0)
+				c->r->log_bytes += chunk.len;
+		}
+	}
+	pd_buf_free(&chunk);
+	return rc;
+}
+
+/* Exit status from DIR/agent.exit once the agent ended; -1 while it runs. */
+static int agent_exit(struct dctx *c, pd_err *e)
+{
+	struct pd_tp_stat st;
+	int rc;
+	WITH_RECONNECT(c, rc, pd_tp_stat(c->t, rpath(c, "agent.exit"), &st, e));
+	if (rc || !st.exists)
+		return -1;
+	pd_buf b;
+	pd_buf_init(&b);
+	int status = -1;
+	if (pd_tp_read(c->t, rpath(c, "agent.exit"), &b, e) == 0 && b.data)
+		status = (int)strtol(b.data, NULL, 10);
+	pd_buf_free(&b);
+	return status;
+}
+
+static bool interrupted(const struct dctx *c) { return c->o->interrupted && *c->o->interrupted; }
+
+/* Streams until the agent exits, the duration (plus a grace period) passes, or Ctrl-C. */
+static int stream_loop(struct dctx *c, int fd, pd_err *e)
+{
+	double t_end = now_s() + (double)c->duration_ns / 1e9 + 5.0;
+	/* stream-step faults fire once some data has been streamed: after half the run, at most 1 s */
+	double half = (double)c->duration_ns / 2e9;
+	double t_fault = now_s() + (half < 1.0 ? half : 1.0);
+	int status = -1;
+	while (status < 0) {
+		if (interrupted(c)) {
+			dlog(c, "interrupted: stopping the agent");
+			return 0;
+		}
+		if (now_s() > t_end) {
+			dlog(c, "agent still running after its duration: stopping it");
+			return 0;
+		}
+		int rc = 0;
+		if (now_s() > t_fault)
+			rc = dctx_fault(c, "stream", e);
+		if (rc == 0)
+			rc = stream_once(c, fd, e);
+		if (rc == 0)
+			status = agent_exit(c, e);
+		if (rc && pd_transport_lost(c->t)) {
+			if (dctx_reconnect(c))
+				return rc;
+			continue;
+		}
+		if (rc)
+			return rc;
+		if (status < 0)
+			usleep(200000);
+	}
+	c->r->agent_status = status;
+	return 0;
+}
+
+static int stop(struct dctx *c, pd_err *e)
+{
+	int rc = dctx_fault(c, "stop", e);
+	if (rc)
+		return rc;
+	pd_err ig = {0};
+	if (dctx_reconnect(c))
+		return pd_err_set(e, PD_EXIT_ENV, "cannot reach the board to stop the agent");
+	int status = agent_exit(c, &ig);
+	const char *sigs[] = {"TERM", "KILL"};
+	for (int s = 0; s < 2 && status < 0; s++) {
+		agent_signal(c, sigs[s]);
+		for (int i = 0; i < 50 && status < 0; i++) { /* 5 s for a clean stop */
+			usleep(100000);
+			status = agent_exit(c, &ig);
+		}
+	}
+	if (status < 0)
+		return pd_err_set(e, PD_EXIT_ENV, "the agent (pid %ld) did not stop", c->agent_pid);
+	c->r->agent_status = status;
+	return 0;
+}
+
+static void last_line(const char *text, char *out, size_t n)
+{
+	out[0] = '\0';
+	if (!text)
+		return;
+	size_t len = strlen(text);
+	while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+		len--;
+	size_t start = len;
+	while (start && text[start - 1] != '\n')
+		start--;
+	snprintf(out, n, "%.*s", (int)(len - start), text + start);
+}
+
+static int fetch(struct dctx *c, int fd, pd_err *e)
+{
+	int rc = dctx_fault(c, "fetch", e);
+	if (!rc)
+		WITH_RECONNECT(c, rc, stream_once(c, fd, e));
+	char local[1200];
+	snprintf(local, sizeof(local), "%s/agent.stderr", c->o->out_dir);
+	pd_err fe = {0};
+	int frc;
+	WITH_RECONNECT(c, frc, pd_tp_download(c->t, rpath(c, "agent.stderr"), local, &fe));
+	if (!rc && frc)
+		rc = frc, *e = fe;
+	return rc;
+}
+
+static void cleanup_remote(struct dctx *c)
+{
+	if (!c->remote_dir[0] || dctx_reconnect(c))
+		return;
+	const char *argv[] = {"rm", "-rf", "--", c->remote_dir, NULL};
+	struct pd_exec_result r;
+	pd_err e = {0};
+	pd_tp_exec(c->t, argv, &r, &e);
+	pd_exec_result_free(&r);
+}
+
+/* The agent's verdict as an error: admission refused / missing feature (3), crash (signal). */
+static int agent_verdict(struct dctx *c, pd_err *e)
+{
+	int s = c->r->agent_status;
+	if (s == 0)
+		return 0;
+	char local[1200], line[400] = "";
+	snprintf(local, sizeof(local), "%s/agent.stderr", c->o->out_dir);
+	char *text = NULL;
+	size_t len;
+	pd_err ig = {0};
+	if (pd_read_file(local, &text, &len, 0, &ig) == 0)
+		last_line(text, line, sizeof(line));
+	free(text);
+	if (s > 128)
+		return pd_err_set(e, PD_EXIT_ENV, "the agent crashed (killed by signal %d)%s%s", s - 128,
+				  line[0] ? ": " : "", line);
+	if (s == PD_EXIT_FAIL)
+		return pd_err_set(e, PD_EXIT_FAIL, "the agent reported a failure: %s", line);
+	return pd_err_set(e, s == PD_EXIT_USAGE ? PD_EXIT_USAGE : PD_EXIT_ENV, "the agent exited with %d: %s", s,
+			  line[0] ? line : "(no message)");
+}
+
+int run_agent(struct dctx *c, pd_err *e)
+{
+	char logpath[1200];
+	snprintf(logpath, sizeof(logpath), "%s/run.pdlog", c->o->out_dir);
+	int fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return pd_err_set(e, PD_EXIT_ENV, "cannot create %s: %s", logpath, strerror(errno));
+	int rc = upload(c, e);
+	if (!rc)
+		rc = start(c, e);
+	c->r->setup_s = now_s() - c->t_start; /* connect .. agent started: the deploy overhead */
+	if (!rc)
+		rc = stream_loop(c, fd, e);
+	double t_stop = now_s();
+	pd_err se = {0};
+	int src = 0;
+	if (c->agent_pid > 0)
+		src = stop(c, &se);
+	pd_err fe = {0};
+	int frc = c->remote_dir[0] ? fetch(c, fd, &fe) : 0;
+	fsync(fd);
+	close(fd);
+	cleanup_remote(c);
+	c->stop_s = now_s() - t_stop;
+	if (!rc && src)
+		rc = src, *e = se;
+	if (!rc && frc)
+		rc = frc, *e = fe;
+	if (!rc && c->o->interrupted && *c->o->interrupted)
+		rc = pd_err_set(e, PD_EXIT_ENV, "interrupted; the run was stopped and the data so far kept");
+	if (!rc)
+		rc = agent_verdict(c, e);
+	dlog(c, "agent exit status %d, %llu byte(s) of run log", c->r->agent_status,
+	     (unsigned long long)c->r->log_bytes);
+	return rc;
+}

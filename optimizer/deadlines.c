@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Deadline assignment for a fixed placement and fixed OPPs.
+ *
+ * Every CPU task i has an execution time C_i (wcet_at), every accelerated task a fixed delay R_i (its
+ * FIFO bound). We look for deadlines d_i >= C_i such that every source-to-sink path of DAG g sums to
+ * at most D'_g = (1 - slack) D_g, and the largest core density sum_{i on c} C_i / d_i is as small as
+ * possible (<= cap means schedulable).
+ *
+ * Fast rule (used inside the local search, O(iters * (V + E))): give every task its execution time
+ * plus a share of the path slack proportional to a weight w_i = sqrt(mu_c C_i):
+ *
+ *     d_i = C_i + w_i (D' - Emax_i) / Wmax_i
+ *
+ * where Emax_i / Wmax_i are the largest sums of execution times / weights over the paths through i.
+ * For any path P through i, Emax_i >= E(P) and Wmax_i >= W(P), so sum_{j in P} d_j <= E(P) + (D' -
+ * E(P)) = D': every path fits by construction. The proportional rule d_i = w_i (D' - Rmax_i) / Wmax_i
+ * (accelerator delays Rmax only) is tried too; it is the closed-form optimum on a chain (d ~ sqrt(C),
+ * Lagrange) and valid by the same argument when it keeps d_i >= C_i. The multipliers mu_c are
+ * raised on the most loaded cores for a few rounds (a cheap subgradient step on the min-max).
+ *
+ * Exact rule (polish): the convex program min lambda s.t. sum_{i on c} u_i <= lambda, u_i >= C_i/d_i,
+ * paths, solved by GLPK dual simplex with Kelley tangent cuts u_i >= C_i (2/t - d_i/t^2).
+ */
+#include "optimizer/opt_internal.h"
+
+#include <glpk.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct opt_ws *opt_ws_new(const struct opt_inst *in)
+{
+	struct opt_ws *w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	size_t n = in->n_tasks ? in->n_tasks : 1, nc = in->n_cores ? in->n_cores : 1;
+	w->n = n;
+	w->nc = nc;
+	double **arrs[] = {&w->e, &w->w, &w->ef, &w->eb, &w->wf, &w->wb, &w->rf, &w->rb, &w->dbest, &w->keep};
+	bool ok = true;
+	for (size_t j = 0; j < sizeof(arrs) / sizeof(arrs[0]); j++)
+		ok = (*arrs[j] = calloc(n, sizeof(double))) && ok;
+	ok = (w->mu = calloc(nc, sizeof(double))) && ok;
+	ok = (w->load = calloc(nc, sizeof(double))) && ok;
+	ok = (w->pload = calloc(nc, sizeof(double))) && ok;
+	ok = (w->r = calloc(n, sizeof(int64_t))) && ok;
+	ok = (w->keys = calloc(n, 2 * sizeof(double))) && ok;
+	ok = opt_sol_init(&w->pbest, in) == 0 && ok;
+	ok = opt_sol_init(&w->ptmp, in) == 0 && ok;
+	if (!ok) {
+		opt_ws_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void opt_ws_free(struct opt_ws *w)
+{
+	if (!w)
+		return;
+	free(w->e), free(w->w), free(w->ef), free(w->eb), free(w->wf), free(w->wb), free(w->keep);
+	free(w->rf), free(w->rb), free(w->mu), free(w->load), free(w->dbest), free(w->r), free(w->pload), free(w->keys);
+	opt_sol_free(&w->pbest);
+	opt_sol_free(&w->ptmp);
+	free(w);
+}
+
+double opt_ws_path_exec(const struct opt_ws *w, size_t i)
+{
+	return w->ef[i] + w->eb[i] - w->e[i];
+}
+
+/* Forward and backward longest sums of x over the paths ending at / starting from each task. */
+static void sweep(const struct opt_inst *in, const double *x, double *fwd, double *bwd)
+{
+	const size_t *topo = pd_dags_topo(in->dags);
+	const struct pd_task *tasks = in->tasks;
+	for (size_t t = 0; t < in->n_tasks; t++) {
+		size_t i = topo[t];
+		const struct pd_task *T = &tasks[i];
+		double m = 0;
+		for (size_t p = 0; p < T->n_preds; p++)
+			m = fwd[T->preds[p]] > m ? fwd[T->preds[p]] : m;
+		fwd[i] = m + x[i];
+	}
+	for (size_t t = in->n_tasks; t-- > 0;) {
+		size_t i = topo[t];
+		const struct pd_task *T = &tasks[i];
+		double m = 0;
+		for (size_t p = 0; p < T->n_succs; p++)
+			m = bwd[T->succs[p]] > m ? bwd[T->succs[p]] : m;
+		bwd[i] = m + x[i];
+	}
+}
+
+/* Largest core density over cap for deadlines d (CPU tasks). */
+static double max_load(const struct opt_inst *in, const struct opt_sol *s, struct opt_ws *w, const double *d)
+{
+	memset(w->load, 0, in->n_cores * sizeof(double));
+	for (size_t i = 0; i < in->n_tasks; i++)
+		if (s->where[i] >= 0)
+			w->load[s->where[i]] += w->e[i] / d[i];
+	double m = 0;
+	for (size_t c = 0; c < in->n_cores; c++)
+		m = w->load[c] > m ? w->load[c] : m;
+	return m / in->cap;
+}
+
+/* One application of both rules with the current mu; the better one goes to s->d_ns. */
+static double apply_rules(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, double slack_frac)
+{
+	for (size_t i = 0; i < in->n_tasks; i++)
+		w->w[i] = s->where[i] >= 0 ? sqrt(w->e[i] * w->mu[s->where[i]]) : 0.0;
+	sweep(in, w->w, w->wf, w->wb);
+	double best = INFINITY;
+	/* slack rule */
+	double worst = 0;
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		double D = (double)in->D_ns[i] * (1.0 - slack_frac);
+		double emax = w->ef[i] + w->eb[i] - w->e[i], wmax = w->wf[i] + w->wb[i] - w->w[i];
+		worst = fmax(worst, emax / D);
+		if (s->where[i] < 0)
+			continue;
+		double extra = wmax > 0 ? w->w[i] * (D - emax) / wmax : 0;
+		w->dbest[i] = fmin(w->e[i] + extra, (double)in->T_ns[i]);
+	}
+	if (worst > 1.0)
+		return OPT_PATH_INFEASIBLE + worst; /* graded, so that a repair can see progress */
+	best = max_load(in, s, w, w->dbest);
+	memcpy(s->d_ns, w->dbest, in->n_tasks * sizeof(double));
+	/* proportional rule */
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		if (s->where[i] >= 0)
+			continue;
+		w->dbest[i] = w->e[i];
+	}
+	bool ok = true;
+	for (size_t i = 0; i < in->n_tasks && ok; i++) {
+		if (s->where[i] < 0)
+			continue;
+		double D = (double)in->D_ns[i] * (1.0 - slack_frac);
+		double rmax = w->rf[i] + w->rb[i], wmax = w->wf[i] + w->wb[i] - w->w[i];
+		w->dbest[i] = fmin(w->w[i] * (D - rmax) / wmax, (double)in->T_ns[i]);
+		ok = w->dbest[i] >= w->e[i];
+	}
+	if (ok) {
+		double m = max_load(in, s, w, w->dbest);
+		if (m < best) {
+			best = m;
+			memcpy(s->d_ns, w->dbest, in->n_tasks * sizeof(double));
+		}
+	}
+	return best;
+}
+
+double opt_deadlines_fast(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, double slack_frac,
+			  int iters)
+{
+	double umax = opt_fifo_response(in, s, w->r);
+	if (umax > 1.0)
+		return OPT_FIFO_OVERLOAD + umax;
+	double *racc = w->dbest; /* accelerator delays only, for the proportional rule */
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		w->e[i] = (double)(s->where[i] >= 0 ? opt_exec_ns(in, s, i) : w->r[i]);
+		racc[i] = s->where[i] >= 0 ? 0.0 : w->e[i];
+	}
+	sweep(in, racc, w->rf, w->rb);
+	for (size_t i = 0; i < in->n_tasks; i++) /* rf + rb counted R_i twice for accel tasks */
+		if (s->where[i] < 0)
+			w->rb[i] -= w->e[i];
+	sweep(in, w->e, w->ef, w->eb);
+	for (size_t c = 0; c < in->n_cores; c++)
+		w->mu[c] = 1.0;
+	double *keep = w->keep;
+	double best = INFINITY;
+	for (int it = 0; it < (iters > 0 ? iters : 1); it++) {
+		double m = apply_rules(in, s, w, slack_frac);
+		if (m >= OPT_PATH_INFEASIBLE) {
+			best = fmin(best, m);
+			break;
+		}
+		if (m < best) {
+			best = m;
+			memcpy(keep, s->d_ns, in->n_tasks * sizeof(double));
+		}
+		if (best <= 1.0 && it >= 1)
+			break;
+		/* loads of the deadlines just applied sit in w->load only for the last rule evaluated:
+		 * recompute for s->d_ns */
+		max_load(in, s, w, s->d_ns);
+		double top = 0;
+		for (size_t c = 0; c < in->n_cores; c++)
+			top = fmax(top, w->load[c]);
+		if (top <= 0)
+			break;
+		for (size_t c = 0; c < in->n_cores; c++)
+			{
+			double x = fmax(w->load[c] / top, 1e-3);
+			w->mu[c] *= x * sqrt(x);
+		}
+	}
+	if (best < OPT_PATH_INFEASIBLE)
+		memcpy(s->d_ns, keep, in->n_tasks * sizeof(double));
+	return best;
+}
+
+/* ---------------------------------------------------------------- LP + Kelley polish */
+
+struct lp_map {
+	int lam;        /* column of lambda */
+	int *dcol, *ucol, *fcol;
+};
+
+static void add_tangent(glp_prob *lp, const struct lp_map *mp, size_t i, double C, double t)
+{
+	/* u_i >= C (2/t - d_i/t^2)  <=>  u_i + (C/t^2) d_i >= 2C/t   (ms units) */
+	int r = glp_add_rows(lp, 1);
+	int ind[3] = {0, mp->ucol[i], mp->dcol[i]};
+	double val[3] = {0, 1.0, C / (t * t)};
+	glp_set_mat_row(lp, r, 2, ind, val);
+	glp_set_row_bnds(lp, r, GLP_LO, 2.0 * C / t, 0);
+}
+
+static void build_lp(const struct opt_inst *in, const struct opt_sol *s, const struct opt_ws *w, double slack_frac,
+		     glp_prob *lp, struct lp_map *mp)
+{
+	glp_set_obj_dir(lp, GLP_MIN);
+	mp->lam = glp_add_cols(lp, 1);
+	glp_set_col_bnds(lp, mp->lam, GLP_LO, 0, 0);
+	glp_set_obj_coef(lp, mp->lam, 1.0);
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		/* 2 ns below D: the LP's float error never makes a floored path exceed D */
+		double D = ((double)in->D_ns[i] * (1.0 - slack_frac) - 2.0) * 1e-6;
+		mp->fcol[i] = glp_add_cols(lp, 1);
+		glp_set_col_bnds(lp, mp->fcol[i], GLP_DB, 0, D);
+		if (s->where[i] < 0)
+			continue;
+		double C = w->e[i] * 1e-6, hi = fmin((double)in->T_ns[i] * 1e-6, D);
+		mp->dcol[i] = glp_add_cols(lp, 1);
+		glp_set_col_bnds(lp, mp->dcol[i], hi > C ? GLP_DB : GLP_FX, C, hi > C ? hi : C);
+		mp->ucol[i] = glp_add_cols(lp, 1);
+		glp_set_col_bnds(lp, mp->ucol[i], GLP_LO, 0, 0);
+	}
+	/* cores */
+	int *ind = calloc(in->n_tasks + 2, sizeof(int));
+	double *val = calloc(in->n_tasks + 2, sizeof(double));
+	for (size_t c = 0; c < in->n_cores && ind && val; c++) {
+		int len = 0;
+		for (size_t i = 0; i < in->n_tasks; i++)
+			if (s->where[i] == (int)c)
+				++len, ind[len] = mp->ucol[i], val[len] = 1.0;
+		if (!len)
+			continue;
+		++len, ind[len] = mp->lam, val[len] = -1.0;
+		int r = glp_add_rows(lp, 1);
+		glp_set_mat_row(lp, r, len, ind, val);
+		glp_set_row_bnds(lp, r, GLP_UP, 0, 0);
+	}
+	/* finish potentials: F_i - F_p - d_i >= 0 (CPU) or >= R_i (accel); F_i >= d_i at sources */
+	for (size_t i = 0; i < in->n_tasks && ind && val; i++) {
+		const struct pd_task *T = pd_dags_task(in->dags, i);
+		double fixed = s->where[i] < 0 ? w->e[i] * 1e-6 : 0.0;
+		size_t np = T->n_preds ? T->n_preds : 1;
+		for (size_t p = 0; p < np; p++) {
+			int len = 0;
+			++len, ind[len] = mp->fcol[i], val[len] = 1.0;
+			if (T->n_preds)
+				++len, ind[len] = mp->fcol[T->preds[p]], val[len] = -1.0;
+			if (s->where[i] >= 0)
+				++len, ind[len] = mp->dcol[i], val[len] = -1.0;
+			int r = glp_add_rows(lp, 1);
+			glp_set_mat_row(lp, r, len, ind, val);
+			glp_set_row_bnds(lp, r, GLP_LO, fixed, 0);
+		}
+	}
+	free(ind);
+	free(val);
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		if (s->where[i] < 0)
+			continue;
+		double C = w->e[i] * 1e-6, hi = fmin((double)in->T_ns[i] * 1e-6, (double)in->D_ns[i] * 1e-6);
+		add_tangent(lp, mp, i, C, C);
+		add_tangent(lp, mp, i, C, fmax(C, s->d_ns[i] * 1e-6));
+		add_tangent(lp, mp, i, C, hi);
+		add_tangent(lp, mp, i, C, sqrt(C * hi));
+	}
+}
+
+double opt_deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double slack_frac, double deadline_s)
+{
+	struct opt_ws *w = opt_ws_new(in);
+	if (!w)
+		return INFINITY;
+	/* a fast pass gives execution times, responses and a starting point */
+	double start = opt_deadlines_fast(in, s, w, slack_frac, 4);
+	if (start >= OPT_PATH_INFEASIBLE) {
+		opt_ws_free(w);
+		return INFINITY;
+	}
+	struct lp_map mp = {0};
+	mp.dcol = calloc(in->n_tasks, sizeof(int));
+	mp.ucol = calloc(in->n_tasks, sizeof(int));
+	mp.fcol = calloc(in->n_tasks, sizeof(int));
+	double *d = calloc(in->n_tasks, sizeof(double));
+	glp_prob *lp = glp_create_prob();
+	double best = start;
+	if (!mp.dcol || !mp.ucol || !mp.fcol || !d)
+		goto out;
+	build_lp(in, s, w, slack_frac, lp, &mp);
+	glp_smcp parm;
+	glp_init_smcp(&parm);
+	parm.msg_lev = GLP_MSG_OFF;
+	parm.meth = GLP_DUALP;
+	for (int it = 0; it < 200 && opt_now_s() < deadline_s; it++) {
+		int rc = glp_simplex(lp, &parm);
+		if (rc != 0 || glp_get_status(lp) != GLP_OPT) {
+			glp_std_basis(lp);
+			rc = glp_simplex(lp, &parm);
+			if (rc != 0 || glp_get_status(lp) != GLP_OPT)
+				break;
+		}
+		int added = 0;
+		for (size_t i = 0; i < in->n_tasks; i++) {
+			if (s->where[i] < 0)
+				continue;
+			double C = w->e[i] * 1e-6, di = glp_get_col_prim(lp, mp.dcol[i]);
+			double ui = glp_get_col_prim(lp, mp.ucol[i]);
+			d[i] = fmax(di * 1e6, w->e[i]);
+			if (ui < C / di * (1.0 - 1e-9) - 1e-12) {
+				add_tangent(lp, &mp, i, C, di);
+				added++;
+			}
+		}
+		/* the true max density of the LP's deadlines: keep the best seen */
+		for (size_t i = 0; i < in->n_tasks; i++)
+			if (s->where[i] < 0)
+				d[i] = 0;
+		double m = max_load(in, s, w, d);
+		if (m < best) {
+			best = m;
+			for (size_t i = 0; i < in->n_tasks; i++)
+				if (s->where[i] >= 0)
+					s->d_ns[i] = d[i];
+		}
+		if (!added || glp_get_obj_val(lp) / in->cap > best * (1 - 1e-7))
+			break;
+	}
+out:
+	glp_delete_prob(lp);
+	free(mp.dcol), free(mp.ucol), free(mp.fcol), free(d);
+	opt_ws_free(w);
+	return best;
+}

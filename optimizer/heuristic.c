@@ -1,0 +1,554 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The heuristic: OPP-vector enumeration with a valid bound, greedy placement, repair, local search.
+ *
+ * For a fixed OPP vector (one OPP per island and GPU) the power of a plan is
+ *     idle(vector) + sum_i busy_i(placement of i)
+ * so the cheapest conceivable plan puts every task on its cheapest option that can hold it alone:
+ * LB(vector) = idle + sum_i min_option busy_i. This is a valid lower bound for every plan at that
+ * vector; min over vectors is a valid lower bound for the instance. Vectors are visited in
+ * increasing LB; the search stops when LB(vector) >= incumbent (nothing left can be better) or at
+ * the time limit. When the cheapest placement of a vector packs, that vector is solved exactly.
+ * Otherwise a repair moves tasks off the overloaded resource to the option with the best power
+ * increase per relief, then a local search moves tasks to cheaper options while the plan packs.
+ */
+#include "optimizer/opt_internal.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct vec {
+	size_t id;
+	double lb_w;
+};
+
+struct heur {
+	const struct opt_inst *in;
+	struct opt_ws *ws;
+	double slack_frac, deadline_s;
+	size_t n_opt;  /* options per task: islands then servers */
+	int *opt_where; /* option -> where value (island's core 0, or -(1 + server)) */
+	struct opt_sol cur, tmp;
+};
+
+static int cmp_vec(const void *a, const void *b)
+{
+	double x = ((const struct vec *)a)->lb_w, y = ((const struct vec *)b)->lb_w;
+	return (x > y) - (x < y);
+}
+
+/* Decode vector id into the OPPs of s (mixed radix over islands then GPUs). */
+static void set_vector(const struct opt_inst *in, struct opt_sol *s, size_t id)
+{
+	for (size_t k = 0; k < in->n_isl; k++) {
+		s->isl_opp[k] = id % in->isl_nopp[k];
+		id /= in->isl_nopp[k];
+	}
+	for (size_t a = 0; a < in->n_acc; a++) {
+		s->acc_opp[a] = id % in->acc_nopp[a];
+		id /= in->acc_nopp[a];
+	}
+}
+
+/* Can option o hold task i alone at the OPPs of s (its time fits its longest possible deadline)? */
+static bool option_fits(const struct heur *h, const struct opt_sol *s, size_t i, size_t o)
+{
+	const struct opt_inst *in = h->in;
+	double hi = fmin(in->hi_ns[i], (double)in->T_ns[i]) * (1.0 - h->slack_frac);
+	if (o < in->n_isl) {
+		double C = (double)wcet_at(in, i, o, s->isl_opp[o]);
+		return C <= hi && C / in->cap <= hi && C >= 1024;
+	}
+	size_t v = o - in->n_isl;
+	if (in->impl[i * in->n_srv + v] < 0)
+		return false;
+	double L = (double)opt_latency(in, i, v, s->acc_opp[in->srv[v].accel]);
+	return L <= hi && L <= (double)in->T_ns[i];
+}
+
+static double idle_w(const struct opt_inst *in, const struct opt_sol *s)
+{
+	double p = in->base_w;
+	for (size_t k = 0; k < in->n_isl; k++)
+		p += (double)in->isl_ncores[k] * in->idle_w[k][s->isl_opp[k]];
+	for (size_t a = 0; a < in->n_acc; a++)
+		p += in->acc_idle_w[a][s->acc_opp[a]];
+	return p;
+}
+
+/* LB(vector) and, into s->where, the cheapest placement (INFINITY when a task fits nowhere). */
+static double vector_lb(struct heur *h, struct opt_sol *s)
+{
+	const struct opt_inst *in = h->in;
+	if (!opt_vector_paths_ok(in, s, h->slack_frac, h->tmp.d_ns))
+		return INFINITY;
+	double p = idle_w(in, s);
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		double best = INFINITY;
+		for (size_t o = 0; o < h->n_opt; o++) {
+			if (!option_fits(h, s, i, o))
+				continue;
+			/* FPGA slots of one device cost the same: take the first, placement spreads later */
+			double c = opt_task_busy_w(in, s, i, h->opt_where[o]);
+			if (c < best - 1e-15) {
+				best = c;
+				s->where[i] = h->opt_where[o];
+			}
+		}
+		if (!isfinite(best))
+			return INFINITY;
+		p += best;
+	}
+	return p;
+}
+
+/* FPGA slots of one device are interchangeable: put each FPGA task on a slot that already holds its
+ * bitstream, else an empty one, else the least loaded (keeps reconfigurations away). */
+static void spread_slots(const struct opt_inst *in, struct opt_sol *s)
+{
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		if (s->where[i] >= 0)
+			continue;
+		size_t v0 = (size_t)(-s->where[i] - 1);
+		if (in->srv[v0].kind != PD_ACCEL_FPGA)
+			continue;
+		size_t a = in->srv[v0].accel;
+		long pick = -1;
+		double best_load = INFINITY;
+		for (size_t v = 0; v < in->n_srv; v++) {
+			if (in->srv[v].accel != a || in->impl[i * in->n_srv + v] < 0)
+				continue;
+			double load = 0;
+			bool same = false, other = false;
+			for (size_t j = 0; j < i; j++)
+				if (s->where[j] == -(int)v - 1) {
+					load += (double)in->lat_top[j * in->n_srv + v] / (double)in->T_ns[j];
+					if (strcmp(in->bits[j * in->n_srv + v], in->bits[i * in->n_srv + v]) == 0)
+						same = true;
+					else
+						other = true;
+				}
+			double score = load + (other && !same ? 10.0 : 0.0) - (same ? 20.0 : 0.0);
+			if (score < best_load)
+				best_load = score, pick = (long)v;
+		}
+		if (pick >= 0)
+			s->where[i] = -(int)pick - 1;
+	}
+}
+
+static double cost_of(const struct heur *h, const struct opt_sol *s)
+{
+	return opt_power_w(h->in, s);
+}
+
+/* Index of the option a "where" value belongs to. */
+static size_t option_of(const struct heur *h, int where)
+{
+	if (where >= 0)
+		return h->in->core_isl[where];
+	return h->in->n_isl + (size_t)(-where - 1);
+}
+
+/* The tasks a repair move should consider: those on an overloaded FIFO server, on a path that is too
+ * long, or on an island with an overloaded core (moving inside the island is the packer's job). */
+static void find_hot(struct heur *h, struct opt_sol *s, double r, bool *hot, double *load)
+{
+	const struct opt_inst *in = h->in;
+	memset(hot, 0, in->n_tasks * sizeof(bool));
+	if (r >= OPT_FIFO_OVERLOAD) {
+		for (size_t i = 0; i < in->n_tasks; i++)
+			hot[i] = s->where[i] < 0;
+		return;
+	}
+	if (r >= OPT_PATH_INFEASIBLE) {
+		opt_deadlines_fast(in, s, h->ws, h->slack_frac, 1);
+		for (size_t i = 0; i < in->n_tasks; i++)
+			hot[i] = opt_ws_path_exec(h->ws, i) > (double)in->D_ns[i] * (1.0 - h->slack_frac);
+		return;
+	}
+	memset(load, 0, in->n_cores * sizeof(double));
+	for (size_t i = 0; i < in->n_tasks; i++)
+		if (s->where[i] >= 0)
+			load[s->where[i]] += (double)opt_exec_ns(in, s, i) / s->d_ns[i];
+	bool over_isl[64] = {false};
+	for (size_t c = 0; c < in->n_cores; c++)
+		if (load[c] > in->cap && in->core_isl[c] < 64)
+			over_isl[in->core_isl[c]] = true;
+	for (size_t i = 0; i < in->n_tasks; i++)
+		hot[i] = s->where[i] >= 0 && (in->core_isl[s->where[i]] >= 64 || over_isl[in->core_isl[s->where[i]]]);
+}
+
+/* Repair: while the placement does not pack, move one task to another option, choosing the move
+ * with the least power increase per unit of max-density relief. */
+static double repair(struct heur *h, struct opt_sol *s, double r)
+{
+	const struct opt_inst *in = h->in;
+	bool *hot = calloc(in->n_tasks + 1, sizeof(bool));
+	double *load = calloc(in->n_cores + 1, sizeof(double));
+	for (int step = 0; hot && load && step < 4 * (int)in->n_tasks && r > 1.0 && opt_now_s() < h->deadline_s;
+	     step++) {
+		double base = cost_of(h, s), best_score = INFINITY;
+		long bi = -1;
+		int bw = 0;
+		find_hot(h, s, r, hot, load);
+		for (size_t i = 0; i < in->n_tasks; i++) {
+			if (!hot[i])
+				continue;
+			size_t cur = option_of(h, s->where[i]);
+			for (size_t o = 0; o < h->n_opt; o++) {
+				if (o == cur || !option_fits(h, s, i, o))
+					continue;
+				opt_sol_copy(&h->tmp, s, in);
+				h->tmp.where[i] = h->opt_where[o];
+				spread_slots(in, &h->tmp);
+				double r2 = opt_pack(in, &h->tmp, h->ws, h->slack_frac, false, h->deadline_s);
+				if (!(r2 < r - 1e-9))
+					continue;
+				double dc = cost_of(h, &h->tmp) - base;
+				/* leaving an infeasible region (paths, FIFO) matters more than any power */
+				double score = r >= OPT_PATH_INFEASIBLE ? r2 : (fmax(dc, 0) + 1e-6) / (r - r2);
+				if (score < best_score) {
+					best_score = score, bi = (long)i, bw = h->tmp.where[i];
+				}
+			}
+		}
+		if (bi < 0)
+			break;
+		s->where[bi] = bw;
+		spread_slots(in, s);
+		r = opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s);
+	}
+	free(hot);
+	free(load);
+	if (r > 1.0 && r < 1.05)
+		r = opt_pack(in, s, h->ws, h->slack_frac, true, h->deadline_s);
+	return r;
+}
+
+/* Local search: move single tasks to cheaper options while the plan still packs. */
+static void improve(struct heur *h, struct opt_sol *s)
+{
+	const struct opt_inst *in = h->in;
+	for (int pass = 0; pass < 3; pass++) {
+		bool moved = false;
+		for (size_t i = 0; i < in->n_tasks && opt_now_s() < h->deadline_s; i++) {
+			double curw = opt_task_busy_w(in, s, i, s->where[i]);
+			size_t cur = option_of(h, s->where[i]);
+			for (size_t o = 0; o < h->n_opt; o++) {
+				if (o == cur || !option_fits(h, s, i, o) ||
+				    opt_task_busy_w(in, s, i, h->opt_where[o]) >= curw - 1e-12)
+					continue;
+				opt_sol_copy(&h->tmp, s, in);
+				h->tmp.where[i] = h->opt_where[o];
+				spread_slots(in, &h->tmp);
+				if (opt_pack(in, &h->tmp, h->ws, h->slack_frac, false, h->deadline_s) <= 1.0 &&
+				    cost_of(h, &h->tmp) < cost_of(h, s) - 1e-12) {
+					opt_sol_copy(s, &h->tmp, in);
+					curw = opt_task_busy_w(in, s, i, s->where[i]);
+					moved = true;
+				}
+			}
+		}
+		if (!moved)
+			break;
+	}
+	opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s);
+}
+
+size_t opt_vector_count(const struct opt_inst *in)
+{
+	size_t n = 1;
+	for (size_t k = 0; k < in->n_isl; k++)
+		n = n > SIZE_MAX / 64 ? SIZE_MAX / 64 : n * in->isl_nopp[k];
+	for (size_t a = 0; a < in->n_acc; a++)
+		n = n > SIZE_MAX / 64 ? SIZE_MAX / 64 : n * in->acc_nopp[a];
+	return n;
+}
+
+/* Every task on its fastest option that fits alone at the OPPs of s (paths most likely to fit). */
+static void place_fastest(struct heur *h, struct opt_sol *s)
+{
+	const struct opt_inst *in = h->in;
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		double fast = INFINITY;
+		int pick = s->where[i];
+		for (size_t o = 0; o < h->n_opt; o++) {
+			if (!option_fits(h, s, i, o))
+				continue;
+			s->where[i] = h->opt_where[o];
+			double e = (double)opt_exec_ns(in, s, i);
+			if (e < fast)
+				fast = e, pick = h->opt_where[o];
+		}
+		s->where[i] = pick;
+	}
+}
+
+/* Capacity-aware construction: deadlines from the fastest placement give each task a budget d_i
+ * (every path fits with these, whatever option of time <= d_i a task then takes); tasks in decreasing
+ * density take the cheapest option whose time fits d_i and whose island / server still has room. */
+static void place_capacity(struct heur *h, struct opt_sol *s)
+{
+	const struct opt_inst *in = h->in;
+	place_fastest(h, s);
+	if (opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s) >= OPT_PATH_INFEASIBLE)
+		return;
+	size_t n = in->n_tasks;
+	double *budget = h->tmp.d_ns, *room = calloc(h->n_opt, sizeof(double));
+	size_t *order = calloc(n, sizeof(size_t));
+	if (!room || !order) {
+		free(room), free(order);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		budget[i] = s->where[i] >= 0 ? s->d_ns[i] : (double)opt_exec_ns(in, s, i);
+		order[i] = i;
+	}
+	for (size_t o = 0; o < h->n_opt; o++)
+		room[o] = o < in->n_isl ? (double)in->isl_ncores[o] * in->cap * 0.97 : 0.97;
+	for (size_t a = 1; a < n; a++) /* insertion sort by density of the fastest placement, descending */
+		for (size_t b = a; b > 0; b--) {
+			size_t x = order[b - 1], y = order[b];
+			if ((double)opt_exec_ns(in, s, x) / budget[x] >= (double)opt_exec_ns(in, s, y) / budget[y])
+				break;
+			order[b - 1] = y, order[b] = x;
+		}
+	for (size_t j = 0; j < n; j++) {
+		size_t i = order[j];
+		int fast = s->where[i];
+		double best = INFINITY;
+		int pick = fast;
+		for (size_t o = 0; o < h->n_opt; o++) {
+			if (!option_fits(h, s, i, o))
+				continue;
+			s->where[i] = h->opt_where[o];
+			double e = (double)opt_exec_ns(in, s, i);
+			double use = o < in->n_isl ? e / budget[i] : e / (double)in->T_ns[i];
+			double c = opt_task_busy_w(in, s, i, h->opt_where[o]);
+			if (e <= budget[i] && use <= room[o] && (o >= in->n_isl || use <= in->cap) && c < best)
+				best = c, pick = h->opt_where[o];
+		}
+		s->where[i] = pick;
+		size_t o = option_of(h, pick);
+		double e = (double)opt_exec_ns(in, s, i);
+		room[o] -= o < in->n_isl ? e / budget[i] : e / (double)in->T_ns[i];
+	}
+	free(room);
+	free(order);
+}
+
+/* Tries the vector of h->cur (whose where[] holds the cheapest placement); updates best when a
+ * better feasible plan is found. Returns true when the vector was solved exactly (its LB attained):
+ * the cheapest placement packed. Otherwise: fastest placement, repair if needed, then improve. */
+static bool try_vector(struct heur *h, double lb, double power_cap_w, struct opt_sol *best)
+{
+	const struct opt_inst *in = h->in;
+	struct opt_sol *s = &h->cur;
+	spread_slots(in, s);
+	double r = opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s);
+	bool exact = r <= 1.0;
+	if (!exact) {
+		place_capacity(h, s);
+		spread_slots(in, s);
+		r = opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s);
+		if (r > 1.0) {
+			place_fastest(h, s);
+			spread_slots(in, s);
+			double r2 = opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s);
+			if (r2 > r) { /* the capacity-aware start was closer: redo it */
+				place_capacity(h, s);
+				spread_slots(in, s);
+				r2 = opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s);
+			}
+			r = r2;
+		}
+		if (r > 1.0)
+			r = repair(h, s, r);
+		if (r > 1.0)
+			return false;
+		improve(h, s);
+	}
+	if (!opt_evaluate(in, s, NULL, 0))
+		return false;
+	exact = exact && s->power_w <= lb * (1 + 1e-12) + 1e-12;
+	if ((s->power_w < best->power_w - 1e-12 || !best->ok) && s->power_w <= power_cap_w)
+		opt_sol_copy(best, s, in);
+	return exact;
+}
+
+/* Weak but valid bound without enumerating vectors: cheapest idle per island / GPU plus each task's
+ * cheapest option at any OPP. */
+static double separable_bound(struct heur *h)
+{
+	const struct opt_inst *in = h->in;
+	double p = in->base_w;
+	for (size_t k = 0; k < in->n_isl; k++) {
+		double m = INFINITY;
+		for (size_t j = 0; j < in->isl_nopp[k]; j++)
+			m = fmin(m, (double)in->isl_ncores[k] * in->idle_w[k][j]);
+		p += m;
+	}
+	for (size_t a = 0; a < in->n_acc; a++) {
+		double m = INFINITY;
+		for (size_t j = 0; j < in->acc_nopp[a]; j++)
+			m = fmin(m, in->acc_idle_w[a][j]);
+		p += m;
+	}
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		double m = INFINITY;
+		for (size_t k = 0; k < in->n_isl; k++)
+			for (size_t j = 0; j < in->isl_nopp[k]; j++) {
+				h->cur.isl_opp[k] = j;
+				m = fmin(m, opt_task_busy_w(in, &h->cur, i, (int)in->isl_core0[k]));
+			}
+		for (size_t v = 0; v < in->n_srv; v++)
+			for (size_t j = 0; j < in->acc_nopp[in->srv[v].accel] && in->impl[i * in->n_srv + v] >= 0; j++) {
+				h->cur.acc_opp[in->srv[v].accel] = j;
+				m = fmin(m, opt_task_busy_w(in, &h->cur, i, -(int)v - 1));
+			}
+		p += m;
+	}
+	return p;
+}
+
+/* Coordinate descent over OPP vectors from the top one: lower one island's / GPU's OPP at a time,
+ * keep the best plan, until nothing improves (for platforms with too many vectors to enumerate). */
+static void descend(struct heur *h, double power_cap_w, struct opt_sol *best)
+{
+	const struct opt_inst *in = h->in;
+	size_t nc = in->n_isl + in->n_acc;
+	size_t *vec = calloc(nc, sizeof(size_t));
+	if (!vec)
+		return;
+	for (size_t c = 0; c < nc; c++)
+		vec[c] = c < in->n_isl ? in->isl_nopp[c] - 1 : in->acc_nopp[c - in->n_isl] - 1;
+	for (bool improved = true; improved && opt_now_s() < h->deadline_s;) {
+		improved = false;
+		for (size_t c = 0; c < nc && opt_now_s() < h->deadline_s; c++) {
+			for (size_t j = vec[c]; j-- > 0 && opt_now_s() < h->deadline_s;) {
+				for (size_t x = 0; x < nc; x++) {
+					size_t val = x == c ? j : vec[x];
+					if (x < in->n_isl)
+						h->cur.isl_opp[x] = val;
+					else
+						h->cur.acc_opp[x - in->n_isl] = val;
+				}
+				double before = best->ok ? best->power_w : INFINITY;
+				double l = vector_lb(h, &h->cur);
+				if (!isfinite(l) || l >= before)
+					continue;
+				try_vector(h, l, power_cap_w, best);
+				if (best->ok && best->power_w < before - 1e-12) {
+					vec[c] = j;
+					improved = true;
+				}
+			}
+		}
+	}
+	free(vec);
+}
+
+int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, double deadline_s, double power_cap_w,
+		  double slack_frac, struct opt_sol *best, struct opt_heur_result *hr)
+{
+	struct heur h = {.in = in, .slack_frac = slack_frac, .deadline_s = deadline_s};
+	hr->lower_bound_w = INFINITY;
+	hr->proven = false;
+	size_t nv = opt_vector_count(in);
+	h.n_opt = in->n_isl + in->n_srv;
+	h.ws = opt_ws_new(in);
+	h.opt_where = calloc(h.n_opt, sizeof(int));
+	struct vec *vs = calloc(nv > OPT_VECTOR_LIMIT ? 1 : nv, sizeof(*vs));
+	int rc = -1;
+	if (!h.ws || !h.opt_where || !vs || opt_sol_init(&h.cur, in) || opt_sol_init(&h.tmp, in))
+		goto out;
+	for (size_t o = 0; o < h.n_opt; o++)
+		h.opt_where[o] = o < in->n_isl ? (int)in->isl_core0[o] : -(int)(o - in->n_isl) - 1;
+	if (nv > OPT_VECTOR_LIMIT) {
+		hr->lower_bound_w = separable_bound(&h);
+		descend(&h, power_cap_w, best);
+		if (best->ok)
+			hr->lower_bound_w = fmin(hr->lower_bound_w, best->power_w);
+		rc = 0;
+		goto out;
+	}
+	for (size_t id = 0; id < nv; id++) {
+		set_vector(in, &h.cur, id);
+		vs[id] = (struct vec){id, vector_lb(&h, &h.cur)};
+	}
+	qsort(vs, nv, sizeof(*vs), cmp_vec);
+	/* A first incumbent from the fastest vector (all top OPPs): it prunes everything above it. */
+	if (!best->ok) {
+		for (size_t k = 0; k < in->n_isl; k++)
+			h.cur.isl_opp[k] = in->isl_nopp[k] - 1;
+		for (size_t a = 0; a < in->n_acc; a++)
+			h.cur.acc_opp[a] = in->acc_nopp[a] - 1;
+		double l = vector_lb(&h, &h.cur);
+		if (isfinite(l)) {
+			try_vector(&h, l, power_cap_w, best);
+		}
+	}
+	double lb = INFINITY;
+	bool lb_set = false;
+	size_t j = 0;
+	for (; j < nv && isfinite(vs[j].lb_w); j++) {
+		double inc = best->ok ? best->power_w : INFINITY;
+		if (vs[j].lb_w >= inc * (1 - 1e-12) || vs[j].lb_w > power_cap_w)
+			break;
+		if (opt_now_s() >= deadline_s)
+			break;
+		set_vector(in, &h.cur, vs[j].id);
+		double l = vector_lb(&h, &h.cur);
+		bool solved = try_vector(&h, l, power_cap_w, best);
+		if (!solved && !lb_set) {
+			lb = vs[j].lb_w; /* this vector may hold something better than what we found */
+			lb_set = true;
+		}
+	}
+	/* every vector before j is solved or bounded by lb; vectors from j on have LB >= vs[j].lb_w */
+	double rest = j < nv ? vs[j].lb_w : INFINITY;
+	hr->lower_bound_w = fmin(lb, rest);
+	if (best->ok)
+		hr->lower_bound_w = fmin(hr->lower_bound_w, best->power_w);
+	hr->proven = best->ok && hr->lower_bound_w >= best->power_w * (1 - 1e-9);
+	rc = 0;
+out:
+	opt_sol_free(&h.cur);
+	opt_sol_free(&h.tmp);
+	opt_ws_free(h.ws);
+	free(h.opt_where);
+	free(vs);
+	(void)p;
+	return rc;
+}
+
+/* A placement from elsewhere (the exact mode's master): pack it; if it does not pack, repair it
+ * (power-aware moves), then improve it. Returns true when s became a feasible plan. */
+bool opt_heur_polish(const struct opt_inst *in, struct opt_sol *s, double deadline_s)
+{
+	struct heur h = {.in = in, .slack_frac = 0, .deadline_s = deadline_s};
+	h.n_opt = in->n_isl + in->n_srv;
+	h.ws = opt_ws_new(in);
+	h.opt_where = calloc(h.n_opt, sizeof(int));
+	bool ok = false;
+	if (!h.ws || !h.opt_where || opt_sol_init(&h.cur, in) || opt_sol_init(&h.tmp, in))
+		goto out;
+	for (size_t o = 0; o < h.n_opt; o++)
+		h.opt_where[o] = o < in->n_isl ? (int)in->isl_core0[o] : -(int)(o - in->n_isl) - 1;
+	double r = opt_pack(in, s, h.ws, 0, true, deadline_s);
+	if (r > 1.0)
+		r = repair(&h, s, r);
+	if (r <= 1.0) {
+		improve(&h, s);
+		ok = opt_evaluate(in, s, NULL, 0);
+	}
+out:
+	opt_sol_free(&h.cur);
+	opt_sol_free(&h.tmp);
+	opt_ws_free(h.ws);
+	free(h.opt_where);
+	return ok;
+}

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * opt_internal.h - private to optimizer/: the solver-side view of a DAG set on a platform (the
+ * "instance"), a candidate solution, and the pieces every solver shares. The symbols are those of
+ * docs/MODEL.md: wcet_at (C_i(k, f)), density (C/d), finish (F_i), opp.
+ *
+ * Indices: tasks are the global task indices of pd_dags; islands and accelerators those of
+ * pd_platform; cores are numbered island by island (core c belongs to island core_isl[c]); a
+ * "server" is one FIFO accelerator queue: a GPU, or one slot of an FPGA.
+ */
+#ifndef PD_OPT_INTERNAL_H
+#define PD_OPT_INTERNAL_H
+
+#include "optimizer/pd_optimizer.h"
+
+#include <stdint.h>
+
+struct opt_server {
+	size_t accel; /* platform accelerator index */
+	int slot;     /* FPGA slot (0 for a GPU) */
+	enum pd_accel_kind kind;
+};
+
+struct opt_inst {
+	const pd_dagset *dags;
+	const pd_platform *plat;
+	const struct pd_task *tasks; /* pd_dags stores tasks flat: &tasks[i] == pd_dags_task(dags, i) */
+	size_t n_tasks, n_dags, n_isl, n_acc, n_srv, n_cores;
+	double cap_raw; /* usable density per core: U_max minus the fair-server share */
+	double cap;     /* cap_raw * (1 - eta): what the solvers aim for */
+	double base_w;
+	/* islands */
+	size_t *isl_nopp, *isl_ncores, *isl_core0, *core_isl;
+	double **idle_w, **busy_w; /* [k][m] per core */
+	/* accelerators (GPU OPP tables; an FPGA has one pseudo-OPP) */
+	size_t *acc_nopp;
+	double **acc_idle_w, **acc_busy_w; /* GPU [a][m]; FPGA: idle_w[a][0] = idle_power, busy = idle */
+	/* servers */
+	struct opt_server *srv;
+	/* tasks */
+	size_t *task_dag;
+	int64_t *T_ns, *D_ns;
+	int64_t *wcet;     /* [i][k][m] flattened through wcet_off */
+	size_t *wcet_off;  /* per island: offset of OPP 0 inside a task's block; block size n_isl_opps */
+	size_t isl_opps_total;
+	int *impl;         /* [i * n_srv + v]: task impl index usable on server v, or -1 */
+	double *fpga_pw;   /* [i * n_srv + v]: FPGA busy power of that impl (W) */
+	const char **bits; /* [i * n_srv + v]: FPGA bitstream name */
+	int64_t *lat_top;  /* [i * n_srv + v]: latency at top OPP */
+	double *fast_ns;   /* per task: fastest execution anywhere (top OPP / accelerator alone) */
+	double *hi_ns;     /* per task: largest useful deadline (D minus fastest others on its paths) */
+};
+
+static inline int64_t wcet_at(const struct opt_inst *in, size_t i, size_t k, size_t m)
+{
+	return in->wcet[i * in->isl_opps_total + in->wcet_off[k] + m];
+}
+
+/* Latency of task i on server v at accelerator OPP m (GPU scaled; FPGA fixed). */
+int64_t opt_latency(const struct opt_inst *in, size_t i, size_t v, size_t m);
+
+/* A placement of every task, one OPP per island and accelerator, and the deadlines. */
+struct opt_sol {
+	size_t *isl_opp; /* per island */
+	size_t *acc_opp; /* per accelerator (0 for FPGA) */
+	int *where;      /* per task: core index >= 0, or -(1 + server) */
+	double *d_ns;    /* per CPU task: relative deadline (continuous) */
+	int64_t *dl_ns;  /* finalised integer deadlines (floor of d_ns); accel: response bound */
+	double power_w;
+	double slack;    /* min relative slack */
+	bool ok;         /* passed the exact evaluator */
+};
+
+int opt_inst_build(struct opt_inst *in, const pd_dagset *dags, const pd_platform *plat, double eta, pd_err *e);
+void opt_inst_free(struct opt_inst *in);
+
+int opt_sol_init(struct opt_sol *s, const struct opt_inst *in);
+void opt_sol_free(struct opt_sol *s);
+void opt_sol_copy(struct opt_sol *dst, const struct opt_sol *src, const struct opt_inst *in);
+
+/* Execution time of task i under the placement and OPPs of s (CPU: wcet_at; accel: latency). */
+int64_t opt_exec_ns(const struct opt_inst *in, const struct opt_sol *s, size_t i);
+/* Average power of s (SPEC 3); independent of cores and deadlines. */
+double opt_power_w(const struct opt_inst *in, const struct opt_sol *s);
+/* Busy power increment of task i on "where" at the OPPs of s (W). */
+double opt_task_busy_w(const struct opt_inst *in, const struct opt_sol *s, size_t i, int where);
+/* FIFO response bounds of every accelerated task (R_i) into r_ns (others 0); returns the max
+ * server utilisation. */
+double opt_fifo_response(const struct opt_inst *in, const struct opt_sol *s, int64_t *r_ns);
+
+/*
+ * The exact evaluator: floors d_ns into dl_ns, then checks in integer ns every rule of the model
+ * (SCHED_DEADLINE limits, per-core density <= cap_raw, FIFO utilisation, every path <= D) and
+ * sets s->ok, power_w and slack. On failure writes a reason into why (may be NULL). Returns ok.
+ */
+bool opt_evaluate(const struct opt_inst *in, struct opt_sol *s, char *why, size_t n);
+
+/*
+ * Deadline assignment for a fixed placement and OPPs (CPU tasks get d_ns; accelerated tasks are
+ * fixed delays R_i). fast: weighted sqrt rule with per-core multipliers; returns the largest core
+ * density over cap (<= 1 means schedulable), or OPT_PATH_INFEASIBLE / OPT_FIFO_OVERLOAD + amount.
+ * When slack_frac > 0, paths must end by (1 - slack_frac) D.
+ */
+/* Scratch space reused across calls (no allocation in the local search's inner loop). */
+struct opt_ws {
+	size_t n, nc;
+	double *e, *w, *ef, *eb, *wf, *wb, *rf, *rb, *mu, *load, *dbest, *keep, *pload;
+	int64_t *r;
+	void *keys;                  /* pack: n (index, density) pairs */
+	struct opt_sol pbest, ptmp;  /* pack */
+};
+/* Results >= these mean "a path cannot fit even at d = C" / "a FIFO server is over 100 %"; the
+ * amount above tells how far, so that a repair can measure progress. */
+#define OPT_PATH_INFEASIBLE 1000.0
+#define OPT_FIFO_OVERLOAD 2000.0
+struct opt_ws *opt_ws_new(const struct opt_inst *in);
+void opt_ws_free(struct opt_ws *w);
+double opt_deadlines_fast(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, double slack_frac,
+			  int iters);
+/* After opt_deadlines_fast: the largest sum of execution times over the paths through task i. */
+double opt_ws_path_exec(const struct opt_ws *w, size_t i);
+/* Exact: LP (GLPK dual simplex) + Kelley tangent cuts minimising the max core density. */
+double opt_deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double slack_frac, double deadline_s);
+
+/*
+ * Completes an island-level assignment (where[] < 0 for accel tasks; for CPU tasks the island is
+ * taken from the core) into core packing + deadlines. Returns the best max density/cap found
+ * (<= 1 feasible). polish: also try the LP deadline assignment.
+ */
+double opt_pack(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, double slack_frac, bool polish,
+		double deadline_s);
+
+/* Island of a core; placement helpers. */
+static inline size_t opt_core_island(const struct opt_inst *in, int c) { return in->core_isl[c]; }
+
+double opt_now_s(void);
+
+/* Above this many OPP vectors (islands x GPUs), vectors are searched by coordinate descent and the
+ * exact mode solves one master with the OPP binaries free instead of one master per vector. */
+#define OPT_VECTOR_LIMIT 20000
+size_t opt_vector_count(const struct opt_inst *in);
+/* False when even the fastest option of every task at the OPPs of s misses a deadline (tmp: n_tasks). */
+bool opt_vector_paths_ok(const struct opt_inst *in, const struct opt_sol *s, double slack_frac, double *tmp);
+
+/* Heuristic: fills best (best->ok) and a certified lower bound. */
+struct opt_heur_result {
+	double lower_bound_w;
+	bool proven; /* the vector search proved best optimal */
+};
+int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, double deadline_s, double power_cap_w,
+		  double slack_frac, struct opt_sol *best, struct opt_heur_result *hr);
+
+/* Pack, repair (power-aware moves) and improve a placement found elsewhere; true when feasible. */
+bool opt_heur_polish(const struct opt_inst *in, struct opt_sol *s, double deadline_s);
+
+/* Exact island-level master (formulation B) with lazy perspective cuts, then packing repair.
+ * incumbent (may be !ok) is improved in place; returns the proven lower bound (W) in *lb and
+ * whether the master finished (proved its bound). */
+int opt_exact(const struct opt_inst *in, const struct pd_opt_params *p, double deadline_s, struct opt_sol *inc,
+	      double *lb, bool *finished, char *solver_name, size_t n);
+
+/* Why nothing is feasible (a path too long at top speed, a resource over capacity); "" if unknown. */
+void opt_explain_infeasible(const struct opt_inst *in, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Packing an island-level assignment onto cores. Power does not depend on which core of an island
+ * a task runs on, nor on the deadlines (docs/MODEL.md), so once the island of every CPU task and the
+ * OPPs are chosen, what is left is a feasibility question: cores and deadlines such that every core
+ * density fits. Densities depend on deadlines and good deadlines depend on the cores, so we alternate:
+ * island-level deadlines -> worst-fit decreasing (balances the cores, which is what lets a low OPP
+ * work) -> per-core deadlines -> re-pack, then move tasks off the fullest core, and finally the LP.
+ */
+#include "optimizer/opt_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct key {
+	size_t i;
+	double dens;
+};
+
+static int by_dens_desc(const void *a, const void *b)
+{
+	double x = ((const struct key *)a)->dens, y = ((const struct key *)b)->dens;
+	return (x < y) - (x > y);
+}
+
+/* Worst-fit decreasing of the CPU tasks' densities onto the cores of their islands. */
+static void wfd(const struct opt_inst *in, struct opt_sol *s, struct key *keys, double *load)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < in->n_tasks; i++)
+		if (s->where[i] >= 0)
+			keys[n++] = (struct key){i, (double)opt_exec_ns(in, s, i) / s->d_ns[i]};
+	qsort(keys, n, sizeof(*keys), by_dens_desc);
+	memset(load, 0, in->n_cores * sizeof(double));
+	for (size_t j = 0; j < n; j++) {
+		size_t i = keys[j].i, k = in->core_isl[s->where[i]];
+		size_t c0 = in->isl_core0[k], best = c0;
+		for (size_t c = c0; c < c0 + in->isl_ncores[k]; c++)
+			if (load[c] < load[best])
+				best = c;
+		s->where[i] = (int)best;
+		load[best] += keys[j].dens;
+	}
+}
+
+static size_t fullest_core(const struct opt_inst *in, const struct opt_sol *s, double *load)
+{
+	memset(load, 0, in->n_cores * sizeof(double));
+	for (size_t i = 0; i < in->n_tasks; i++)
+		if (s->where[i] >= 0)
+			load[s->where[i]] += (double)opt_exec_ns(in, s, i) / s->d_ns[i];
+	size_t top = 0;
+	for (size_t c = 1; c < in->n_cores; c++)
+		if (load[c] > load[top])
+			top = c;
+	return top;
+}
+
+/* Moves single tasks from the fullest core to the emptiest core of its island while that lowers the
+ * max density. */
+static double relieve(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, double slack_frac,
+		      double cur, struct opt_sol *tmp, double *load)
+{
+	for (int round = 0; round < 4 * (int)in->n_cores && cur > 1.0; round++) {
+		size_t top = fullest_core(in, s, load), k = in->core_isl[top];
+		size_t c0 = in->isl_core0[k], low = c0;
+		for (size_t c = c0; c < c0 + in->isl_ncores[k]; c++)
+			if (load[c] < load[low])
+				low = c;
+		if (low == top)
+			break;
+		double best = cur;
+		long pick = -1;
+		for (size_t i = 0; i < in->n_tasks; i++) {
+			if (s->where[i] != (int)top)
+				continue;
+			opt_sol_copy(tmp, s, in);
+			tmp->where[i] = (int)low;
+			double r = opt_deadlines_fast(in, tmp, w, slack_frac, 6);
+			if (r < best - 1e-9)
+				best = r, pick = (long)i;
+		}
+		if (pick < 0)
+			break;
+		s->where[pick] = (int)low;
+		cur = opt_deadlines_fast(in, s, w, slack_frac, 6);
+	}
+	return cur;
+}
+
+double opt_pack(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, double slack_frac, bool polish,
+		double deadline_s)
+{
+	struct key *keys = w->keys;
+	double *load = w->pload;
+	struct opt_sol *best = &w->pbest, *tmp = &w->ptmp;
+	for (size_t i = 0; i < in->n_tasks; i++) /* island-level start: every task on core 0 of its island */
+		if (s->where[i] >= 0)
+			s->where[i] = (int)in->isl_core0[in->core_isl[s->where[i]]];
+	double res = opt_deadlines_fast(in, s, w, slack_frac, 1);
+	if (res >= OPT_PATH_INFEASIBLE)
+		return res; /* no packing can help */
+	res = INFINITY;
+	for (int round = 0; round < 3; round++) {
+		wfd(in, s, keys, load);
+		double r = opt_deadlines_fast(in, s, w, slack_frac, 8);
+		if (r < res) {
+			res = r;
+			opt_sol_copy(best, s, in);
+		}
+		if (res <= 1.0)
+			break;
+	}
+	opt_sol_copy(s, best, in);
+	if (res > 1.0 && res < 1.5) {
+		res = relieve(in, s, w, slack_frac, res, tmp, load);
+		opt_sol_copy(best, s, in);
+	}
+	if (res > 1.0 && polish && res < 1.05) {
+		double r = opt_deadlines_lp(in, s, slack_frac, deadline_s);
+		if (r < res)
+			res = r;
+		else
+			opt_sol_copy(s, best, in);
+	}
+	return res;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pd_optimizer.h - computes a deployment plan (SPEC 3, docs/MODEL.md): the placement of every task
+ * (a core of an island, a GPU, or an FPGA slot), one OPP per island and GPU, and a relative deadline
+ * for every CPU task, minimising average power (or maximising the minimum relative slack under a
+ * power cap, or both lexicographically).
+ *
+ * Solvers: "heuristic" (OPP-vector enumeration with a valid bound, greedy placement + repair + local
+ * search, sqrt-weighted deadlines, worst-fit packing, LP deadline polish); "exact" (the heuristic as
+ * incumbent, then the island-level MILP with lazily generated perspective cuts in GLPK, or an
+ * outer-approximation loop with CBC, and a packing repair of its solutions); "auto" picks by size.
+ *
+ * Every plan written is checked by the optimizer's own exact evaluator in integer ns before it is
+ * returned (per-core density <= U_max minus the fair share, FIFO accelerator bounds, every path
+ * <= D, SCHED_DEADLINE limits).
+ */
+#ifndef PD_OPTIMIZER_H
+#define PD_OPTIMIZER_H
+
+#include "core/pd_core.h"
+#include "plan/pd_plan.h"
+
+enum pd_solver { PD_SOLVER_AUTO = 0, PD_SOLVER_EXACT, PD_SOLVER_HEURISTIC };
+enum pd_backend { PD_BACKEND_GLPK = 0, PD_BACKEND_CBC };
+
+struct pd_opt_params {
+	enum pd_objective objective; /* default power */
+	enum pd_solver solver;       /* default auto */
+	enum pd_backend backend;     /* default glpk */
+	double time_limit_s;         /* wall clock for the whole solve, default 60 */
+	int64_t power_cap_uw;        /* slack objective: P <= cap; -1 none */
+	double eta;                  /* capacity shrink that makes incumbents exactly schedulable, 1e-5 */
+	uint64_t seed;               /* local-search tie breaking, default 1 */
+};
+
+struct pd_opt_result {
+	enum pd_status status;
+	double power_w;            /* predicted average power (SPEC 3) of the plan */
+	double lower_bound_w;      /* proven lower bound on the power of any feasible plan; -1 unknown */
+	double gap;                /* power objective: (power - bound) / power */
+	double min_relative_slack; /* min over DAGs of (D - F_sink) / D */
+	double solve_time_s;
+	char solver[64];           /* e.g. "exact/glpk", "heuristic" */
+	char explain[1024];        /* why infeasible (status infeasible) */
+};
+
+void pd_opt_defaults(struct pd_opt_params *p);
+int pd_solver_parse(const char *s, enum pd_solver *out);
+int pd_backend_parse(const char *s, enum pd_backend *out);
+/* True when this build has the CBC backend. */
+bool pd_opt_have_cbc(void);
+
+/*
+ * Solves for the DAG set and platform the plan owns and fills the plan (placements, OPPs, triples,
+ * meta). Returns 0 with r->status optimal/feasible, PD_EXIT_FAIL with r->status infeasible and
+ * r->explain set (the plan is then left untouched), or another PD_EXIT_* with e set.
+ */
+int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_result *r, pd_err *e);
+
+/*
+ * The optimizer's own exact evaluator applied to a plan (used before writing and by tests):
+ * returns true when every rule of docs/MODEL.md holds in integer ns; on false, why names the first
+ * violation. power_w / slack receive the model's power and minimum relative slack (may be NULL).
+ */
+bool pd_opt_verify_plan(const pd_plan *plan, double *power_w, double *slack, char *why, size_t n);
+
+#endif /* PD_OPTIMIZER_H */

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/* Accessors of the platform model and its lifetime. */
+#include "platforms/platform_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void pd_platform_free(pd_platform *p)
+{
+	if (!p)
+		return;
+	pd_arena_free(p->arena);
+	free(p);
+}
+
+const char *pd_platform_name(const pd_platform *p) { return p->name; }
+int64_t pd_platform_ref_freq_khz(const pd_platform *p) { return p->ref_khz; }
+int64_t pd_platform_base_uw(const pd_platform *p) { return p->base_uw; }
+const struct pd_dl *pd_platform_dl(const pd_platform *p) { return &p->dl; }
+size_t pd_platform_island_count(const pd_platform *p) { return p->n_islands; }
+size_t pd_platform_accel_count(const pd_platform *p) { return p->n_accels; }
+size_t pd_platform_sensor_count(const pd_platform *p) { return p->n_sensors; }
+
+const struct pd_island *pd_platform_island(const pd_platform *p, size_t k)
+{
+	return k < p->n_islands ? &p->islands[k] : NULL;
+}
+
+const struct pd_accelerator *pd_platform_accel(const pd_platform *p, size_t a)
+{
+	return a < p->n_accels ? &p->accels[a] : NULL;
+}
+
+const struct pd_sensor *pd_platform_sensor(const pd_platform *p, size_t s)
+{
+	return s < p->n_sensors ? &p->sensors[s] : NULL;
+}
+
+long pd_platform_find_island(const pd_platform *p, const char *name)
+{
+	for (size_t k = 0; k < p->n_islands; k++)
+		if (strcmp(p->islands[k].name, name) == 0)
+			return (long)k;
+	return -1;
+}
+
+long pd_platform_find_accel(const pd_platform *p, const char *name)
+{
+	for (size_t a = 0; a < p->n_accels; a++)
+		if (strcmp(p->accels[a].name, name) == 0)
+			return (long)a;
+	return -1;
+}
+
+long pd_platform_island_of_cpu(const pd_platform *p, int cpu)
+{
+	for (size_t k = 0; k < p->n_islands; k++)
+		for (size_t c = 0; c < p->islands[k].n_cpus; c++)
+			if (p->islands[k].cpus[c] == cpu)
+				return (long)k;
+	return -1;
+}
+
+size_t pd_platform_core_count(const pd_platform *p)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < p->n_islands; k++)
+		n += p->islands[k].n_cpus;
+	return n;
+}
+
+double pd_platform_core_capacity(const pd_platform *p)
+{
+	double u = p->dl.max_util_per_cpu;
+	if (p->dl.has_fair_server)
+		u -= (double)p->dl.fair_runtime_ns / (double)p->dl.fair_period_ns;
+	return u;
+}

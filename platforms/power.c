@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The power model of SPEC 3: WCET scaling with frequency and capacity, accelerator latency scaling,
+ * island power.
+ *
+ * WCET law:   C_i(k, f) = C_fixed + (C - C_fixed) * f_ref / (kappa_k * f)
+ *
+ * A WCET feeds admission control (runtime) and end-to-end bounds, so it must never come out
+ * optimistic, not even by one nanosecond through binary floating point. It is therefore computed
+ * exactly in 128-bit integers and rounded up: kappa is a decimal with at most 6 places (the parser
+ * enforces it), i.e. kappa = kappa_micro / 10^6, and
+ *
+ *     C_i = C_fixed + ceil( (C - C_fixed) * f_ref * 10^6 / (kappa_micro * f) ).
+ *
+ * A capacity that is not such a decimal (a caller computed it) is rounded *down* to millionths,
+ * which lengthens the WCET, never shortens it.
+ */
+#include "platforms/platform_impl.h"
+
+#include <math.h>
+
+typedef unsigned __int128 u128;
+
+/* kappa in millionths, rounded down unless it is already a 6-place decimal; 0 when invalid. */
+static int64_t capacity_micro(double capacity)
+{
+	if (!(capacity > 0.0) || capacity > 1e9)
+		return 0;
+	double m = capacity * (double)PD_CAPACITY_SCALE;
+	double r = nearbyint(m);
+	if (fabs(m - r) <= 1e-6 * fmax(1.0, m))
+		return (int64_t)r;
+	return (int64_t)floor(m);
+}
+
+/* ceil(a * b * c / den) in 128 bits, saturated at INT64_MAX; den > 0. */
+static int64_t mul_div_ceil(int64_t a, int64_t b, int64_t c, u128 den)
+{
+	u128 num;
+	if (__builtin_mul_overflow((u128)a, (u128)b, &num) || __builtin_mul_overflow(num, (u128)c, &num))
+		return INT64_MAX;
+	u128 q = num / den + (num % den != 0);
+	return q > (u128)INT64_MAX ? INT64_MAX : (int64_t)q;
+}
+
+int64_t pd_wcet_scale(int64_t wcet_ns, int64_t wcet_fixed_ns, int64_t ref_khz, double capacity, int64_t f_khz)
+{
+	int64_t kmicro = capacity_micro(capacity);
+	if (wcet_ns < 0 || wcet_fixed_ns < 0 || wcet_fixed_ns > wcet_ns || ref_khz <= 0 || f_khz <= 0 ||
+	    kmicro <= 0)
+		return -1;
+	int64_t scaled = mul_div_ceil(wcet_ns - wcet_fixed_ns, ref_khz, PD_CAPACITY_SCALE, (u128)kmicro * (u128)f_khz);
+	if (scaled > INT64_MAX - wcet_fixed_ns)
+		return INT64_MAX;
+	return wcet_fixed_ns + scaled;
+}
+
+int64_t pd_wcet_at(const pd_platform *p, const struct pd_task *t, size_t island, size_t opp)
+{
+	if (island >= p->n_islands || opp >= p->islands[island].n_opps)
+		return -1;
+	const struct pd_island *k = &p->islands[island];
+	return pd_wcet_scale(t->wcet_ns, t->wcet_fixed_ns, p->ref_khz, k->capacity, k->opps[opp].freq_khz);
+}
+
+/* Accelerator latencies in DAG files are measured at the top OPP; the whole latency scales with
+ * f_top / f (the platform has no finer model for GPUs). An FPGA runs its own fixed clocks. */
+int64_t pd_latency_at(const struct pd_accelerator *a, int64_t latency_top_ns, size_t opp)
+{
+	if (latency_top_ns < 0)
+		return -1;
+	if (a->kind != PD_ACCEL_GPU || a->n_opps == 0)
+		return latency_top_ns;
+	size_t j = opp < a->n_opps ? opp : a->n_opps - 1;
+	int64_t f_top = a->opps[a->n_opps - 1].freq_khz, f = a->opps[j].freq_khz;
+	if (f <= 0 || f_top <= 0)
+		return -1;
+	return mul_div_ceil(latency_top_ns, f_top, 1, (u128)f);
+}
+
+double pd_island_power_w(const struct pd_island *isl, size_t opp, double sum_util)
+{
+	if (opp >= isl->n_opps)
+		opp = isl->n_opps - 1;
+	const struct pd_opp *o = &isl->opps[opp];
+	double idle_w = (double)o->idle_uw * 1e-6, delta_w = (double)(o->busy_uw - o->idle_uw) * 1e-6;
+	return (double)isl->n_cpus * idle_w + delta_w * sum_util;
+}
+
+double pd_accel_power_w(const struct pd_accelerator *a, size_t opp, double sum_util)
+{
+	if (a->kind != PD_ACCEL_GPU || a->n_opps == 0)
+		return (double)a->idle_uw * 1e-6;
+	const struct pd_opp *o = &a->opps[opp < a->n_opps ? opp : a->n_opps - 1];
+	return (double)o->idle_uw * 1e-6 + (double)(o->busy_uw - o->idle_uw) * 1e-6 * sum_util;
+}
+
+long pd_opp_find(const struct pd_opp *opps, size_t n, int64_t freq_khz)
+{
+	for (size_t j = 0; j < n; j++)
+		if (opps[j].freq_khz == freq_khz)
+			return (long)j;
+	return -1;
+}

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run_model.h - internal to reports/: the in-memory model of one run directory, and the statistics
+ * computed from it. Every writer (text, JSON, CSV, HTML, Perfetto) reads only these two structures,
+ * so the numbers are computed once (stats.c) and printed the same everywhere.
+ *
+ * Time: every *_ns below is relative to the run's start (t = 0 at the first record of the run log),
+ * so that plots and tables start at zero whatever clock the board used.
+ *
+ * Ownership: a rpt_run owns its plan, its arena (strings) and its malloc'd vectors; rpt_run_free()
+ * releases all of them. rpt_stats owns malloc'd arrays released by rpt_stats_free().
+ */
+#ifndef PD_REPORTS_RUN_MODEL_H
+#define PD_REPORTS_RUN_MODEL_H
+
+#include "core/pd_core.h"
+#include "plan/pd_plan.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* One power rail and its samples (time-ordered; the loader drops non-monotonic samples). */
+struct rpt_rail {
+	const char *name;     /* rail name, e.g. "VCCINT" */
+	const char *measures; /* component from the platform's sensor list, or NULL */
+	size_t n, cap;
+	int64_t *t_ns;
+	int64_t *uw;
+};
+
+/* One execution of one task (a job), as the agent logged it. */
+struct rpt_job {
+	size_t task;         /* global task index in the plan's DAG set */
+	uint64_t inst;       /* sequence number of the DAG instance it belongs to */
+	int cpu;             /* Linux CPU it ran on; -1 on an accelerator or unknown */
+	int64_t release_ns;  /* its DAG instance's release */
+	int64_t start_ns;    /* first instruction of the job body */
+	int64_t end_ns;      /* completion */
+	int64_t exec_ns;     /* thread CPU time of the job (end - start for accelerated jobs) */
+	bool overrun;        /* it ran past its SCHED_DEADLINE runtime (flag or SIGXCPU) */
+	bool failed;         /* plugin / accelerator error */
+};
+
+/* One DAG instance: all sources released at release_ns, done when every sink has finished. */
+struct rpt_inst {
+	size_t dag;
+	uint64_t seq;
+	int64_t release_ns;
+	int64_t finish_ns; /* -1: never finished although release + D passed: a miss (runlog_import.c) */
+};
+
+/* A hole in power sampling reported by the agent (or found between two samples, see stats.c). */
+struct rpt_gap {
+	const char *rail; /* NULL: all rails */
+	int64_t from_ns, to_ns;
+};
+
+/* Frequency of an island or accelerator as the agent read it back (OPP records) vs the plan. */
+struct rpt_freq {
+	const char *name;
+	bool accel;
+	int64_t planned_khz;       /* the plan's OPP; 0 when the component has none (FPGA) */
+	int64_t min_khz, max_khz;  /* over readable snapshots */
+	size_t snapshots, unreadable; /* unreadable: no cpufreq / devfreq on the board */
+};
+
+/* What `powerdag simulate --json` predicted for one DAG. */
+struct rpt_sim_dag {
+	const char *name;
+	int64_t instances, misses;
+	double max_response_ms, p99_response_ms;
+};
+
+struct rpt_run {
+	pd_arena *arena;
+	pd_plan *plan;
+	const char *rundir;
+	const char *plan_path;
+
+	/* deploy.json / run log header; NULL when unknown */
+	const char *board, *kernel, *arch, *started, *ended, *restore, *agent_version;
+	int64_t duration_ns;      /* run length covered by the log: t0 .. END record, else last record */
+	int64_t verdict_ns;       /* truncated logs: instances with release + D <= verdict_ns and no record
+				   * are inferred unfinished (runlog_import.c); END time for clean logs */
+	int64_t sample_period_ns; /* nominal sampling period, 0 when unknown */
+	bool power_sampled;       /* false when the agent ran with --no-power */
+
+	struct rpt_rail *rails;
+	size_t n_rails, cap_rails;
+	struct rpt_job *jobs;
+	size_t n_jobs, cap_jobs;
+	struct rpt_inst *insts;
+	size_t n_insts, cap_insts;
+	struct rpt_gap *gaps; /* logged gaps */
+	size_t n_gaps, cap_gaps;
+	uint64_t *task_overruns; /* per global task index: overruns the agent counted (beyond jobs[]) */
+	struct rpt_freq *freqs;  /* one per island / accelerator the log snapshotted */
+	size_t n_freqs;
+	size_t starvation_boosts; /* starvation-monitor interventions (agent --starvation-monitor) */
+
+	/* simulate.json */
+	bool has_sim;
+	double sim_power_w, sim_energy_j, sim_duration_s;
+	int64_t sim_jobs, sim_misses;
+	struct rpt_sim_dag *sim_dags;
+	size_t n_sim_dags;
+
+	/* a run that stopped early (truncated log, agent killed): reported, marked, not an error */
+	bool incomplete;
+	char incomplete_why[256];
+	/* non-fatal problems met while loading (bad simulate.json, unknown records), for the text report */
+	char *notes[16];
+	size_t n_notes;
+};
+
+/* ---------------------------------------------------------------- model building (model.c) */
+struct rpt_run *rpt_run_new(void);
+void rpt_run_free(struct rpt_run *r);
+/* Rail by name, created (with measures from the plan's platform) when absent; NULL on OOM. */
+struct rpt_rail *rpt_run_rail(struct rpt_run *r, const char *name);
+int rpt_rail_add(struct rpt_rail *rail, int64_t t_ns, int64_t uw);
+int rpt_run_add_job(struct rpt_run *r, const struct rpt_job *j);
+int rpt_run_add_inst(struct rpt_run *r, const struct rpt_inst *in);
+int rpt_run_add_gap(struct rpt_run *r, const struct rpt_gap *g);
+void rpt_run_note(struct rpt_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rpt_run_mark_incomplete(struct rpt_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---------------------------------------------------------------- statistics (stats.c) */
+struct rpt_rail_stats {
+	const char *name;
+	size_t samples;
+	double avg_w;    /* time-weighted: energy / covered time (trapezoids between samples) */
+	double peak_w;   /* largest sample */
+	double energy_j; /* integral of the samples (trapezoids), gaps included as straight lines */
+	double predicted_w; /* model power of the component the rail measures; NAN when unknown */
+};
+
+struct rpt_dag_stats {
+	const char *name;
+	int64_t deadline_ns, period_ns;
+	uint64_t instances; /* instances with a verdict: finished, or unfinished past their deadline */
+	uint64_t misses;    /* finished after release + D, or never finished */
+	uint64_t unfinished;
+	double miss_ratio;  /* misses / instances (0 when none) */
+	/* response times of finished instances, nearest-rank percentiles; -1 when none finished */
+	int64_t p50_ns, p99_ns, max_ns;
+	double worst_slack; /* min over finished instances of (D - R) / D; NAN when none finished */
+	int64_t *responses_ns; /* sorted responses of the finished instances (the CDF) */
+	size_t n_responses;
+	/* prediction (simulate.json, by name); -1 / NAN when absent */
+	int64_t sim_instances, sim_misses;
+	double sim_p99_ms, sim_max_ms;
+};
+
+struct rpt_task_stats {
+	const char *dag, *name;
+	char place[48];     /* "cpu:4", "gpu:gpu0", "fpga:pl/1" */
+	uint64_t jobs;      /* completed jobs */
+	uint64_t overruns;  /* logged overruns (job flags + agent counters) */
+	int64_t budget_ns;  /* SCHED_DEADLINE runtime (CPU) or latency (accelerator) from the plan */
+	int64_t max_exec_ns; /* max exec_ns over jobs; -1 when none */
+	uint64_t failed;     /* jobs whose work reported an error */
+	double mean_exec_ns;
+};
+
+struct rpt_stats {
+	struct rpt_rail_stats *rails;
+	size_t n_rails;
+	/* total: the rail that measures the whole board ("board"/"total"/"system") if any, else the sum
+	 * of the rails (sample-and-hold on the union of their timestamps) */
+	const char *total_from; /* rail name, or "sum of rails" */
+	double power_w, peak_w, energy_j;
+	bool has_power;
+
+	struct rpt_dag_stats *dags;
+	size_t n_dags;
+	uint64_t instances, misses;
+
+	struct rpt_task_stats *tasks;
+	size_t n_tasks;
+	uint64_t overruns;
+
+	/* sampling gaps: logged ones plus intervals > 2 x nominal period between two samples of a rail */
+	struct rpt_gap *gaps;
+	size_t n_gaps;
+	int64_t gap_total_ns;
+
+	/* predictions */
+	double plan_power_w;   /* the plan's model power; NAN when the plan has none */
+	double power_error_pct; /* (measured - plan) / plan * 100; NAN when either is unknown */
+	double sim_power_error_pct; /* against simulate.json; NAN when absent */
+	int64_t predicted_misses; /* simulator's misses when present, else 0 (a sound plan misses none) */
+};
+
+/* The sum of the rails held at their last sample, on the union of their timestamps (from the first
+ * time every rail has a sample). Caller frees *t_ns and *uw (also on failure). */
+int rpt_total_series(const struct rpt_run *r, int64_t **t_ns, int64_t **uw, size_t *n);
+int rpt_stats_compute(const struct rpt_run *r, struct rpt_stats *s, pd_err *e);
+void rpt_stats_free(struct rpt_stats *s);
+/* Nearest-rank percentile of a sorted array: sorted[ceil(p * n) - 1], p in (0, 1]. */
+int64_t rpt_percentile(const int64_t *sorted, size_t n, double p);
+/* Response time of an instance, or -1 when unfinished. */
+static inline int64_t rpt_inst_response_ns(const struct rpt_inst *in)
+{
+	return in->finish_ns < 0 ? -1 : in->finish_ns - in->release_ns;
+}
+
+/* ---------------------------------------------------------------- the report handle (report.c) */
+struct pd_report {
+	struct rpt_run *run;
+	struct rpt_stats st;
+};
+
+/* Fills r from RUNDIR/run.pdlog (runlog_import.c). A truncated log marks r incomplete and returns 0;
+ * a file that is not a run log, or the log of another plan, returns PD_EXIT_USAGE. */
+int rpt_import_runlog(struct rpt_run *r, const char *path, pd_err *e);
+
+/* Fills r->freqs from the OPP records and the header (freq_import.c); -1 on out-of-memory. */
+struct pd_runlog;
+int rpt_import_freqs(struct rpt_run *r, const struct pd_runlog *log);
+
+/* 1 when every readable snapshot equals the planned frequency, 0 when one differs, -1 when unknown
+ * (nothing planned, or nothing readable). */
+static inline int rpt_freq_matches(const struct rpt_freq *f)
+{
+	if (f->planned_khz <= 0 || f->max_khz < 0)
+		return -1;
+	return f->min_khz == f->planned_khz && f->max_khz == f->planned_khz;
+}
+
+/* Small formatting helpers shared by the writers (format.c). */
+const char *rpt_fmt_ms(int64_t ns, char *buf, size_t n); /* "12.345" ms, or "-" when ns < 0 */
+const char *rpt_fmt_w(double w, char *buf, size_t n);    /* "1.234" W, or "-" when NAN */
+const char *rpt_fmt_pct(double p, char *buf, size_t n);  /* "+3.2%", or "-" when NAN */
+
+#endif

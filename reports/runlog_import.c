@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run.pdlog -> run model, through the agent's reader (agents/pd_runlog.h, docs/RUNLOG.md).
+ *
+ * The log names its tasks, DAGs and rails in its header; they are matched to the plan by name (DAG,
+ * DAG/task), so a report never trusts index order across two files. A log whose tasks are not the
+ * plan's is refused (PD_EXIT_USAGE): its numbers would be attributed to the wrong tasks.
+ *
+ * Completeness: a log without an END record (agent killed, board lost) or with an END that says the
+ * agent stopped on an error is reported as incomplete, and so is a torn tail.
+ *
+ * Unfinished instances: the agent logs an instance when it finishes and, at the end of a clean run,
+ * one record with finish -1 for every released instance that never finished although its deadline
+ * passed. A clean log is therefore taken as it is (verdict horizon = END). A truncated log lost that
+ * final flush, so the report infers it: an instance k of DAG g with k T + D before the horizon and no
+ * record at all is an unfinished miss. The horizon is the last time the executor itself logged (an
+ * instance finish or a job end; not the power sampler, whose ring may have been drained further)
+ * minus the writer's flush bound (1 s, docs/RUNLOG.md): a finished instance older than that would
+ * have reached the file.
+ */
+#include "agents/pd_runlog.h"
+#include "reports/run_model.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The agent's writer drains its rings to the file at least this often (agents/rlw.h). */
+#define WRITER_FLUSH_BOUND_NS PD_NS_PER_S
+
+struct import_maps {
+	long *task; /* log task index -> plan global task index (-1 unknown) */
+	long *dag;  /* log DAG index -> plan DAG index (-1 unknown) */
+};
+
+static int map_names(struct rpt_run *r, const pd_runlog *log, struct import_maps *m, pd_err *e)
+{
+	const pd_dagset *ds = pd_plan_dags(r->plan);
+	size_t nt = pd_runlog_task_count(log), nd = pd_runlog_dag_count(log);
+	m->task = malloc((nt + 1) * sizeof(long));
+	m->dag = malloc((nd + 1) * sizeof(long));
+	if (!m->task || !m->dag)
+		return pd_err_set(e, PD_EXIT_ENV, "out of memory");
+	for (size_t i = 0; i < nd; i++) {
+		const struct pd_rl_dag_info *d = pd_runlog_dag(log, i);
+		m->dag[i] = d->name ? pd_dags_find_dag(ds, d->name) : -1;
+		if (m->dag[i] < 0)
+			return pd_err_set(e, PD_EXIT_USAGE, "run log DAG '%s' is not in %s: the log is not of this plan",
+					  d->name ? d->name : "?", r->plan_path);
+	}
+	for (size_t i = 0; i < nt; i++) {
+		const struct pd_rl_task_info *t = pd_runlog_task(log, i);
+		m->task[i] = t->dag && t->name ? pd_dags_find_task(ds, t->dag, t->name) : -1;
+		if (m->task[i] < 0)
+			return pd_err_set(e, PD_EXIT_USAGE, "run log task '%s/%s' is not in %s: the log is not of this plan",
+					  t->dag ? t->dag : "?", t->name ? t->name : "?", r->plan_path);
+	}
+	if (nt != pd_dags_task_count(ds))
+		rpt_run_note(r, "the run log has %zu tasks, the plan %zu", nt, pd_dags_task_count(ds));
+	return 0;
+}
+
+/* The header's t0 on the realtime clock, as ISO 8601 UTC, when deploy.json did not say when. */
+static const char *started_from_t0(struct rpt_run *r, const pd_runlog *log)
+{
+	json_t *h = json_loads(pd_runlog_header_json(log), 0, NULL);
+	const json_t *t0 = json_object_get(h, "t0_realtime_ns");
+	const char *out = NULL;
+	if (json_is_integer(t0) && json_integer_value(t0) > 0) {
+		time_t sec = (time_t)(json_integer_value(t0) / PD_NS_PER_S);
+		struct tm tm;
+		char buf[64];
+		if (gmtime_r(&sec, &tm) && strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm))
+			out = pd_arena_strdup(r->arena, buf);
+	}
+	json_decref(h);
+	return out;
+}
+
+static void import_meta(struct rpt_run *r, const pd_runlog *log)
+{
+	static const char *const keys[] = {"board", "kernel", "machine", "arch", "agent_version"};
+	const char **dst[] = {&r->board, &r->kernel, &r->arch, &r->arch, &r->agent_version};
+	for (size_t i = 0; i < 5; i++) {
+		const char *v = pd_runlog_meta(log, keys[i]);
+		if (!*dst[i] && v) /* deploy.json, read first, knows the board as the user named it */
+			*dst[i] = pd_arena_strdup(r->arena, v);
+	}
+	if (!r->started)
+		r->started = started_from_t0(r, log);
+	int64_t hz = pd_runlog_sample_hz(log);
+	r->sample_period_ns = hz > 0 ? PD_NS_PER_S / hz : 0;
+	if (pd_runlog_plan_hash(log) != pd_plan_hash(r->plan))
+		rpt_run_note(r, "the run log's plan hash %016llx differs from plan.yaml's %016llx",
+			     (unsigned long long)pd_runlog_plan_hash(log), (unsigned long long)pd_plan_hash(r->plan));
+}
+
+static int import_power(struct rpt_run *r, const pd_runlog *log, int64_t *last_t)
+{
+	size_t nr = pd_runlog_rail_count(log), ns = pd_runlog_power_count(log);
+	r->power_sampled = nr > 0;
+	struct rpt_rail **rails = calloc(nr + 1, sizeof(*rails));
+	if (!rails)
+		return -1;
+	for (size_t k = 0; k < nr; k++) {
+		const struct pd_rl_rail_info *ri = pd_runlog_rail(log, k);
+		if (!(rails[k] = rpt_run_rail(r, ri->name ? ri->name : "?")))
+			goto oom;
+		if (ri->measures) /* the agent's copy of the sensor list wins: it is what was sampled */
+			rails[k]->measures = pd_arena_strdup(r->arena, ri->measures);
+	}
+	for (size_t i = 0; i < ns; i++) {
+		int64_t t = pd_runlog_power_t(log, i);
+		for (size_t k = 0; k < nr; k++) {
+			int64_t uw = pd_runlog_power_uw(log, i, k);
+			if (uw != PD_RUNLOG_NO_VALUE && rpt_rail_add(rails[k], t, uw) < 0)
+				goto oom;
+		}
+		if (t > *last_t)
+			*last_t = t;
+	}
+	for (size_t g = 0; g < pd_runlog_gap_count(log); g++) {
+		const struct pd_rl_gap *lg = pd_runlog_gap(log, g);
+		struct rpt_gap gap = {lg->rail < nr ? rails[lg->rail]->name : NULL, lg->start_ns, lg->end_ns};
+		if (rpt_run_add_gap(r, &gap) < 0)
+			goto oom;
+	}
+	free(rails);
+	return 0;
+oom:
+	free(rails);
+	return -1;
+}
+
+static int import_jobs(struct rpt_run *r, const pd_runlog *log, const struct import_maps *m, int64_t *exec_t)
+{
+	for (size_t i = 0; i < pd_runlog_job_count(log); i++) {
+		const struct pd_rl_job *j = pd_runlog_job(log, i);
+		if (j->task >= pd_runlog_task_count(log))
+			continue;
+		struct rpt_job jb = {
+			.task = (size_t)m->task[j->task],
+			.inst = j->seq,
+			.cpu = j->cpu,
+			.release_ns = j->release_ns,
+			.start_ns = j->start_ns,
+			.end_ns = j->end_ns,
+			.exec_ns = j->cpu >= 0 && j->cpu_ns > 0 ? j->cpu_ns : j->end_ns - j->start_ns,
+			.overrun = (j->flags & PD_RL_JOB_OVERRUN) || j->sigxcpu,
+			.failed = (j->flags & PD_RL_JOB_FAILED) != 0,
+		};
+		if (rpt_run_add_job(r, &jb) < 0)
+			return -1;
+		if (j->end_ns > *exec_t)
+			*exec_t = j->end_ns;
+	}
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Instances with k T + D <= horizon and no record at all are added as never finished (misses). */
+static int add_unfinished(struct rpt_run *r, size_t g, uint64_t *seqs, size_t n)
+{
+	const struct pd_dag *dag = pd_dags_dag(pd_plan_dags(r->plan), g);
+	if (r->verdict_ns < dag->deadline_ns)
+		return 0;
+	uint64_t due = (uint64_t)((r->verdict_ns - dag->deadline_ns) / dag->period_ns) + 1; /* k = 0..due-1 */
+	/* a horizon far beyond what was logged means a broken clock, not millions of lost instances */
+	if (due > (uint64_t)n + 100000) {
+		rpt_run_note(r, "%s: the log's end lies %llu periods after its last instance; unfinished instances "
+				"are not inferred", dag->name, (unsigned long long)(due - n));
+		return 0;
+	}
+	qsort(seqs, n, sizeof(uint64_t), cmp_u64);
+	size_t p = 0;
+	for (uint64_t k = 0; k < due; k++) {
+		while (p < n && seqs[p] < k)
+			p++;
+		if (p < n && seqs[p] == k)
+			continue;
+		struct rpt_inst in = {g, k, (int64_t)k * dag->period_ns, -1};
+		if (rpt_run_add_inst(r, &in) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int import_instances(struct rpt_run *r, const pd_runlog *log, const struct import_maps *m, int64_t *exec_t)
+{
+	size_t n = pd_runlog_instance_count(log);
+	for (size_t i = 0; i < n; i++) {
+		const struct pd_rl_instance *li = pd_runlog_instance(log, i);
+		if (li->dag >= pd_runlog_dag_count(log))
+			continue;
+		struct rpt_inst in = {(size_t)m->dag[li->dag], li->seq, li->release_ns, li->finish_ns};
+		if (rpt_run_add_inst(r, &in) < 0)
+			return -1;
+		if (li->finish_ns > *exec_t)
+			*exec_t = li->finish_ns;
+	}
+	return 0;
+}
+
+static int infer_unfinished(struct rpt_run *r)
+{
+	size_t nd = pd_dags_count(pd_plan_dags(r->plan)), n = r->n_insts;
+	uint64_t *seqs = malloc((n + 1) * sizeof(uint64_t));
+	if (!seqs)
+		return -1;
+	for (size_t g = 0; g < nd; g++) {
+		size_t c = 0;
+		for (size_t i = 0; i < n; i++)
+			if (r->insts[i].dag == g)
+				seqs[c++] = r->insts[i].seq;
+		if (add_unfinished(r, g, seqs, c) < 0) {
+			free(seqs);
+			return -1;
+		}
+	}
+	free(seqs);
+	return 0;
+}
+
+static void import_end(struct rpt_run *r, const pd_runlog *log, const char *path, int64_t last_t, int64_t exec_t)
+{
+	const struct pd_rl_end *end = pd_runlog_end(log);
+	size_t torn = pd_runlog_dropped_bytes(log);
+	if (end) {
+		r->duration_ns = end->t_ns;
+		r->verdict_ns = end->t_ns;
+		if (end->reason == 2)
+			rpt_run_mark_incomplete(r, "the agent stopped on an error after %.3f s (see agent.stderr)",
+						(double)end->t_ns / 1e9);
+	} else {
+		r->duration_ns = last_t > exec_t ? last_t : exec_t;
+		r->verdict_ns = exec_t > WRITER_FLUSH_BOUND_NS ? exec_t - WRITER_FLUSH_BOUND_NS : 0;
+		rpt_run_mark_incomplete(r, "%s has no END record: the agent was stopped after %.3f s (killed, or "
+					   "the board was lost); the report covers what was logged",
+					path, (double)r->duration_ns / 1e9);
+	}
+	if (torn)
+		rpt_run_mark_incomplete(r, "%s ends with %zu damaged or torn bytes after %zu good records", path, torn,
+					pd_runlog_records(log));
+	if (pd_runlog_ring_drops(log) || (end && end->dropped_records))
+		rpt_run_note(r, "the agent dropped %llu records (full rings): counts are lower bounds",
+			     (unsigned long long)(pd_runlog_ring_drops(log) + (end ? end->dropped_records : 0)));
+	if (pd_runlog_unknown_records(log))
+		rpt_run_note(r, "%zu records of types this reader does not know were skipped",
+			     pd_runlog_unknown_records(log));
+}
+
+int rpt_import_runlog(struct rpt_run *r, const char *path, pd_err *e)
+{
+	pd_runlog *log = pd_runlog_open(path, e);
+	if (!log)
+		return e ? (e->code ? e->code : PD_EXIT_USAGE) : PD_EXIT_USAGE;
+	struct import_maps m = {0};
+	int64_t last_t = 0, exec_t = 0;
+	int rc = map_names(r, log, &m, e);
+	if (rc == 0) {
+		import_meta(r, log);
+		if (import_power(r, log, &last_t) < 0 || import_jobs(r, log, &m, &exec_t) < 0 ||
+		    import_instances(r, log, &m, &exec_t) < 0 || rpt_import_freqs(r, log) < 0)
+			rc = pd_err_set(e, PD_EXIT_ENV, "out of memory reading %s", path);
+	}
+	if (rc == 0) {
+		import_end(r, log, path, last_t, exec_t);
+		if (!pd_runlog_end(log) && infer_unfinished(r) < 0)
+			rc = pd_err_set(e, PD_EXIT_ENV, "out of memory reading %s", path);
+	}
+	free(m.task);
+	free(m.dag);
+	pd_runlog_free(log);
+	return rc;
+}

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/* The terminal summary: metadata, power, predicted vs measured, DAGs, tasks, gaps (stats.c numbers). */
+#include "reports/pd_reports.h"
+#include "reports/run_model.h"
+
+#include <math.h>
+#include <string.h>
+
+#define B(name) char name[32]
+
+static const char *or_dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+static void text_meta(const struct rpt_run *r, pd_buf *o)
+{
+	const pd_plan *p = r->plan;
+	const struct pd_plan_meta *m = pd_plan_meta_c(p);
+	pd_buf_printf(o, "powerdag report: %s\n", r->rundir);
+	if (r->incomplete)
+		pd_buf_printf(o, "  INCOMPLETE RUN: %s\n", r->incomplete_why);
+	pd_buf_printf(o, "  board     %s (kernel %s, %s)\n", or_dash(r->board), or_dash(r->kernel), or_dash(r->arch));
+	pd_buf_printf(o, "  plan      %s: platform %s, %zu DAGs, %zu tasks, objective %s, %s\n", r->plan_path,
+		      pd_platform_name(pd_plan_platform(p)), pd_dags_count(pd_plan_dags(p)),
+		      pd_dags_task_count(pd_plan_dags(p)), pd_objective_name(m->objective), pd_status_name(m->status));
+	pd_buf_printf(o, "  duration  %.3f s logged (start %s, end %s), restore %s\n", (double)r->duration_ns / 1e9,
+		      or_dash(r->started), or_dash(r->ended), or_dash(r->restore));
+	if (r->agent_version)
+		pd_buf_printf(o, "  agent     %s\n", r->agent_version);
+}
+
+static void text_freqs(const struct rpt_run *r, pd_buf *o)
+{
+	if (r->n_freqs == 0)
+		return;
+	char pl[32], lo[32], hi[32];
+	pd_buf_printf(o, "\nfrequencies                   planned  read back on the board\n");
+	for (size_t i = 0; i < r->n_freqs; i++) {
+		const struct rpt_freq *f = &r->freqs[i];
+		char name[64];
+		snprintf(name, sizeof(name), "%s (%s)", f->name, f->accel ? "accelerator" : "island");
+		pd_buf_printf(o, "  %-26s %9s  ", name, f->planned_khz > 0 ? pd_fmt_freq(f->planned_khz, pl, 32) : "-");
+		if (f->max_khz < 0)
+			pd_buf_printf(o, "unreadable");
+		else if (f->min_khz == f->max_khz)
+			pd_buf_printf(o, "%s", pd_fmt_freq(f->min_khz, lo, 32));
+		else
+			pd_buf_printf(o, "%s .. %s", pd_fmt_freq(f->min_khz, lo, 32), pd_fmt_freq(f->max_khz, hi, 32));
+		int m = rpt_freq_matches(f);
+		pd_buf_printf(o, " (%zu snapshots)%s\n", f->snapshots, m == 0 ? "  MISMATCH: not the planned OPP" : "");
+	}
+	if (r->starvation_boosts)
+		pd_buf_printf(o, "  starvation monitor boosted %zu times\n", r->starvation_boosts);
+}
+
+static void text_power(const struct rpt_run *r, const struct rpt_stats *s, pd_buf *o)
+{
+	B(a); B(pk); B(pr); B(er); B(en);
+	pd_buf_printf(o, "\npower                      avg W    peak W  energy J  model W    error  samples\n");
+	if (!r->power_sampled && r->n_rails == 0) {
+		pd_buf_printf(o, "  (not sampled: the agent ran without power sensors)\n");
+		return;
+	}
+	for (size_t k = 0; k < s->n_rails; k++) {
+		const struct rpt_rail_stats *rs = &s->rails[k];
+		double err = isnan(rs->predicted_w) ? NAN : (rs->avg_w - rs->predicted_w) / rs->predicted_w * 100;
+		pd_buf_printf(o, "  %-22s %8s  %8s  %8s  %7s  %7s  %zu\n", rs->name, rpt_fmt_w(rs->avg_w, a, 32),
+			      rpt_fmt_w(rs->peak_w, pk, 32), rpt_fmt_w(rs->energy_j, en, 32),
+			      rpt_fmt_w(rs->predicted_w, pr, 32), rpt_fmt_pct(err, er, 32), rs->samples);
+	}
+	if (s->has_power) {
+		char label[64];
+		snprintf(label, sizeof(label), "total (%s)", s->total_from);
+		pd_buf_printf(o, "  %-22s %8s  %8s  %8.3f  %7s  %7s\n", label, rpt_fmt_w(s->power_w, a, 32),
+			      rpt_fmt_w(s->peak_w, pk, 32), s->energy_j, rpt_fmt_w(s->plan_power_w, pr, 32),
+			      rpt_fmt_pct(s->power_error_pct, er, 32));
+	}
+}
+
+static void text_predicted(const struct rpt_run *r, const struct rpt_stats *s, pd_buf *o)
+{
+	B(pw); B(sw); B(mw); B(e1); B(e2);
+	pd_buf_printf(o, "\npredicted vs measured          plan  simulator   measured  err(plan)  err(sim)\n");
+	pd_buf_printf(o, "  average power W         %8s   %8s   %8s   %8s  %8s\n", rpt_fmt_w(s->plan_power_w, pw, 32),
+		      r->has_sim ? rpt_fmt_w(r->sim_power_w, sw, 32) : "-", rpt_fmt_w(s->power_w, mw, 32),
+		      rpt_fmt_pct(s->power_error_pct, e1, 32), rpt_fmt_pct(s->sim_power_error_pct, e2, 32));
+	char simm[32] = "-";
+	if (r->has_sim)
+		snprintf(simm, sizeof(simm), "%lld", (long long)r->sim_misses);
+	pd_buf_printf(o, "  deadline misses         %8d   %8s   %8llu\n", 0, simm, (unsigned long long)s->misses);
+	if (r->has_sim && r->sim_jobs >= 0)
+		pd_buf_printf(o, "  (simulator: %lld jobs over %.3f s)\n", (long long)r->sim_jobs, r->sim_duration_s);
+}
+
+static void text_dags(const struct rpt_stats *s, pd_buf *o)
+{
+	B(p50); B(p99); B(mx); B(d); B(sp); B(sm);
+	pd_buf_printf(o, "\ndags            instances  misses   ratio   p50 ms   p99 ms   max ms     D ms  worst slack"
+			 "  sim p99  sim max\n");
+	for (size_t g = 0; g < s->n_dags; g++) {
+		const struct rpt_dag_stats *ds = &s->dags[g];
+		char slack[32] = "-";
+		if (!isnan(ds->worst_slack))
+			snprintf(slack, sizeof(slack), "%+.1f%%", ds->worst_slack * 100);
+		rpt_fmt_w(ds->sim_p99_ms, sp, 32); /* same 3-decimal look, ms instead of W */
+		rpt_fmt_w(ds->sim_max_ms, sm, 32);
+		pd_buf_printf(o, "  %-14s %9llu  %6llu  %5.1f%%  %7s  %7s  %7s  %7s  %11s  %7s  %7s\n", ds->name,
+			      (unsigned long long)ds->instances, (unsigned long long)ds->misses, ds->miss_ratio * 100,
+			      rpt_fmt_ms(ds->p50_ns, p50, 32), rpt_fmt_ms(ds->p99_ns, p99, 32),
+			      rpt_fmt_ms(ds->max_ns, mx, 32), rpt_fmt_ms(ds->deadline_ns, d, 32), slack, sp, sm);
+		if (ds->unfinished)
+			pd_buf_printf(o, "  %-14s (%llu of the misses never finished)\n", "",
+				      (unsigned long long)ds->unfinished);
+	}
+	pd_buf_printf(o, "  %-14s %9llu  %6llu\n", "all", (unsigned long long)s->instances,
+		      (unsigned long long)s->misses);
+}
+
+static void text_tasks(const struct rpt_stats *s, pd_buf *o)
+{
+	B(bu); B(mx);
+	pd_buf_printf(o, "\ntasks                          place         jobs  overruns  budget ms  max exec ms\n");
+	for (size_t i = 0; i < s->n_tasks; i++) {
+		const struct rpt_task_stats *t = &s->tasks[i];
+		char name[64];
+		snprintf(name, sizeof(name), "%s/%s", t->dag, t->name);
+		pd_buf_printf(o, "  %-30s %-12s %6llu  %8llu  %9s  %11s\n", name, t->place, (unsigned long long)t->jobs,
+			      (unsigned long long)t->overruns, rpt_fmt_ms(t->budget_ns, bu, 32),
+			      rpt_fmt_ms(t->max_exec_ns, mx, 32));
+	}
+	pd_buf_printf(o, "  overruns in total: %llu\n", (unsigned long long)s->overruns);
+}
+
+static void text_gaps(const struct rpt_run *r, const struct rpt_stats *s, pd_buf *o)
+{
+	B(a); B(b);
+	pd_buf_printf(o, "\nsampling gaps: %zu, %.3f ms in total", s->n_gaps, (double)s->gap_total_ns / 1e6);
+	if (r->sample_period_ns > 0)
+		pd_buf_printf(o, " (nominal period %.3f ms)", (double)r->sample_period_ns / 1e6);
+	pd_buf_printf(o, "\n");
+	for (size_t i = 0; i < s->n_gaps && i < 10; i++)
+		pd_buf_printf(o, "  %-14s %s .. %s ms\n", s->gaps[i].rail ? s->gaps[i].rail : "all rails",
+			      rpt_fmt_ms(s->gaps[i].from_ns, a, 32), rpt_fmt_ms(s->gaps[i].to_ns, b, 32));
+	if (s->n_gaps > 10)
+		pd_buf_printf(o, "  ... %zu more (see --csv / --json)\n", s->n_gaps - 10);
+}
+
+int pd_report_text(const pd_report *rep, pd_buf *o, pd_err *e)
+{
+	const struct rpt_run *r = rep->run;
+	text_meta(r, o);
+	text_freqs(r, o);
+	text_power(r, &rep->st, o);
+	text_predicted(r, &rep->st, o);
+	text_dags(&rep->st, o);
+	text_tasks(&rep->st, o);
+	text_gaps(r, &rep->st, o);
+	for (size_t i = 0; i < r->n_notes; i++)
+		pd_buf_printf(o, "%snote: %s\n", i == 0 ? "\n" : "", r->notes[i]);
+	return 0;
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package powerdag needs to build, test and run its board twin.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+  build-essential cmake pkg-config git ca-certificates \
+  libglpk-dev glpk-utils libyaml-dev libjansson-dev libssh-dev \
+  libiio-dev libiio-utils iiod libgpiod-dev check \
+  openssh-server openssh-client iproute2 procps psmisc kmod \
+  coinor-libcbc-dev graphviz clang libclang-rt-14-dev \
+  fuse3 libfuse3-dev rt-app chromium \
+  >/dev/null

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_dag.c - DAG instances: periodic release of the sources, precedence (a job is ready when all
+ * its predecessors of the same instance finished), and the streaming statistics.
+ *
+ * Each DAG keeps at most SIM_RING instances in flight in a ring indexed by instance number mod
+ * SIM_RING; a release that finds the ring full is dropped and counted as a miss (the system is then
+ * hopelessly overloaded). This bounds memory independently of the simulated duration.
+ *
+ * A CPU task is one thread that runs its jobs in instance order: job k+1 starts only after job k,
+ * even when its predecessors finished earlier. Accelerated tasks are served in FIFO order of their
+ * requests (sim_accel.c).
+ */
+#include "simulator/sim_impl.h"
+
+#include <math.h>
+
+int64_t sim_exec_time(struct sim *s, const struct sim_task *t)
+{
+	switch (s->prm.exec) {
+	case PD_SIM_EXEC_WCET:
+		return t->wcet_ns;
+	case PD_SIM_EXEC_OVERRUN:
+		if (pd_rng_uniform(&s->rng) < s->prm.overrun_prob)
+			return (int64_t)ceil((double)t->wcet_ns * s->prm.overrun_factor);
+		/* fall through */
+	case PD_SIM_EXEC_UNIFORM:
+		break;
+	}
+	if (t->bcet_ns >= t->wcet_ns)
+		return t->wcet_ns;
+	return pd_rng_range(&s->rng, t->bcet_ns, t->wcet_ns);
+}
+
+static size_t slot_of(uint64_t seq)
+{
+	return (size_t)(seq % SIM_RING);
+}
+
+bool sim_task_next_job(struct sim *s, struct sim_task *t)
+{
+	struct sim_dag *d = &s->dags[t->dag];
+	uint64_t k = t->next_seq;
+	if (t->has_job || k >= d->next_seq)
+		return false; /* busy, or instance not released yet */
+	size_t at = slot_of(k) * d->n_tasks + t->local;
+	if (d->preds_left[at] != 0)
+		return false;
+	t->has_job = true;
+	t->job_seq = k;
+	t->job_ready = d->ready_at[at];
+	t->remaining = sim_exec_time(s, t);
+	return true;
+}
+
+/* All predecessors of task ti in instance seq are done (or ti is a source): it may run. */
+static void job_ready(struct sim *s, uint32_t ti, uint64_t seq)
+{
+	struct sim_task *t = &s->tasks[ti];
+	struct sim_dag *d = &s->dags[t->dag];
+	d->ready_at[slot_of(seq) * d->n_tasks + t->local] = s->now;
+	if (t->kind != PD_PLACE_CPU) {
+		sim_accel_submit(s, ti, seq);
+		return;
+	}
+	if (t->has_job || t->next_seq != seq)
+		return; /* the thread is busy with an earlier instance; it will pick this one up */
+	struct sim_core *c = &s->cores[t->core];
+	sim_core_sync(s, c);
+	if (sim_task_next_job(s, t))
+		sim_cbs_wakeup(s, c, &t->e);
+	sim_core_resched(s, c);
+}
+
+static void record_response(struct sim_dag *d, int64_t resp)
+{
+	d->st.instances++;
+	if (resp > d->deadline)
+		d->st.misses++;
+	if (resp > d->st.max_response_ns)
+		d->st.max_response_ns = resp;
+	d->sum_response += resp;
+	int64_t b = resp / d->bucket_ns;
+	d->hist[b < SIM_HIST ? b : SIM_HIST]++;
+}
+
+void sim_dag_release(struct sim *s, struct sim_dag *d)
+{
+	uint64_t k = d->next_seq;
+	if (k - d->oldest_seq >= SIM_RING) {
+		d->st.dropped++;
+		d->st.instances++;
+		d->st.misses++;
+	} else {
+		size_t sl = slot_of(k);
+		d->release[sl] = s->now;
+		d->left[sl] = (uint32_t)d->n_tasks;
+		for (size_t j = 0; j < d->n_tasks; j++)
+			d->preds_left[sl * d->n_tasks + j] = (uint32_t)s->tasks[d->first_task + j].n_preds;
+		d->next_seq = k + 1;
+		for (size_t j = 0; j < d->n_tasks; j++)
+			if (s->tasks[d->first_task + j].n_preds == 0)
+				job_ready(s, (uint32_t)(d->first_task + j), k);
+	}
+	d->next_base += d->period;
+	int64_t jit = s->prm.release_jitter_ns > 0 ? pd_rng_range(&s->rng, 0, s->prm.release_jitter_ns) : 0;
+	sim_heap_set(&s->heap, s->id_rel + (uint32_t)(d - s->dags), d->next_base + jit);
+}
+
+void sim_job_done(struct sim *s, uint32_t ti, uint64_t seq)
+{
+	struct sim_task *t = &s->tasks[ti];
+	struct sim_dag *d = &s->dags[t->dag];
+	size_t sl = slot_of(seq);
+	int64_t resp = s->now - d->ready_at[sl * d->n_tasks + t->local];
+	t->st.jobs++;
+	if (resp > t->rel_deadline_ns)
+		t->st.job_misses++;
+	if (resp > t->st.max_response_ns)
+		t->st.max_response_ns = resp;
+	for (size_t j = 0; j < t->n_succs; j++) {
+		size_t su = t->succs[j];
+		size_t at = sl * d->n_tasks + (su - d->first_task);
+		if (--d->preds_left[at] == 0)
+			job_ready(s, (uint32_t)su, seq);
+	}
+	if (--d->left[sl] > 0)
+		return;
+	record_response(d, s->now - d->release[sl]);
+	while (d->oldest_seq < d->next_seq && d->left[slot_of(d->oldest_seq)] == 0)
+		d->oldest_seq++;
+}
+
+static int64_t p99(const struct sim_dag *d)
+{
+	uint64_t n = 0;
+	for (size_t b = 0; b <= SIM_HIST; b++)
+		n += d->hist[b];
+	if (n == 0)
+		return 0;
+	uint64_t rank = (n * 99 + 99) / 100; /* ceil(0.99 n) */
+	uint64_t acc = 0;
+	for (size_t b = 0; b < SIM_HIST; b++) {
+		acc += d->hist[b];
+		if (acc >= rank) {
+			int64_t edge = (int64_t)(b + 1) * d->bucket_ns;
+			return edge < d->st.max_response_ns ? edge : d->st.max_response_ns;
+		}
+	}
+	return d->st.max_response_ns;
+}
+
+void sim_dag_finish(struct sim *s)
+{
+	for (size_t g = 0; g < s->n_dags; g++) {
+		struct sim_dag *d = &s->dags[g];
+		uint64_t done = d->st.instances - d->st.dropped;
+		/* unfinished instances whose deadline has passed are misses */
+		for (uint64_t k = d->oldest_seq; k < d->next_seq; k++) {
+			size_t sl = slot_of(k);
+			if (d->left[sl] > 0 && d->release[sl] + d->deadline < s->now) {
+				d->st.instances++;
+				d->st.misses++;
+			}
+		}
+		d->st.p99_response_ns = p99(d);
+		d->st.mean_response_ns = done ? (double)(d->sum_response / (long double)done) : 0.0;
+	}
+}

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+#include "helper_agents.h"
+#include "pd_test.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+int pd_th_run(const char *plan, int64_t duration_ms, struct pd_agent_opts *o, const char **out_dir, pd_err *e)
+{
+	static char dir[512];
+	snprintf(dir, sizeof(dir), "%s/run", pd_test_tmpdir());
+	struct pd_agent_opts def;
+	if (!o) {
+		pd_agent_opts_init(&def);
+		def.no_power = true;
+		o = &def;
+	}
+	o->plan_path = plan;
+	o->out_dir = dir;
+	o->duration_ns = duration_ms * PD_NS_PER_MS;
+	if (out_dir)
+		*out_dir = dir;
+	return pd_agent_run(o, e);
+}
+
+pd_runlog *pd_th_log(const char *dir)
+{
+	char p[600];
+	snprintf(p, sizeof(p), "%s/run.pdlog", dir);
+	pd_err e = {0};
+	pd_runlog *r = pd_runlog_open(p, &e);
+	ck_assert_msg(r != NULL, "%s", e.msg);
+	return r;
+}
+
+bool pd_th_can_dl(void)
+{
+	return geteuid() == 0 && access("/sys/fs/cgroup/cpuset/cpuset.cpu_exclusive", W_OK) == 0;
+}
+
+size_t pd_th_instances(const pd_runlog *r, const char *dag, size_t *misses, int64_t *max_response_ns)
+{
+	size_t n = 0, m = 0;
+	int64_t mx = 0;
+	for (size_t i = 0; i < pd_runlog_instance_count(r); i++) {
+		const struct pd_rl_instance *in = pd_runlog_instance(r, i);
+		if (strcmp(pd_runlog_dag(r, in->dag)->name, dag) != 0)
+			continue;
+		n++;
+		m += in->miss;
+		if (in->response_ns > mx)
+			mx = in->response_ns;
+	}
+	if (misses)
+		*misses = m;
+	if (max_response_ns)
+		*max_response_ns = mx;
+	return n;
+}
+
+long pd_th_task(const pd_runlog *r, const char *dag, const char *task)
+{
+	for (size_t i = 0; i < pd_runlog_task_count(r); i++)
+		if (strcmp(pd_runlog_task(r, i)->dag, dag) == 0 && strcmp(pd_runlog_task(r, i)->name, task) == 0)
+			return (long)i;
+	return -1;
+}
+
+int pd_th_cpuset_leftovers(void)
+{
+	DIR *d = opendir("/sys/fs/cgroup/cpuset");
+	if (!d)
+		return 0;
+	int n = 0;
+	struct dirent *de;
+	char self[64];
+	snprintf(self, sizeof(self), "powerdag-agent-%d", (int)getpid());
+	while ((de = readdir(d)))
+		n += strcmp(de->d_name, self) == 0;
+	closedir(d);
+	return n;
+}
+
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+static void wfile(const char *dir, const char *name, const char *v)
+{
+	char p[700];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "%s\n", v);
+	fclose(f);
+}
+
+void pd_th_fake_iio(const char *root)
+{
+	char p[600];
+	snprintf(p, sizeof(p), "%s/bus", root);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/bus/.staging", root);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/bus/iio", root);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/bus/iio/devices", root);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/bus/iio/devices/iio:device0", root);
+	mkdir(p, 0755);
+	wfile(p, "name", "ina226");
+	wfile(p, "label", "ina226-u76");
+	wfile(p, "in_voltage0_raw", "3152");
+	wfile(p, "in_voltage0_scale", "0.002500000");
+	wfile(p, "in_voltage1_raw", "680");
+	wfile(p, "in_voltage1_scale", "1.250000000");
+	wfile(p, "in_power2_raw", "107");
+	wfile(p, "in_power2_scale", "12.500000000");
+	wfile(p, "in_current3_raw", "3152");
+	wfile(p, "in_current3_scale", "0.500000000");
+	wfile(p, "in_sampling_frequency", "114");
+	snprintf(p, sizeof(p), "%s/bus/iio/devices/iio:device1", root);
+	mkdir(p, 0755);
+	wfile(p, "name", "ina3221x");
+	wfile(p, "in_power0_input", "2500");
+	wfile(p, "in_current0_input", "500");
+	wfile(p, "in_voltage0_input", "5000");
+}
+
+void pd_th_fake_set(const char *root, const char *dev, const char *file, const char *value)
+{
+	char st[600], dst[700];
+	snprintf(st, sizeof(st), "%s/bus/.staging/%s", root, file);
+	FILE *f = fopen(st, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "%s\n", value);
+	fclose(f);
+	snprintf(dst, sizeof(dst), "%s/bus/iio/devices/%s/%s", root, dev, file);
+	ck_assert_int_eq(rename(st, dst), 0);
+}
+
+void pd_th_enter_fake_sys(const char *root)
+{
+	ck_assert_int_eq(unshare(CLONE_NEWNS), 0);
+	ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	char p[600];
+	snprintf(p, sizeof(p), "%s/bus", root);
+	ck_assert_int_eq(mount(p, "/sys/bus", NULL, MS_BIND, NULL), 0);
+}

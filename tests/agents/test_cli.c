@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The powerdag-agent binary: exit codes of the contract (0 / 2 / 3), --self-test, --version, a clean
+ * stop on SIGTERM, and kill -9 leaving a readable log (the next agent cleans the cpusets up).
+ */
+#include "helper_agents.h"
+#include "pd_test.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *agent(void) { return pd_test_bin("agents/powerdag-agent"); }
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	nanosleep(&ts, NULL);
+}
+
+START_TEST(version_and_self_test)
+{
+	char out[4096];
+	ck_assert_int_eq(pd_test_run(out, sizeof(out), "%s --version", agent()), 0);
+	ck_assert_ptr_nonnull(strstr(out, "powerdag-agent " PD_VERSION));
+	ck_assert_int_eq(pd_test_run(out, sizeof(out), "%s --self-test", agent()), 0);
+	ck_assert_ptr_nonnull(strstr(out, "clock:          ok"));
+	ck_assert_ptr_nonnull(strstr(out, "sched_setattr:"));
+	ck_assert_ptr_nonnull(strstr(out, "libiio:"));
+	ck_assert_ptr_nonnull(strstr(out, "self-test passed"));
+}
+END_TEST
+
+START_TEST(usage_errors_exit_2)
+{
+	char tmp[512]; /* pd_test_* return rotating buffers: keep a copy */
+	snprintf(tmp, sizeof(tmp), "%s", pd_test_tmpdir());
+	ck_assert_int_eq(pd_test_run(NULL, 0, "%s 2>/dev/null", agent()), 2);
+	ck_assert_int_eq(pd_test_run(NULL, 0, "%s run 2>/dev/null", agent()), 2);
+	ck_assert_int_eq(pd_test_run(NULL, 0, "%s run %s 2>/dev/null", agent(),
+				     pd_test_src("tests/agents/plans/chain2.plan.yaml")), 2); /* no --out */
+	ck_assert_int_eq(pd_test_run(NULL, 0, "%s run %s --out %s/o --sample-hz 5000 2>/dev/null", agent(),
+				     pd_test_src("tests/agents/plans/chain2.plan.yaml"), tmp), 2);
+	ck_assert_int_eq(pd_test_run(NULL, 0, "%s run %s --out %s/o --duration -1 2>/dev/null", agent(),
+				     pd_test_src("tests/agents/plans/chain2.plan.yaml"), tmp), 2);
+	char bad[600];
+	snprintf(bad, sizeof(bad), "%s", pd_test_write(tmp, "bad.yaml", "plan:\n  version: 1\n"));
+	char out[4096];
+	ck_assert_int_eq(pd_test_run(out, sizeof(out), "%s run %s --out %s/o 2>&1", agent(), bad, tmp), 2);
+	ck_assert_ptr_nonnull(strstr(out, "bad.yaml:"));
+	char p[600];
+	snprintf(p, sizeof(p), "%s/o/run.pdlog", tmp);
+	ck_assert_int_ne(access(p, F_OK), 0);
+	ck_assert_int_eq(pd_test_run(NULL, 0, "%s dump %s 2>/dev/null", agent(), bad), 2);
+}
+END_TEST
+
+START_TEST(ebusy_exits_3_with_the_task_named)
+{
+	if (!pd_th_can_dl())
+		return;
+	char tmp[512];
+	snprintf(tmp, sizeof(tmp), "%s", pd_test_tmpdir());
+	char out[4096];
+	ck_assert_int_eq(pd_test_run(out, sizeof(out), "%s run %s --out %s/o --duration 1 2>&1", agent(),
+				     pd_test_src("tests/agents/plans/ebusy.plan.yaml"), tmp),
+			 3);
+	ck_assert_ptr_nonnull(strstr(out, "task 'over/second' on cpu0"));
+	ck_assert_ptr_nonnull(strstr(out, "powerdag check"));
+}
+END_TEST
+
+static pid_t spawn(const char *plan, const char *out_dir, const char *extra)
+{
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		freopen("/dev/null", "w", stderr);
+		execl(agent(), "powerdag-agent", "run", plan, "--out", out_dir, "--no-power", extra, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+START_TEST(sigterm_stops_cleanly)
+{
+	if (!pd_th_can_dl())
+		return;
+	char dir[600];
+	snprintf(dir, sizeof(dir), "%s/o", pd_test_tmpdir());
+	pid_t pid = spawn(pd_test_src("tests/agents/plans/chain2.plan.yaml"), dir, "--seed=7");
+	sleep_ms(1000);
+	kill(pid, SIGTERM);
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 0);
+	pd_runlog *r = pd_th_log(dir);
+	ck_assert_ptr_nonnull(pd_runlog_end(r));
+	ck_assert_uint_eq(pd_runlog_end(r)->reason, 1);
+	size_t misses;
+	size_t n = pd_th_instances(r, "chain", &misses, NULL);
+	ck_assert_uint_ge(n, 30);
+	ck_assert_uint_eq(misses, 0);
+	pd_runlog_free(r);
+	ck_assert_int_eq(pd_th_cpuset_leftovers(), 0);
+}
+END_TEST
+
+START_TEST(kill_9_leaves_a_readable_log)
+{
+	if (!pd_th_can_dl())
+		return;
+	char dir[600];
+	snprintf(dir, sizeof(dir), "%s/o", pd_test_tmpdir());
+	pid_t pid = spawn(pd_test_src("tests/agents/plans/chain2.plan.yaml"), dir, "--duration=30");
+	sleep_ms(1500);
+	kill(pid, SIGKILL);
+	int st;
+	waitpid(pid, &st, 0);
+	pd_runlog *r = pd_th_log(dir);
+	ck_assert_ptr_null(pd_runlog_end(r));
+	size_t misses;
+	/* ~1.45 s of releases at 20 ms (started ~50 ms after launch); the rings are flushed every 100 ms:
+	 * at most the last fraction of a second is lost */
+	size_t n = pd_th_instances(r, "chain", &misses, NULL);
+	ck_assert_uint_ge(n, 55);
+	ck_assert_uint_le(n, 75);
+	ck_assert_uint_eq(misses, 0);
+	ck_assert_uint_lt(pd_runlog_dropped_bytes(r), 4096);
+	for (size_t i = 0; i < n; i++) /* complete, in order */
+		ck_assert_uint_eq(pd_runlog_instance(r, i)->seq, i);
+	pd_runlog_free(r);
+	/* the killed agent left its cpusets and an unbalanced root; the next run repairs both */
+	char path[600];
+	snprintf(path, sizeof(path), "/sys/fs/cgroup/cpuset/powerdag-agent-%d", (int)pid);
+	ck_assert_int_eq(access(path, F_OK), 0);
+	char dir2[600];
+	snprintf(dir2, sizeof(dir2), "%s/o2", pd_test_tmpdir());
+	pid_t p2 = spawn(pd_test_src("tests/agents/plans/chain2.plan.yaml"), dir2, "--duration=0.2");
+	waitpid(p2, &st, 0);
+	ck_assert_int_eq(WEXITSTATUS(st), 0);
+	ck_assert_int_ne(access(path, F_OK), 0);
+	FILE *f = fopen("/sys/fs/cgroup/cpuset/cpuset.sched_load_balance", "r");
+	int bal = -1;
+	ck_assert_int_eq(fscanf(f, "%d", &bal), 1);
+	fclose(f);
+	ck_assert_int_eq(bal, 1);
+}
+END_TEST
+
+START_TEST(dump_views)
+{
+	if (!pd_th_can_dl())
+		return;
+	char dir[600];
+	snprintf(dir, sizeof(dir), "%s/o", pd_test_tmpdir());
+	char out[1 << 15];
+	ck_assert_int_eq(pd_test_run(NULL, 0, "%s run %s --out %s --duration 0.3 --no-power 2>/dev/null", agent(),
+				     pd_test_src("tests/agents/plans/chain2.plan.yaml"), dir),
+			 0);
+	ck_assert_int_eq(pd_test_run(out, sizeof(out), "%s dump %s/run.pdlog", agent(), dir), 0);
+	ck_assert_ptr_nonnull(strstr(out, "dag chain: instances 15 misses 0"));
+	ck_assert_ptr_nonnull(strstr(out, "end: duration"));
+	ck_assert_int_eq(pd_test_run(out, sizeof(out), "%s dump %s/run.pdlog instances | wc -l", agent(), dir), 0);
+	ck_assert_int_eq(atoi(out), 16);
+	ck_assert_int_eq(pd_test_run(NULL, 0, "%s dump %s/run.pdlog nope 2>/dev/null", agent(), dir), 2);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("agents_cli");
+	TCase *tc = tcase_create("cli");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, version_and_self_test);
+	tcase_add_test(tc, usage_errors_exit_2);
+	tcase_add_test(tc, ebusy_exits_3_with_the_task_named);
+	tcase_add_test(tc, sigterm_stops_cleanly);
+	tcase_add_test(tc, kill_9_leaves_a_readable_log);
+	tcase_add_test(tc, dump_views);
+	suite_add_tcase(s, tc);
+	return pd_test_main(s);
+}

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/* Run-log format: round trip of every record type, a log cut at every byte stays readable up to the
+ * cut, a flipped bit stops decoding at that record, unknown types are skipped, bad headers refused. */
+#include "agents/pd_runlog.h"
+#include "agents/rlw.h"
+#include "pd_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *HDR = "{\"format\":\"powerdag-runlog\",\"version\":1,\"plan_hash\":\"00000000deadbeef\","
+			 "\"board\":\"b\",\"kernel\":\"k\",\"sample_hz\":100,"
+			 "\"tasks\":[{\"name\":\"a\",\"dag\":\"g\",\"cpu\":0,\"runtime_ns\":5,\"deadline_ns\":6,"
+			 "\"period_ns\":7,\"wcet_ns\":4,\"work\":\"builtin:busy\",\"preds\":[]}],"
+			 "\"dags\":[{\"name\":\"g\",\"period_ns\":7,\"deadline_ns\":6}],"
+			 "\"rails\":[{\"name\":\"r0\",\"measures\":\"cpu\"},{\"name\":\"r1\",\"measures\":\"ddr\"}]}";
+
+/* Writes a log with n instances, n jobs, n power samples, one gap, one OPP, an unknown record and
+ * an END; returns its bytes. */
+static char *write_log(const char *dir, size_t n, size_t *len)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/t.pdlog", dir);
+	pd_err e = {0};
+	pd_rlw *w = pd_rlw_new();
+	ck_assert_ptr_nonnull(w);
+	struct pd_rlw_ring *r = pd_rlw_add_ring(w, 128, 4096);
+	ck_assert_int_eq(pd_rlw_open(w, path, HDR, &e), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct pd_rl_instance in = {.dag = 0, .miss = i == 3, .seq = i, .release_ns = (int64_t)i * 7,
+					    .finish_ns = (int64_t)i * 7 + 3, .response_ns = 3};
+		ck_assert(pd_rlw_put(r, PD_RL_INSTANCE, &in, sizeof(in)));
+		struct pd_rl_job j = {.task = 0, .seq = i, .start_ns = (int64_t)i, .end_ns = (int64_t)i + 2, .cpu_ns = 2};
+		ck_assert(pd_rlw_put(r, PD_RL_JOB, &j, sizeof(j)));
+		unsigned char pw[sizeof(struct pd_rl_power) + 16];
+		struct pd_rl_power h = {.t_ns = (int64_t)i * 10, .first_rail = 0, .n = 2};
+		int64_t v[2] = {1000000 + (int64_t)i, i == 2 ? PD_RUNLOG_NO_VALUE : 250000};
+		memcpy(pw, &h, sizeof(h));
+		memcpy(pw + sizeof(h), v, 16);
+		ck_assert(pd_rlw_put(r, PD_RL_POWER, pw, sizeof(pw)));
+	}
+	struct pd_rl_gap g = {.rail = 1, .err = 5, .start_ns = 20, .end_ns = 30};
+	pd_rlw_put(r, PD_RL_GAP, &g, sizeof(g));
+	struct pd_rl_opp o = {.kind = PD_RL_OPP_ISLAND, .index = 0, .freq_khz = 1200000};
+	pd_rlw_put(r, PD_RL_OPP, &o, sizeof(o));
+	uint64_t future = 42;
+	pd_rlw_put(r, 999, &future, sizeof(future));
+	struct pd_rl_end end = {.t_ns = 1000};
+	ck_assert_int_eq(pd_rlw_close(w, &end, &e), 0);
+	char *data;
+	ck_assert_int_eq(pd_read_file(path, &data, len, 0, &e), 0);
+	return data;
+}
+
+START_TEST(round_trip)
+{
+	size_t len;
+	char *data = write_log(pd_test_tmpdir(), 10, &len);
+	pd_err e = {0};
+	pd_runlog *r = pd_runlog_from_bytes(data, len, "t", &e);
+	ck_assert_msg(r, "%s", e.msg);
+	ck_assert_int_eq(pd_runlog_version(r), 1);
+	ck_assert_uint_eq(pd_runlog_plan_hash(r), 0xdeadbeefULL);
+	ck_assert_str_eq(pd_runlog_meta(r, "board"), "b");
+	ck_assert_uint_eq(pd_runlog_task_count(r), 1);
+	ck_assert_str_eq(pd_runlog_task(r, 0)->name, "a");
+	ck_assert_int_eq(pd_runlog_task(r, 0)->runtime_ns, 5);
+	ck_assert_uint_eq(pd_runlog_rail_count(r), 2);
+	ck_assert_str_eq(pd_runlog_rail(r, 1)->measures, "ddr");
+	ck_assert_uint_eq(pd_runlog_instance_count(r), 10);
+	ck_assert_uint_eq(pd_runlog_instance(r, 3)->miss, 1);
+	ck_assert_int_eq(pd_runlog_instance(r, 9)->release_ns, 63);
+	ck_assert_uint_eq(pd_runlog_job_count(r), 10);
+	ck_assert_int_eq(pd_runlog_job(r, 4)->end_ns, 6);
+	ck_assert_uint_eq(pd_runlog_power_count(r), 10);
+	ck_assert_int_eq(pd_runlog_power_uw(r, 7, 0), 1000007);
+	ck_assert_int_eq(pd_runlog_power_uw(r, 2, 1), PD_RUNLOG_NO_VALUE);
+	ck_assert_int_eq(pd_runlog_power_t(r, 5), 50);
+	ck_assert_uint_eq(pd_runlog_gap_count(r), 1);
+	ck_assert_int_eq(pd_runlog_gap(r, 0)->err, 5);
+	ck_assert_uint_eq(pd_runlog_opp_count(r), 1);
+	ck_assert_int_eq(pd_runlog_opp(r, 0)->freq_khz, 1200000);
+	ck_assert_uint_eq(pd_runlog_unknown_records(r), 1);
+	ck_assert_ptr_nonnull(pd_runlog_end(r));
+	ck_assert_int_eq(pd_runlog_end(r)->t_ns, 1000);
+	ck_assert_uint_eq(pd_runlog_dropped_bytes(r), 0);
+	ck_assert_uint_eq(pd_runlog_records(r), 10 * 3 + 4);
+	pd_runlog_free(r);
+	free(data);
+}
+END_TEST
+
+/* Every prefix of a log decodes to a prefix of its records; the damage report accounts for every
+ * byte: header + decoded frames + dropped bytes == cut length. */
+START_TEST(cut_at_every_byte)
+{
+	size_t len;
+	char *data = write_log(pd_test_tmpdir(), 6, &len);
+	size_t hl = (size_t)((char *)memchr(data, '\n', len) - data) + 1;
+	size_t last_records = 0;
+	for (size_t cut = hl; cut <= len; cut++) {
+		pd_err e = {0};
+		pd_runlog *r = pd_runlog_from_bytes(data, cut, "t", &e);
+		ck_assert_msg(r, "cut %zu: %s", cut, e.msg);
+		size_t rec = pd_runlog_records(r);
+		ck_assert_uint_ge(rec, last_records); /* monotone in the cut */
+		last_records = rec;
+		ck_assert_uint_le(pd_runlog_dropped_bytes(r), cut - hl);
+		ck_assert_uint_le(pd_runlog_instance_count(r), 6);
+		if (cut < len)
+			ck_assert_ptr_null(pd_runlog_end(r));
+		/* decoded values are the written ones, never garbage */
+		for (size_t i = 0; i < pd_runlog_instance_count(r); i++)
+			ck_assert_uint_eq(pd_runlog_instance(r, i)->seq, i);
+		pd_runlog_free(r);
+	}
+	ck_assert_uint_eq(last_records, 6 * 3 + 4);
+	/* a cut inside the header line is not a run log */
+	pd_err e = {0};
+	ck_assert_ptr_null(pd_runlog_from_bytes(data, hl - 1, "t", &e));
+	ck_assert_int_eq(e.code, PD_EXIT_USAGE);
+	free(data);
+}
+END_TEST
+
+START_TEST(corruption_stops_decoding)
+{
+	size_t len;
+	char *data = write_log(pd_test_tmpdir(), 6, &len);
+	size_t hl = (size_t)((char *)memchr(data, '\n', len) - data) + 1;
+	/* flip a bit inside the 4th record's payload: 3 records survive, the rest is dropped */
+	size_t off = hl;
+	for (int k = 0; k < 3; k++) {
+		uint32_t pl;
+		memcpy(&pl, data + off, 4);
+		off += 12 + pl;
+	}
+	data[off + 9] ^= 0x10;
+	pd_err e = {0};
+	pd_runlog *r = pd_runlog_from_bytes(data, len, "t", &e);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(pd_runlog_records(r), 3);
+	ck_assert_uint_eq(pd_runlog_dropped_bytes(r), len - off);
+	pd_runlog_free(r);
+	free(data);
+}
+END_TEST
+
+START_TEST(bad_headers)
+{
+	pd_err e = {0};
+	const char *cases[] = {"not json\n", "{\"format\":\"other\",\"version\":1}\n",
+			       "{\"format\":\"powerdag-runlog\",\"version\":2}\n", "[1]\n", "no newline"};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		ck_assert_ptr_null(pd_runlog_from_bytes(cases[i], strlen(cases[i]), "x", &e));
+		ck_assert_int_eq(e.code, PD_EXIT_USAGE);
+	}
+	ck_assert_ptr_null(pd_runlog_from_bytes(cases[2], strlen(cases[2]), "x", &e));
+	ck_assert_ptr_nonnull(strstr(e.msg, "version 2"));
+}
+END_TEST
+
+START_TEST(full_ring_drops_and_reports)
+{
+	const char *dir = pd_test_tmpdir();
+	char path[512];
+	snprintf(path, sizeof(path), "%s/d.pdlog", dir);
+	pd_err e = {0};
+	pd_rlw *w = pd_rlw_new();
+	struct pd_rlw_ring *r = pd_rlw_add_ring(w, 80, 8);
+	ck_assert_int_eq(pd_rlw_open(w, path, HDR, &e), 0);
+	struct pd_rl_instance in = {0};
+	int ok = 0;
+	for (int i = 0; i < 20; i++)
+		ok += pd_rlw_put(r, PD_RL_INSTANCE, &in, sizeof(in));
+	ck_assert_int_eq(ok, 8); /* never blocks, never overwrites */
+	char big[200] = {0};
+	ck_assert(!pd_rlw_put(r, PD_RL_INSTANCE, big, sizeof(big))); /* larger than a slot */
+	struct pd_rl_end end = {0};
+	ck_assert_int_eq(pd_rlw_close(w, &end, &e), 0);
+	ck_assert_uint_eq(end.dropped_records, 13);
+	pd_runlog *rl = pd_runlog_open(path, &e);
+	ck_assert_ptr_nonnull(rl);
+	ck_assert_uint_eq(pd_runlog_instance_count(rl), 8);
+	ck_assert_uint_eq(pd_runlog_ring_drops(rl), 13);
+	ck_assert_uint_eq(pd_runlog_end(rl)->dropped_records, 13);
+	pd_runlog_free(rl);
+	/* a second run never overwrites a log */
+	pd_rlw *w2 = pd_rlw_new();
+	ck_assert_int_eq(pd_rlw_open(w2, path, HDR, &e), PD_EXIT_USAGE);
+	pd_rlw_close(w2, NULL, NULL);
+}
+END_TEST
+
+START_TEST(crc_known_value)
+{
+	ck_assert_uint_eq(pd_runlog_crc32(0, "123456789", 9), 0xCBF43926u); /* the CRC-32 check value */
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("agents_runlog");
+	TCase *tc = tcase_create("runlog");
+	tcase_add_test(tc, round_trip);
+	tcase_add_test(tc, cut_at_every_byte);
+	tcase_add_test(tc, corruption_stops_decoding);
+	tcase_add_test(tc, bad_headers);
+	tcase_add_test(tc, full_ring_drops_and_reports);
+	tcase_add_test(tc, crc_known_value);
+	suite_add_tcase(s, tc);
+	return pd_test_main(s);
+}

@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: MIT */
+/* Agent building blocks: runtime conversion for frequency/capacity-scaled kernels, work kinds,
+ * plan -> spec resolution, GPIO spec, FPGA manager loading, cpuset fallbacks. */
+#include "agents/pd_agent.h"
+#include "agents/work.h"
+#include "helper_agents.h"
+#include "pd_test.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static void mkdirs(const char *root, const char *rel)
+{
+	char p[700];
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	for (char *c = p + strlen(root) + 1; *c; c++)
+		if (*c == '/') {
+			*c = '\0';
+			mkdir(p, 0755);
+			*c = '/';
+		}
+	mkdir(p, 0755);
+}
+
+static void put(const char *root, const char *rel, const char *v)
+{
+	char p[700];
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	FILE *f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(v, f);
+	fclose(f);
+}
+
+START_TEST(runtime_scaling)
+{
+	/* ZCU102 at 600 of 1200 MHz: the kernel charges half the wall time */
+	ck_assert_int_eq(pd_runtime_scale(10 * PD_NS_PER_MS, 600000, 1200000, 1024), 5 * PD_NS_PER_MS);
+	/* XU4 A7 capacity 377 at max frequency: 10 ms * 377/1024, rounded up */
+	ck_assert_int_eq(pd_runtime_scale(10 * PD_NS_PER_MS, 1400000, 1400000, 377), 3681641);
+	/* both factors */
+	ck_assert_int_eq(pd_runtime_scale(8 * PD_NS_PER_MS, 500000, 1000000, 512), 2 * PD_NS_PER_MS);
+	/* the kernel's floor */
+	ck_assert_int_eq(pd_runtime_scale(1500, 200000, 2000000, 512), 1024);
+	/* unknown factors: identity */
+	ck_assert_int_eq(pd_runtime_scale(7 * PD_NS_PER_MS, -1, -1, -1), 7 * PD_NS_PER_MS);
+}
+END_TEST
+
+START_TEST(runtime_for_kernel_reads_sysfs)
+{
+	char root[512];
+	snprintf(root, sizeof(root), "%s", pd_test_tmpdir());
+	mkdirs(root, "devices/system/cpu/cpu3/cpufreq");
+	put(root, "devices/system/cpu/cpu3/cpu_capacity", "512\n");
+	put(root, "devices/system/cpu/cpu3/cpufreq/scaling_cur_freq", "600000\n");
+	put(root, "devices/system/cpu/cpu3/cpufreq/cpuinfo_max_freq", "1200000\n");
+#if !defined(__arm__) && !defined(__aarch64__)
+	unsetenv("PD_AGENT_FORCE_RUNTIME_SCALING");
+	ck_assert_int_eq(pd_runtime_for_kernel(10 * PD_NS_PER_MS, 3, false, root), 10 * PD_NS_PER_MS); /* x86: wall */
+	setenv("PD_AGENT_FORCE_RUNTIME_SCALING", "1", 1);
+#endif
+	ck_assert_int_eq(pd_runtime_for_kernel(10 * PD_NS_PER_MS, 3, false, root), 2500 * PD_NS_PER_US);
+	ck_assert_int_eq(pd_runtime_for_kernel(10 * PD_NS_PER_MS, 3, true, root), 10 * PD_NS_PER_MS); /* GRUB-PA */
+	ck_assert_int_eq(pd_runtime_for_kernel(10 * PD_NS_PER_MS, 2, false, root), 10 * PD_NS_PER_MS); /* no data */
+	unsetenv("PD_AGENT_FORCE_RUNTIME_SCALING");
+}
+END_TEST
+
+static int64_t tcpu(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * PD_NS_PER_S + ts.tv_nsec;
+}
+
+START_TEST(busy_burns_exact_cpu_time)
+{
+	int64_t t0 = tcpu();
+	pd_work_busy_ns(3 * PD_NS_PER_MS);
+	int64_t dt = tcpu() - t0;
+	ck_assert_int_ge(dt, 3 * PD_NS_PER_MS);
+	ck_assert_int_lt(dt, 3 * PD_NS_PER_MS + 300 * PD_NS_PER_US);
+}
+END_TEST
+
+static struct pd_agent_task mk_task(enum pd_agent_work w)
+{
+	struct pd_agent_task t = {.name = "t", .dag_name = "g", .work = w, .cpu = 0, .runtime_ns = PD_NS_PER_MS};
+	t.wcet_ref_ns = 2 * PD_NS_PER_MS;
+	t.bcet_ref_ns = 1 * PD_NS_PER_MS;
+	t.wcet_ns = 4 * PD_NS_PER_MS; /* at an OPP of half the reference frequency */
+	t.bcet_ns = 2 * PD_NS_PER_MS;
+	t.ref_khz = 2000000;
+	t.opp_khz = 1000000;
+	t.capacity = 1.0;
+	return t;
+}
+
+START_TEST(variability_is_seeded_and_bounded)
+{
+	struct pd_agent_task t = mk_task(PD_AW_BUSY);
+	struct pd_xwork a, b, c;
+	pd_err e = {0};
+	ck_assert_int_eq(pd_work_init(&a, &t, 42, 3, &e), 0);
+	ck_assert_int_eq(pd_work_init(&b, &t, 42, 3, &e), 0);
+	ck_assert_int_eq(pd_work_init(&c, &t, 43, 3, &e), 0);
+	int same_other_seed = 0;
+	int64_t lo = INT64_MAX, hi = 0;
+	for (int i = 0; i < 200; i++) {
+		int64_t ra, rb, rc;
+		int64_t da = pd_work_draw(&a, &ra), db = pd_work_draw(&b, &rb), dc = pd_work_draw(&c, &rc);
+		ck_assert_int_eq(da, db); /* same seed, same demands */
+		same_other_seed += da == dc;
+		ck_assert_int_ge(ra, t.bcet_ref_ns);
+		ck_assert_int_le(ra, t.wcet_ref_ns);
+		ck_assert_int_ge(da, t.bcet_ns);
+		ck_assert_int_le(da, t.wcet_ns);
+		lo = da < lo ? da : lo;
+		hi = da > hi ? da : hi;
+	}
+	ck_assert_int_lt(same_other_seed, 10);
+	ck_assert_int_lt(lo, t.bcet_ns + PD_NS_PER_MS / 5); /* the range is covered */
+	ck_assert_int_gt(hi, t.wcet_ns - PD_NS_PER_MS / 5);
+	/* without bcet every job is the WCET at the OPP */
+	t.bcet_ref_ns = t.wcet_ref_ns;
+	t.bcet_ns = t.wcet_ns;
+	ck_assert_int_eq(pd_work_init(&a, &t, 1, 0, &e), 0);
+	int64_t r;
+	for (int i = 0; i < 10; i++)
+		ck_assert_int_eq(pd_work_draw(&a, &r), t.wcet_ns);
+}
+END_TEST
+
+START_TEST(spin_is_stretched_by_a_lower_frequency)
+{
+	/* Calibration reads the CPU's current frequency: reported at half the reference, the same work
+	 * (fixed at f_ref) needs twice the iterations per reference ns. */
+	char root[512];
+	snprintf(root, sizeof(root), "%s", pd_test_tmpdir());
+	mkdirs(root, "devices/system/cpu/cpu0/cpufreq");
+	struct pd_agent_task t = mk_task(PD_AW_SPIN);
+	struct pd_xwork full, half;
+	pd_err e = {0};
+	pd_work_init(&full, &t, 1, 0, &e);
+	pd_work_init(&half, &t, 1, 0, &e);
+	put(root, "devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", "2000000\n");
+	pd_work_calibrate(&full, 0, root);
+	put(root, "devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", "1000000\n");
+	pd_work_calibrate(&half, 0, root);
+	double ratio = half.iters_per_ref_ns / full.iters_per_ref_ns;
+	ck_assert_msg(ratio > 1.6 && ratio < 2.5, "ratio %f", ratio);
+	/* and a calibrated spin job of 2 ms at f_ref takes about 2 ms of CPU at that speed */
+	int64_t t0 = tcpu();
+	pd_work_do(&full, 0, 0, 2 * PD_NS_PER_MS);
+	int64_t dt = tcpu() - t0;
+	ck_assert_msg(dt > 1200 * PD_NS_PER_US && dt < 3500 * PD_NS_PER_US, "spin took %lld ns", (long long)dt);
+}
+END_TEST
+
+START_TEST(spec_from_plan_scales_to_the_opp)
+{
+	char tmp[512];
+	snprintf(tmp, sizeof(tmp), "%s", pd_test_tmpdir());
+	const char *plan = pd_test_write(tmp, "bl.plan.yaml",
+		"plan:\n  version: 1\n  solver: {status: feasible, objective: power, solver: heuristic, gap: 0, solve_time_s: 0}\n"
+		"  predicted: {power: 1W, min_relative_slack: 0.5}\n"
+		"  islands:\n  - {name: little, freq: 1000MHz}\n"
+		"  tasks:\n"
+		"  - {dag: g, task: a, placement: 'cpu:1', wcet: 3.4ms, runtime: 3.4ms, deadline: 10ms, period: 20ms, reclaim: true}\n"
+		"  - {dag: g, task: b, placement: 'cpu:0', wcet: 4ms, runtime: 4ms, deadline: 10ms, period: 20ms, reclaim: false}\n"
+		"  dags:\n  - name: g\n    period: 20ms\n    tasks:\n"
+		"    - {name: a, wcet: 1ms, wcet_fixed: 200us, bcet: 500us, work: builtin:busy}\n"
+		"    - {name: b, wcet: 1ms, work: 'plugin:libx.so:fn'}\n"
+		"    edges:\n    - [a, b]\n"
+		"  platform:\n    name: bl\n    reference_frequency: 2000MHz\n"
+		"    islands:\n    - name: little\n      cpus: [0, 1]\n      capacity: 0.5\n      opps:\n"
+		"      - {freq: 1000MHz, busy: 1W, idle: 100mW}\n"
+		"    sensors:\n    - {device: ina226-u1, channel: power2, rail: R1, measures: little}\n");
+	struct pd_agent_spec s;
+	pd_err e = {0};
+	ck_assert_int_eq(pd_agent_spec_load(plan, &s, stderr, &e), 0);
+	ck_assert_uint_eq(s.n_tasks, 2);
+	ck_assert_str_eq(s.board, "bl");
+	const struct pd_agent_task *a = &s.tasks[0], *b = &s.tasks[1];
+	ck_assert_str_eq(a->name, "a");
+	ck_assert_int_eq(a->cpu, 1);
+	ck_assert_int_eq(a->work, PD_AW_BUSY);
+	ck_assert(a->reclaim);
+	ck_assert_int_eq(a->wcet_ns, 3400 * PD_NS_PER_US);
+	/* bcet scaled with the same law: 200us + 300us * 2000 / (0.5 * 1000) = 1.4 ms */
+	ck_assert_int_eq(a->bcet_ns, 1400 * PD_NS_PER_US);
+	ck_assert_int_eq(a->opp_khz, 1000000);
+	ck_assert_int_eq(a->ref_khz, 2000000);
+	ck_assert_int_eq(a->period_ns, 20 * PD_NS_PER_MS);
+	ck_assert_uint_eq(a->n_succs, 1);
+	ck_assert_uint_eq(b->n_preds, 1);
+	ck_assert_uint_eq(b->preds[0], 0);
+	ck_assert_int_eq(b->work, PD_AW_PLUGIN);
+	ck_assert_str_eq(b->plugin_lib, "libx.so");
+	ck_assert_str_eq(b->plugin_sym, "fn");
+	ck_assert_uint_eq(s.n_rails, 1);
+	ck_assert_str_eq(s.rails[0].uri, "local:");
+	ck_assert_str_eq(s.rails[0].device, "ina226-u1");
+	ck_assert(s.rails[0].scale > 0.00099 && s.rails[0].scale < 0.00101);
+	ck_assert_str_eq(s.islands[0].policy, "policy0");
+	pd_agent_spec_free(&s);
+}
+END_TEST
+
+START_TEST(gpio_spec)
+{
+	struct pd_gpio_ops g;
+	pd_err e = {0};
+	ck_assert_int_eq(pd_gpio_open_gpiod("nochip", &g, &e), PD_EXIT_USAGE);
+	ck_assert_int_eq(pd_gpio_open_gpiod("gpiochip0:x", &g, &e), PD_EXIT_USAGE);
+	/* this kernel has no GPIO driver: an environment error, never a crash */
+	if (access("/dev/gpiochip0", F_OK) != 0)
+		ck_assert_int_eq(pd_gpio_open_gpiod("gpiochip0:3", &g, &e), PD_EXIT_ENV);
+	struct pd_gpio_rec rec = {.cap = 2};
+	rec.ev = calloc(2, sizeof(*rec.ev));
+	g = pd_gpio_recording(&rec);
+	ck_assert_int_eq(g.set(g.ctx, 1), 0);
+	ck_assert_int_eq(g.set(g.ctx, 0), 0);
+	ck_assert_int_ne(g.set(g.ctx, 1), 0); /* full: refused, not overflowed */
+	ck_assert_int_eq(rec.ev[0].value, 1);
+	ck_assert_int_le(rec.ev[0].t_mono_ns, rec.ev[1].t_mono_ns);
+	free(rec.ev);
+}
+END_TEST
+
+START_TEST(fpga_manager_loads_bitstreams)
+{
+	char root[512];
+	snprintf(root, sizeof(root), "%s", pd_test_tmpdir());
+	mkdirs(root, "class/fpga_manager/fpga0");
+	put(root, "class/fpga_manager/fpga0/firmware", "");
+	put(root, "class/fpga_manager/fpga0/flags", "0");
+	put(root, "class/fpga_manager/fpga0/state", "operating\n");
+	struct pd_accel_ops ops = pd_accel_fpga_manager(root);
+	struct pd_agent_accel acc = {.name = "pl", .kind = PD_ACCEL_FPGA, .manager = "fpga0"};
+	ck_assert_int_eq(ops.load(ops.ctx, &acc, 1, "sobel.bin"), 0);
+	char out[256];
+	char p[700];
+	snprintf(p, sizeof(p), "%s/class/fpga_manager/fpga0/firmware", root);
+	FILE *f = fopen(p, "r");
+	ck_assert_ptr_nonnull(fgets(out, sizeof(out), f));
+	fclose(f);
+	ck_assert_str_eq(out, "sobel.bin");
+	snprintf(p, sizeof(p), "%s/class/fpga_manager/fpga0/flags", root);
+	f = fopen(p, "r");
+	ck_assert_ptr_nonnull(fgets(out, sizeof(out), f));
+	fclose(f);
+	ck_assert_str_eq(out, "1"); /* partial reconfiguration of slot 1 */
+	put(root, "class/fpga_manager/fpga0/state", "write error\n");
+	ck_assert_int_ne(ops.load(ops.ctx, &acc, 0, "sobel.bin"), 0);
+	acc.manager = "fpga9";
+	ck_assert_int_ne(ops.load(ops.ctx, &acc, 0, "sobel.bin"), 0);
+}
+END_TEST
+
+START_TEST(cpusets_fallbacks)
+{
+	char root[512];
+	snprintf(root, sizeof(root), "%s", pd_test_tmpdir());
+	int cpus[] = {0, 1};
+	pd_err e = {0};
+	/* the deployer's tree must have one child per CPU */
+	mkdirs(root, "dl/cpu0");
+	char dl[600];
+	snprintf(dl, sizeof(dl), "%s/dl", root);
+	ck_assert_ptr_null(pd_cpusets_prepare(dl, NULL, cpus, 2, &e));
+	ck_assert_int_eq(e.code, PD_EXIT_ENV);
+	ck_assert_ptr_nonnull(strstr(e.msg, "cpu1"));
+	/* a cgroup mount without a cpuset controller: pin by affinity, say so */
+	mkdirs(root, "cg");
+	char cg[600];
+	snprintf(cg, sizeof(cg), "%s/cg", root);
+	pd_cpusets *c = pd_cpusets_prepare(NULL, cg, cpus, 2, &e);
+	ck_assert_ptr_nonnull(c);
+	ck_assert(pd_cpusets_is_affinity_only(c));
+	ck_assert_ptr_nonnull(strstr(pd_cpusets_describe(c), "affinity"));
+	ck_assert_int_eq(pd_cpusets_enter(c, 1), 0);
+	ck_assert_int_eq(sched_getcpu(), 1);
+	pd_cpusets_free(c);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("agents_units");
+	TCase *tc = tcase_create("units");
+	tcase_add_test(tc, runtime_scaling);
+	tcase_add_test(tc, runtime_for_kernel_reads_sysfs);
+	tcase_add_test(tc, busy_burns_exact_cpu_time);
+	tcase_add_test(tc, variability_is_seeded_and_bounded);
+	tcase_add_test(tc, spin_is_stretched_by_a_lower_frequency);
+	tcase_add_test(tc, spec_from_plan_scales_to_the_opp);
+	tcase_add_test(tc, gpio_spec);
+	tcase_add_test(tc, fpga_manager_loads_bitstreams);
+	tcase_add_test(tc, cpusets_fallbacks);
+	suite_add_tcase(s, tc);
+	return pd_test_main(s);
+}

@@ -1,0 +1,94 @@
+#!/bin/bash
+# powerdag optimize: exit 0 with a plan written (and --json keys), 1 for an infeasible set with the
+# reason naming the DAG path, 2 for bad usage and bad input (every file:line:col, nothing written).
+set -u
+: "${POWERDAG:?POWERDAG must name the powerdag binary}"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+expect() {
+	local want=$1
+	shift
+	"$@" >"$T/out" 2>"$T/err"
+	local rc=$?
+	[ "$rc" -eq "$want" ] || fail "exit $rc (want $want): $* -- $(head -c 600 "$T/err")"
+	[ "$rc" -lt 128 ] || fail "crashed ($rc): $*"
+}
+
+cat >"$T/plat.yaml" <<'EOF'
+platform:
+  name: two
+  reference_frequency: 1000MHz
+  base_power: 1W
+  dl: {max_util_per_cpu: 0.95}
+  islands:
+    - name: cpu
+      cpus: [0, 1]
+      opps:
+        - {freq: 500MHz, busy: 300mW, idle: 100mW}
+        - {freq: 1000MHz, busy: 1W, idle: 200mW}
+EOF
+cat >"$T/ok.yaml" <<'EOF'
+dags:
+  - name: cam
+    period: 10ms
+    tasks: [{name: grab, wcet: 1ms}, {name: proc, wcet: 2ms}]
+    edges: [[grab, proc]]
+EOF
+cat >"$T/slow.yaml" <<'EOF'
+dags:
+  - name: slow
+    period: 10ms
+    tasks: [{name: a, wcet: 6ms}, {name: b, wcet: 6ms}]
+    edges: [[a, b]]
+EOF
+cat >"$T/bad.yaml" <<'EOF'
+dags:
+  - name: cam
+    period: 10ms
+    tasks: [{name: grab, wcet: 1parsec}, {name: proc, wcet: 2ms, colour: red}]
+EOF
+
+# success: plan written, text and JSON
+expect 0 "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" -o "$T/plan.yaml" --time-limit 5
+[ -s "$T/plan.yaml" ] || fail "no plan written"
+grep -q '^plan:' "$T/plan.yaml" || fail "plan file has no plan: key"
+grep -q 'status' "$T/out" || fail "text output lacks the status"
+expect 0 "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --json --solver exact --time-limit 5
+for k in status objective power_w lower_bound_w gap min_relative_slack solve_time_s solver; do
+	jq -e "has(\"$k\")" "$T/out" >/dev/null || fail "--json lacks $k: $(cat "$T/out")"
+done
+[ "$(jq -r .status "$T/out")" = optimal ] || fail "tiny instance not optimal: $(cat "$T/out")"
+expect 0 "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --json --solver heuristic --objective balanced
+expect 0 "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --json --objective slack --power-cap 3W
+awk -v s="$(jq -r .min_relative_slack "$T/out")" 'BEGIN { exit !(s > 0.5) }' || fail "slack objective: $(cat "$T/out")"
+if "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --backend cbc --time-limit 5 >/dev/null 2>&1; then :; else
+	grep -q "no CBC" "$T/err" || true
+fi
+
+# infeasible: exit 1, reason names the DAG and its path, nothing written
+rm -f "$T/plan2.yaml"
+expect 1 "$POWERDAG" optimize "$T/slow.yaml" "$T/plat.yaml" -o "$T/plan2.yaml"
+grep -q "DAG slow: path a -> b" "$T/out" "$T/err" || fail "infeasible reason: $(cat "$T/out" "$T/err")"
+[ ! -e "$T/plan2.yaml" ] || fail "plan written for an infeasible set"
+expect 1 "$POWERDAG" optimize "$T/slow.yaml" "$T/plat.yaml" --json
+[ "$(jq -r .status "$T/out")" = infeasible ] || fail "--json status of an infeasible set"
+
+# bad input: every error with file:line:col, exit 2, nothing written
+expect 2 "$POWERDAG" optimize "$T/bad.yaml" "$T/plat.yaml" -o "$T/plan3.yaml"
+grep -q "bad.yaml:4:[0-9]*: " "$T/err" || fail "no file:line:col for the bad wcet: $(cat "$T/err")"
+[ "$(grep -c 'bad.yaml:' "$T/err")" -ge 2 ] || fail "not every error reported: $(cat "$T/err")"
+[ ! -e "$T/plan3.yaml" ] || fail "plan written for bad input"
+expect 2 "$POWERDAG" optimize "$T/ok.yaml" "$T/missing.yaml"
+# bad usage
+expect 2 "$POWERDAG" optimize "$T/ok.yaml"
+expect 2 "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --solver magic
+expect 2 "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --objective slack
+expect 2 "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --time-limit -1
+expect 2 "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --bogus
+expect 0 "$POWERDAG" optimize --help
+
+[ "$fails" -eq 0 ] && echo "optimize.sh: all passed"
+exit $((fails > 0))

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `powerdag demo` end to end (root; e2e): a private twin (POWERDAG_TWIN_DIR/NETNS/SUBNET), optimize,
+ * check, simulate, deploy over SSH, report, twin down. Asserts the exit code, the RUNDIR layout, the
+ * report on stdout, and that no twin is left running.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pd_test.h"
+
+static long size_of(const char *dir, const char *name)
+{
+	char p[600];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	struct stat st;
+	return stat(p, &st) == 0 ? (long)st.st_size : -1;
+}
+
+START_TEST(demo_runs_and_cleans_up)
+{
+	const char *tmp = pd_test_tmpdir();
+	char out[400], twin[400];
+	snprintf(out, sizeof(out), "%s/demo", tmp);
+	snprintf(twin, sizeof(twin), "%s/twin", tmp);
+	static char stdout_text[1 << 16];
+	int rc = pd_test_run(stdout_text, sizeof(stdout_text),
+			     "cd %s && POWERDAG_TWIN_DIR=%s POWERDAG_TWIN_NETNS=pddemo%d POWERDAG_TWIN_SUBNET=10.213.%d.0 "
+			     "%s demo --out %s 2>%s/demo.err",
+			     tmp, twin, (int)getpid() % 100000, 150 + (int)getpid() % 40, pd_test_bin("powerdag"), out, tmp);
+	ck_assert_msg(rc == 0, "demo exit %d; stderr in %s/demo.err", rc, tmp);
+	ck_assert_ptr_nonnull(strstr(stdout_text, "== demo: twin up"));
+	ck_assert_ptr_nonnull(strstr(stdout_text, "predicted vs measured"));
+	ck_assert_ptr_nonnull(strstr(stdout_text, "== demo: twin down"));
+	const char *files[] = {"plan.yaml", "run.pdlog", "deploy.json", "simulate.json", "agent.stderr"};
+	for (size_t i = 0; i < 5; i++)
+		ck_assert_msg(size_of(out, files[i]) > 0, "%s/%s missing or empty", out, files[i]);
+	/* the twin is gone: status reports nothing running (exit 3) */
+	ck_assert_int_eq(pd_test_run(NULL, 0, "%s twin status --state %s >/dev/null 2>&1", pd_test_bin("powerdag"), twin), 3);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("deployer_demo_e2e");
+	TCase *tc = tcase_create("demo");
+	tcase_set_timeout(tc, 180);
+	tcase_add_test(tc, demo_runs_and_cleans_up);
+	suite_add_tcase(s, tc);
+	return pd_test_main(s);
+}

@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The optimizer on hand-checkable instances: the optimum OPP of independent tasks computed by hand,
+ * the sqrt(C) deadline split of a chain on one core, accelerator placement when it saves power,
+ * infeasibility with the reason, the time limit, the slack objective, and "every plan written passes
+ * the optimizer's own exact evaluator" on random instances (also after a write/read round trip).
+ */
+#include "optimizer/pd_optimizer.h"
+#include "pd_test.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One island of two cores; WCETs at 1000 MHz. Per core: 500 MHz busy 0.3 W idle 0.1 W, 1000 MHz
+ * busy 1.0 W idle 0.2 W; base 1 W; U_max 0.95, no fair server. */
+static const char *const PLAT2 = "platform:\n"
+				 "  name: two\n"
+				 "  reference_frequency: 1000MHz\n"
+				 "  base_power: 1W\n"
+				 "  dl: {max_util_per_cpu: 0.95}\n"
+				 "  islands:\n"
+				 "    - name: cpu\n"
+				 "      cpus: [0, 1]\n"
+				 "      capacity: 1.0\n"
+				 "      opps:\n"
+				 "        - {freq: 500MHz, busy: 300mW, idle: 100mW}\n"
+				 "        - {freq: 1000MHz, busy: 1W, idle: 200mW}\n";
+
+static pd_plan *load(const char *dags, const char *plat)
+{
+	const char *dir = pd_test_tmpdir();
+	const char *dp = pd_test_write(dir, "d.yaml", dags);
+	char dpath[4096];
+	snprintf(dpath, sizeof(dpath), "%s", dp);
+	const char *pp = pd_test_write(dir, "p.yaml", plat);
+	pd_diags d;
+	pd_diags_init(&d);
+	pd_dagset *s = pd_dags_load_file(dpath, &d);
+	pd_platform *p = pd_platform_load_file(pp, &d);
+	if (d.n)
+		pd_diags_print(&d, stderr);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_nonnull(p);
+	pd_diags_free(&d);
+	pd_plan *plan = pd_plan_new(s, p);
+	ck_assert_ptr_nonnull(plan);
+	return plan;
+}
+
+static int solve(pd_plan *plan, enum pd_solver solver, double tl, struct pd_opt_result *r)
+{
+	struct pd_opt_params p;
+	pd_opt_defaults(&p);
+	p.solver = solver;
+	p.time_limit_s = tl;
+	pd_err e = {0};
+	int rc = pd_optimize(plan, &p, r, &e);
+	ck_assert_msg(rc == 0 || rc == PD_EXIT_FAIL, "pd_optimize: %s", e.msg);
+	return rc;
+}
+
+static void assert_verified(const pd_plan *plan, double power_w)
+{
+	char why[512] = "";
+	double pw = 0;
+	ck_assert_msg(pd_opt_verify_plan(plan, &pw, NULL, why, sizeof(why)), "own evaluator: %s", why);
+	ck_assert_double_eq_tol(pw, power_w, 1e-9);
+}
+
+/* Two independent tasks C = 4 ms, T = D = 10 ms. At 500 MHz C = 8 ms, density 0.8 each, one per core:
+ *   P = 1 + 2 * 0.1 + 2 * (0.3 - 0.1) * 0.8 = 1.52 W;  at 1000 MHz: 1 + 0.4 + 2 * 0.8 * 0.4 = 2.04 W. */
+START_TEST(independent_low_opp_by_hand)
+{
+	pd_plan *plan = load("dags:\n"
+			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n"
+			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n",
+			     PLAT2);
+	enum pd_solver solvers[] = {PD_SOLVER_EXACT, PD_SOLVER_HEURISTIC};
+	for (int k = 0; k < 2; k++) {
+		struct pd_opt_result r;
+		ck_assert_int_eq(solve(plan, solvers[k], 10, &r), 0);
+		ck_assert_int_eq(r.status, PD_STATUS_OPTIMAL);
+		ck_assert_double_eq_tol(r.power_w, 1.52, 1e-9);
+		ck_assert_double_le(r.gap, 1e-4);
+		ck_assert_double_le(r.lower_bound_w, r.power_w + 1e-12);
+		ck_assert_uint_eq(pd_plan_island_opp(plan, 0), 0);
+		const struct pd_plan_task *t0 = pd_plan_task_c(plan, 0), *t1 = pd_plan_task_c(plan, 1);
+		ck_assert_int_ne(t0->place.cpu, t1->place.cpu); /* 0.8 + 0.8 does not fit one core */
+		ck_assert_int_eq(t0->wcet_ns, 8000000);
+		ck_assert_int_eq(t0->runtime_ns, 8000000);
+		ck_assert_int_eq(t0->period_ns, 10000000);
+		ck_assert_int_le(t0->deadline_ns, 10000000);
+		ck_assert_int_ge(t0->deadline_ns, 8421053); /* 8 / d <= 0.95 */
+		assert_verified(plan, r.power_w);
+	}
+	pd_plan_free(plan);
+}
+END_TEST
+
+/* C = 5 ms: at 500 MHz C = 10 ms = D, density 1 > 0.95, so only 1000 MHz works:
+ *   P = 1 + 0.4 + 2 * 0.8 * 0.5 = 2.2 W. */
+START_TEST(independent_needs_top_opp)
+{
+	pd_plan *plan = load("dags:\n"
+			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 5ms}]}\n"
+			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 5ms}]}\n",
+			     PLAT2);
+	struct pd_opt_result r;
+	ck_assert_int_eq(solve(plan, PD_SOLVER_EXACT, 10, &r), 0);
+	ck_assert_int_eq(r.status, PD_STATUS_OPTIMAL);
+	ck_assert_double_eq_tol(r.power_w, 2.2, 1e-9);
+	ck_assert_uint_eq(pd_plan_island_opp(plan, 0), 1);
+	assert_verified(plan, r.power_w);
+	pd_plan_free(plan);
+}
+END_TEST
+
+/* A chain a -> b on the only core, C = 1 ms and 4 ms, D = 10 ms. min C_a/d_a + C_b/d_b subject to
+ * d_a + d_b = D is at d ~ sqrt(C): d_a = 10/3 ms, d_b = 20/3 ms, density 0.9. Proportional or equal
+ * splits give 1.0. With U_max = 0.901 only splits close to the sqrt one are schedulable. */
+START_TEST(chain_sqrt_split)
+{
+	pd_plan *plan = load("dags:\n"
+			     "  - name: c\n"
+			     "    period: 10ms\n"
+			     "    tasks: [{name: a, wcet: 1ms}, {name: b, wcet: 4ms}]\n"
+			     "    edges: [[a, b]]\n",
+			     "platform:\n"
+			     "  name: one\n"
+			     "  reference_frequency: 1000MHz\n"
+			     "  base_power: 0W\n"
+			     "  dl: {max_util_per_cpu: 0.901}\n"
+			     "  islands:\n"
+			     "    - {name: cpu, cpus: [0], capacity: 1.0, opps: [{freq: 1000MHz, busy: 1W, idle: 100mW}]}\n");
+	enum pd_solver solvers[] = {PD_SOLVER_HEURISTIC, PD_SOLVER_EXACT};
+	for (int k = 0; k < 2; k++) {
+		struct pd_opt_result r;
+		ck_assert_int_eq(solve(plan, solvers[k], 10, &r), 0);
+		const struct pd_plan_task *a = pd_plan_task_c(plan, 0), *b = pd_plan_task_c(plan, 1);
+		double ratio = (double)a->deadline_ns / (double)b->deadline_ns;
+		ck_assert_double_eq_tol(ratio, 0.5, 0.02);
+		ck_assert_int_le(a->deadline_ns + b->deadline_ns, 10000000);
+		/* P = 0.1 + 0.9 * (1 + 4) / 10 = 0.55 W */
+		ck_assert_double_eq_tol(r.power_w, 0.55, 1e-9);
+		assert_verified(plan, r.power_w);
+	}
+	pd_plan_free(plan);
+}
+END_TEST
+
+/* The GPU implementation costs 0.5 W * 1 ms / 10 ms = 0.05 W of busy power instead of 1.8 W * 0.8 on a
+ * CPU at 1000 MHz; the GPU idles anyway. */
+START_TEST(accelerator_used_when_cheaper)
+{
+	pd_plan *plan = load("dags:\n"
+			     "  - name: v\n"
+			     "    period: 10ms\n"
+			     "    tasks:\n"
+			     "      - {name: pre, wcet: 1ms}\n"
+			     "      - {name: conv, wcet: 8ms, accel: [{kind: gpu, latency: 1ms}, {kind: fpga, latency: 2ms, bitstream: c.bin, power: 2W}]}\n"
+			     "    edges: [[pre, conv]]\n",
+			     "platform:\n"
+			     "  name: acc\n"
+			     "  reference_frequency: 1000MHz\n"
+			     "  base_power: 1W\n"
+			     "  islands:\n"
+			     "    - {name: cpu, cpus: [0, 1], opps: [{freq: 1000MHz, busy: 2W, idle: 200mW}]}\n"
+			     "  accelerators:\n"
+			     "    - {name: gpu0, kind: gpu, opps: [{freq: 500MHz, busy: 1W, idle: 300mW}]}\n"
+			     "    - {name: pl, kind: fpga, slots: 2, reconfig_time: 5ms, idle_power: 400mW}\n");
+	struct pd_opt_result r;
+	ck_assert_int_eq(solve(plan, PD_SOLVER_EXACT, 10, &r), 0);
+	const struct pd_plan_task *conv = pd_plan_task_c(plan, 1), *pre = pd_plan_task_c(plan, 0);
+	ck_assert_int_eq(conv->place.kind, PD_PLACE_GPU);
+	ck_assert_int_eq(conv->wcet_ns, 1000000);
+	ck_assert_int_eq(conv->response_ns, 1000000); /* alone on its FIFO server */
+	ck_assert_int_eq(pre->place.kind, PD_PLACE_CPU);
+	/* P = 1 + 2 * 0.2 + 0.3 + 0.4 + 1.8 * 0.1 + 0.7 * 0.1 = 2.35 W */
+	ck_assert_double_eq_tol(r.power_w, 2.35, 1e-9);
+	ck_assert_int_eq(r.status, PD_STATUS_OPTIMAL);
+	assert_verified(plan, r.power_w);
+	pd_plan_free(plan);
+}
+END_TEST
+
+/* Two FPGA tasks with different bitstreams and one slot: the second request would wait a
+ * reconfiguration (5 ms) per request; cheaper than the CPU, and the FIFO bound is the sum. */
+START_TEST(fpga_fifo_bound)
+{
+	pd_plan *plan = load("dags:\n"
+			     "  - name: v\n"
+			     "    period: 40ms\n"
+			     "    tasks:\n"
+			     "      - {name: x, wcet: 10ms, accel: [{kind: fpga, latency: 1ms, bitstream: x.bin, power: 100mW}]}\n"
+			     "      - {name: y, wcet: 10ms, accel: [{kind: fpga, latency: 2ms, bitstream: y.bin, power: 100mW}]}\n",
+			     "platform:\n"
+			     "  name: acc\n"
+			     "  reference_frequency: 1000MHz\n"
+			     "  base_power: 1W\n"
+			     "  islands:\n"
+			     "    - {name: cpu, cpus: [0], opps: [{freq: 1000MHz, busy: 2W, idle: 200mW}]}\n"
+			     "  accelerators:\n"
+			     "    - {name: pl, kind: fpga, slots: 1, reconfig_time: 5ms, idle_power: 400mW}\n");
+	struct pd_opt_result r;
+	ck_assert_int_eq(solve(plan, PD_SOLVER_EXACT, 10, &r), 0);
+	const struct pd_plan_task *x = pd_plan_task_c(plan, 0), *y = pd_plan_task_c(plan, 1);
+	ck_assert_int_eq(x->place.kind, PD_PLACE_FPGA);
+	ck_assert_int_eq(y->place.kind, PD_PLACE_FPGA);
+	/* R = (1 + 5) + (2 + 5) ms for both */
+	ck_assert_int_eq(x->response_ns, 13000000);
+	ck_assert_int_eq(y->response_ns, 13000000);
+	assert_verified(plan, r.power_w);
+	pd_plan_free(plan);
+}
+END_TEST
+
+START_TEST(infeasible_path_named)
+{
+	pd_plan *plan = load("dags:\n"
+			     "  - name: slow\n"
+			     "    period: 10ms\n"
+			     "    tasks: [{name: a, wcet: 4ms}, {name: b, wcet: 3ms}, {name: c, wcet: 4ms}, {name: d, wcet: 1ms}]\n"
+			     "    edges: [[a, b], [b, c], [a, d]]\n",
+			     PLAT2);
+	struct pd_opt_result r;
+	ck_assert_int_eq(solve(plan, PD_SOLVER_AUTO, 5, &r), PD_EXIT_FAIL);
+	ck_assert_int_eq(r.status, PD_STATUS_INFEASIBLE);
+	ck_assert_msg(strstr(r.explain, "DAG slow") && strstr(r.explain, "a -> b -> c"), "explain: %s", r.explain);
+	pd_plan_free(plan);
+}
+END_TEST
+
+START_TEST(infeasible_capacity_named)
+{
+	pd_plan *plan = load("dags:\n"
+			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 7ms}]}\n"
+			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 7ms}]}\n"
+			     "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 7ms}]}\n",
+			     PLAT2);
+	struct pd_opt_result r;
+	ck_assert_int_eq(solve(plan, PD_SOLVER_EXACT, 5, &r), PD_EXIT_FAIL);
+	ck_assert_msg(strstr(r.explain, "over capacity"), "explain: %s", r.explain);
+	pd_plan_free(plan);
+}
+END_TEST
+
+static pd_plan *generated(unsigned n_dags, unsigned lo, unsigned hi, double util, double accel, uint64_t seed,
+			  const char *platform)
+{
+	struct pd_gen_params g;
+	pd_gen_defaults(&g);
+	g.n_dags = n_dags;
+	g.min_tasks = lo;
+	g.max_tasks = hi;
+	g.util = util;
+	g.accel_ratio = accel;
+	g.seed = seed;
+	pd_err e = {0};
+	pd_dagset *s = pd_dags_generate(&g, &e);
+	ck_assert_msg(s != NULL, "gen: %s", e.msg);
+	pd_diags d;
+	pd_diags_init(&d);
+	pd_platform *p = pd_platform_load_file(pd_test_src(platform), &d);
+	ck_assert_ptr_nonnull(p);
+	pd_diags_free(&d);
+	return pd_plan_new(s, p);
+}
+
+/* Every plan the optimizer returns passes its exact evaluator, also after write + read. */
+START_TEST(random_plans_verify)
+{
+	const char *plats[] = {"platforms/odroid-xu4.yaml", "platforms/zcu102.yaml"};
+	const char *dir = pd_test_tmpdir();
+	int found = 0;
+	for (uint64_t seed = 1; seed <= 6; seed++) {
+		pd_plan *plan = generated(2, 3, 6, 0.6, seed % 2 ? 0.3 : 0.0, seed, plats[seed % 2]);
+		struct pd_opt_result r;
+		if (solve(plan, seed % 3 ? PD_SOLVER_HEURISTIC : PD_SOLVER_EXACT, 1.0, &r) == 0) {
+			found++;
+			assert_verified(plan, r.power_w);
+			ck_assert_double_le(r.lower_bound_w, r.power_w + 1e-9);
+			ck_assert_double_ge(r.min_relative_slack, 0);
+			char path[4200];
+			snprintf(path, sizeof(path), "%s/plan%d.yaml", dir, (int)seed);
+			pd_err e = {0};
+			ck_assert_int_eq(pd_plan_write_file(plan, path, &e), 0);
+			pd_diags d;
+			pd_diags_init(&d);
+			pd_plan *back = pd_plan_load_file(path, &d);
+			ck_assert_msg(back != NULL, "reload %s", path);
+			double pw = 0;
+			char why[512] = "";
+			ck_assert_msg(pd_opt_verify_plan(back, &pw, NULL, why, sizeof(why)), "reloaded: %s", why);
+			ck_assert_double_eq_tol(pw, r.power_w, 1e-9);
+			pd_plan_free(back);
+			pd_diags_free(&d);
+		}
+		pd_plan_free(plan);
+	}
+	ck_assert_int_ge(found, 4);
+}
+END_TEST
+
+START_TEST(time_limit_honoured)
+{
+	pd_plan *plan = generated(6, 8, 12, 2.0, 0.2, 7, "platforms/odroid-xu4.yaml");
+	struct pd_opt_result r;
+	solve(plan, PD_SOLVER_EXACT, 1.0, &r);
+	ck_assert_double_le(r.solve_time_s, 2.0);
+	pd_plan_free(plan);
+}
+END_TEST
+
+START_TEST(slack_under_cap)
+{
+	pd_plan *plan = load("dags:\n"
+			     "  - name: c\n"
+			     "    period: 10ms\n"
+			     "    tasks: [{name: a, wcet: 1ms}, {name: b, wcet: 2ms}]\n"
+			     "    edges: [[a, b]]\n",
+			     PLAT2);
+	struct pd_opt_params p;
+	pd_opt_defaults(&p);
+	p.objective = PD_OBJ_SLACK;
+	p.power_cap_uw = 3000000;
+	p.time_limit_s = 3;
+	struct pd_opt_result r;
+	pd_err e = {0};
+	ck_assert_int_eq(pd_optimize(plan, &p, &r, &e), 0);
+	ck_assert_double_le(r.power_w, 3.0);
+	/* at 1000 MHz the chain needs 3 ms of 10 ms: slack up to 0.7 minus the density margin */
+	ck_assert_double_ge(r.min_relative_slack, 0.5);
+	assert_verified(plan, r.power_w);
+	p.power_cap_uw = 1000000; /* below the base power: impossible */
+	ck_assert_int_eq(pd_optimize(plan, &p, &r, &e), PD_EXIT_FAIL);
+	ck_assert_int_eq(r.status, PD_STATUS_INFEASIBLE);
+	pd_plan_free(plan);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("optimizer");
+	TCase *tc = tcase_create("optimize");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, independent_low_opp_by_hand);
+	tcase_add_test(tc, independent_needs_top_opp);
+	tcase_add_test(tc, chain_sqrt_split);
+	tcase_add_test(tc, accelerator_used_when_cheaper);
+	tcase_add_test(tc, fpga_fifo_bound);
+	tcase_add_test(tc, infeasible_path_named);
+	tcase_add_test(tc, infeasible_capacity_named);
+	tcase_add_test(tc, random_plans_verify);
+	tcase_add_test(tc, time_limit_honoured);
+	tcase_add_test(tc, slack_under_cap);
+	suite_add_tcase(s, tc);
+	return pd_test_main(s);
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * helper_rundir.h - a synthetic run directory for the report tests: a two-DAG plan on a two-CPU
+ * platform with a GPU (one task runs there) and three power rails (CPU island, GPU, an unmodelled SoC
+ * rail), and a run log written byte by byte in the documented format
+ * (docs/RUNLOG.md: JSON header line, then framed little-endian records with CRC-32), NOT with the
+ * agent's writer, so that the report is checked against the format rather than against the agent.
+ *
+ * The run lasts 3 s; cam #20 never finishes (its sink is stuck), which the log shows, like the
+ * agent's, as an INSTANCE record with finish -1 written at the end of the run.
+ *
+ * The raw data the log was written from is kept in struct syn_run, so that a test recomputes every
+ * number of the report independently and compares.
+ */
+#ifndef PD_TEST_HELPER_RUNDIR_H
+#define PD_TEST_HELPER_RUNDIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SYN_RAILS 3
+#define SYN_MAX_SAMPLES 512
+#define SYN_MAX_INST 512
+#define SYN_MAX_JOBS 1024
+
+struct syn_inst {
+	uint32_t dag;
+	uint64_t seq;
+	int64_t release_ns, finish_ns;
+	bool finished; /* false: never finished; logged at the END with finish -1, as the agent does */
+};
+
+struct syn_job {
+	uint32_t task;
+	uint64_t seq;
+	int64_t release_ns, start_ns, end_ns, cpu_ns;
+	int32_t cpu; /* -1: on the GPU */
+	bool overrun;
+};
+
+struct syn_run {
+	const char *dir;
+	/* power: one row per tick; has[k] false = PD_RUNLOG_NO_VALUE for rail k */
+	size_t n_samples;
+	int64_t t_ns[SYN_MAX_SAMPLES];
+	int64_t uw[SYN_MAX_SAMPLES][SYN_RAILS];
+	bool has[SYN_MAX_SAMPLES][SYN_RAILS];
+	int64_t gap_from_ns, gap_to_ns; /* the logged GAP record (rail 1) */
+	size_t n_inst;
+	struct syn_inst inst[SYN_MAX_INST];
+	size_t n_jobs;
+	struct syn_job jobs[SYN_MAX_JOBS];
+	int64_t end_ns;           /* END record time */
+	int64_t deadline_ns[2], period_ns[2];
+	int64_t plan_power_uw;
+	size_t log_bytes;          /* size of run.pdlog as written */
+	size_t header_bytes;       /* the header line, newline included */
+	size_t end_record_offset;  /* byte offset of the END record */
+	size_t unfinished_offset;  /* byte offset of the unfinished-instance records flushed at the end */
+};
+
+/* Writes plan.yaml, run.pdlog, deploy.json, simulate.json, agent.stderr into a fresh directory. */
+void syn_write(struct syn_run *s);
+/* Truncates run.pdlog to len bytes. */
+void syn_truncate(const struct syn_run *s, size_t len);
+
+#endif

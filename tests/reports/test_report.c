@@ -1,0 +1,540 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The report's numbers against the raw data of a synthetic run (helper_rundir.h), recomputed here
+ * from the definitions of docs/REPORTS.md with code of its own; the JSON, CSV and Perfetto forms;
+ * truncated logs; bad run directories.
+ */
+#include "helper_rundir.h"
+#include "pd_test.h"
+#include "reports/pd_reports.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NEAR(a, b) ck_assert_msg(fabs((a) - (b)) <= 1e-9 * fmax(1.0, fabs(b)), "%.12g != %.12g", (double)(a), (double)(b))
+
+static json_t *report_json(const char *dir)
+{
+	pd_err e = {0};
+	pd_report *r = pd_report_open(dir, &e);
+	ck_assert_msg(r != NULL, "%s", e.msg);
+	pd_buf b;
+	pd_buf_init(&b);
+	ck_assert_int_eq(pd_report_json(r, &b, &e), 0);
+	json_error_t je;
+	json_t *j = json_loads(b.data, 0, &je);
+	ck_assert_msg(j != NULL, "report JSON does not parse: %s", je.text);
+	pd_buf_free(&b);
+	pd_report_free(r);
+	return j;
+}
+
+static double jnum(const json_t *o, const char *path)
+{
+	/* "a.b.c" walk through objects */
+	char key[128];
+	const char *p = path;
+	const json_t *v = o;
+	while (*p) {
+		size_t n = strcspn(p, ".");
+		snprintf(key, sizeof(key), "%.*s", (int)n, p);
+		v = json_object_get(v, key);
+		ck_assert_msg(v != NULL, "missing %s", path);
+		p += n + (p[n] == '.');
+	}
+	ck_assert_msg(json_is_number(v), "%s is not a number", path);
+	return json_number_value(v);
+}
+
+/* ---------------------------------------------------------------- independent recomputation */
+struct series {
+	double t[SYN_MAX_SAMPLES], w[SYN_MAX_SAMPLES];
+	size_t n;
+};
+
+static void trapezoid(const struct series *s, double *avg, double *peak, double *energy)
+{
+	double e = 0, pk = s->w[0];
+	for (size_t i = 1; i < s->n; i++) {
+		e += (s->w[i] + s->w[i - 1]) * 0.5 * (s->t[i] - s->t[i - 1]);
+		pk = fmax(pk, s->w[i]);
+	}
+	*energy = e;
+	*peak = pk;
+	*avg = e / (s->t[s->n - 1] - s->t[0]);
+}
+
+static void rail_series(const struct syn_run *s, int k, struct series *out)
+{
+	out->n = 0;
+	for (size_t i = 0; i < s->n_samples; i++)
+		if (s->has[i][k]) {
+			out->t[out->n] = (double)s->t_ns[i] * 1e-9;
+			out->w[out->n++] = (double)s->uw[i][k] * 1e-6;
+		}
+}
+
+/* Sum of the rails, each held at its last value (rail 1 is held across its unread stretch). */
+static void total_series(const struct syn_run *s, struct series *out)
+{
+	double last[SYN_RAILS];
+	out->n = 0;
+	for (size_t i = 0; i < s->n_samples; i++) {
+		double sum = 0;
+		for (int k = 0; k < SYN_RAILS; k++) {
+			if (s->has[i][k])
+				last[k] = (double)s->uw[i][k] * 1e-6;
+			sum += last[k]; /* every rail has a value in the first row */
+		}
+		out->t[out->n] = (double)s->t_ns[i] * 1e-9;
+		out->w[out->n++] = sum;
+	}
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+struct dag_truth {
+	int instances, misses;
+	double p50, p99, max, worst_slack;
+};
+
+static struct dag_truth dag_truth(const struct syn_run *s, uint32_t g)
+{
+	double r[SYN_MAX_INST];
+	size_t n = 0;
+	struct dag_truth t = {0};
+	for (size_t i = 0; i < s->n_inst; i++) {
+		const struct syn_inst *in = &s->inst[i];
+		if (in->dag != g)
+			continue;
+		t.instances++;
+		if (!in->finished) { /* never finished, deadline long past the end: a miss */
+			t.misses++;
+			continue;
+		}
+		double resp = (double)(in->finish_ns - in->release_ns) / 1e6;
+		r[n++] = resp;
+		t.misses += resp * 1e6 > (double)s->deadline_ns[g];
+	}
+	qsort(r, n, sizeof(double), cmp_d);
+	t.p50 = r[(size_t)ceil(0.50 * (double)n) - 1];
+	t.p99 = r[(size_t)ceil(0.99 * (double)n) - 1];
+	t.max = r[n - 1];
+	t.worst_slack = ((double)s->deadline_ns[g] / 1e6 - t.max) / ((double)s->deadline_ns[g] / 1e6);
+	return t;
+}
+
+/* ---------------------------------------------------------------- tests */
+START_TEST(power_numbers_match_raw_samples)
+{
+	static struct syn_run s;
+	syn_write(&s);
+	json_t *j = report_json(s.dir);
+	const char *names[SYN_RAILS] = {"VDD_CPU", "VDD_SOC", "VDD_GPU"};
+	json_t *rs = json_object_get(json_object_get(j, "measured"), "rail_stats");
+	ck_assert_int_eq(json_array_size(rs), SYN_RAILS);
+	static struct series ser;
+	double avg, peak, energy;
+	for (int k = 0; k < SYN_RAILS; k++) {
+		rail_series(&s, k, &ser);
+		trapezoid(&ser, &avg, &peak, &energy);
+		json_t *r = json_array_get(rs, (size_t)k);
+		ck_assert_str_eq(json_string_value(json_object_get(r, "name")), names[k]);
+		NEAR(jnum(r, "avg_w"), avg);
+		NEAR(jnum(r, "peak_w"), peak);
+		NEAR(jnum(r, "energy_j"), energy);
+		ck_assert_int_eq((int)jnum(r, "samples"), (int)ser.n);
+		NEAR(jnum(json_object_get(json_object_get(j, "measured"), "rails"), names[k]), avg);
+	}
+	/* the CPU rail measures island "main": 2 idle cores + (busy - idle) * sum C/T = 0.2 + 0.7 * 0.4 */
+	NEAR(jnum(json_array_get(rs, 0), "predicted_w"), 2 * 0.1 + (0.8 - 0.1) * (1.0 / 10 + 3.0 / 10));
+	ck_assert(json_is_null(json_object_get(json_array_get(rs, 1), "predicted_w"))); /* "soc": no model */
+	/* the GPU rail: idle + (busy - idle) * L/T = 0.5 + 1.5 * 1 ms / 20 ms */
+	NEAR(jnum(json_array_get(rs, 2), "predicted_w"), 0.5 + 1.5 * (1.0 / 20));
+
+	total_series(&s, &ser);
+	trapezoid(&ser, &avg, &peak, &energy);
+	NEAR(jnum(j, "measured.power_w"), avg);
+	NEAR(jnum(j, "measured.peak_w"), peak);
+	NEAR(jnum(j, "measured.energy_j"), energy);
+	NEAR(jnum(j, "predicted.power_w"), 1.5);
+	NEAR(jnum(j, "power_error_pct"), (avg - 1.5) / 1.5 * 100);
+	NEAR(jnum(j, "sim_power_error_pct"), (avg - 1.6) / 1.6 * 100);
+	NEAR(jnum(j, "predicted.misses"), 3.0);
+	ck_assert(json_is_true(json_object_get(j, "complete")));
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(deadline_numbers_match_raw_instances)
+{
+	static struct syn_run s;
+	syn_write(&s);
+	json_t *j = report_json(s.dir);
+	json_t *dags = json_object_get(json_object_get(j, "measured"), "dags");
+	ck_assert_int_eq(json_array_size(dags), 2);
+	int all_inst = 0, all_miss = 0;
+	for (uint32_t g = 0; g < 2; g++) {
+		struct dag_truth t = dag_truth(&s, g);
+		json_t *d = json_array_get(dags, g);
+		ck_assert_int_eq((int)jnum(d, "instances"), t.instances);
+		ck_assert_int_eq((int)jnum(d, "misses"), t.misses);
+		NEAR(jnum(d, "miss_ratio"), (double)t.misses / t.instances);
+		NEAR(jnum(d, "p50_response_ms"), t.p50);
+		NEAR(jnum(d, "p99_response_ms"), t.p99);
+		NEAR(jnum(d, "max_response_ms"), t.max);
+		NEAR(jnum(d, "worst_relative_slack"), t.worst_slack);
+		all_inst += t.instances;
+		all_miss += t.misses;
+	}
+	/* the synthetic cam DAG (D = 8 ms, responses 2..9 ms) does miss, ctl (D = 20 ms) never */
+	ck_assert_int_gt((int)jnum(json_array_get(dags, 0), "misses"), 1);
+	ck_assert_int_eq((int)jnum(json_array_get(dags, 1), "misses"), 0);
+	ck_assert_int_eq((int)jnum(j, "measured.instances"), all_inst);
+	ck_assert_int_eq((int)jnum(j, "measured.misses"), all_miss);
+	ck_assert_int_eq(all_inst, 450);
+	ck_assert_int_eq((int)jnum(json_array_get(dags, 0), "unfinished"), 1);
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(overruns_and_gaps_match_raw_records)
+{
+	static struct syn_run s;
+	syn_write(&s);
+	json_t *j = report_json(s.dir);
+	json_t *tasks = json_object_get(json_object_get(j, "measured"), "tasks");
+	int total = 0;
+	for (uint32_t i = 0; i < 3; i++) {
+		int ov = 0, jobs = 0;
+		double max_exec = 0;
+		for (size_t k = 0; k < s.n_jobs; k++)
+			if (s.jobs[k].task == i) {
+				ov += s.jobs[k].overrun;
+				jobs++;
+				/* CPU time for CPU jobs; the GPU's jobs have none: their span counts */
+				max_exec = fmax(max_exec, (double)(s.jobs[k].cpu >= 0 ? s.jobs[k].cpu_ns
+										 : s.jobs[k].end_ns - s.jobs[k].start_ns) / 1e6);
+			}
+		json_t *t = json_array_get(tasks, i);
+		ck_assert_int_eq((int)jnum(t, "overruns"), ov);
+		ck_assert_int_eq((int)jnum(t, "jobs"), jobs);
+		NEAR(jnum(t, "max_exec_ms"), max_exec);
+		total += ov;
+	}
+	ck_assert_int_gt(total, 0);
+	ck_assert_int_eq((int)jnum(j, "measured.overruns"), total);
+	/* gaps: the logged one on VDD_SOC, plus the 400..500 ms hole on all three rails (> 2 x 10 ms);
+	 * VDD_SOC's unread stretch is the logged gap, not counted twice */
+	size_t before = 0, after = 0;
+	while (s.t_ns[before + 1] < 450 * 1000000LL)
+		before++;
+	after = before + 1;
+	double hole_ms = (double)(s.t_ns[after] - s.t_ns[before]) / 1e6;
+	ck_assert_int_eq((int)jnum(j, "measured.sampling_gaps.count"), 1 + SYN_RAILS);
+	NEAR(jnum(j, "measured.sampling_gaps.total_ms"), SYN_RAILS * hole_ms + (double)(s.gap_to_ns - s.gap_from_ns) / 1e6);
+	json_decref(j);
+}
+END_TEST
+
+static size_t count_lines(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "%s missing", path);
+	size_t n = 0;
+	int c;
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+START_TEST(frequencies_read_back_are_checked_against_the_plan)
+{
+	static struct syn_run s;
+	syn_write(&s);
+	json_t *j = report_json(s.dir);
+	json_t *f = json_object_get(j, "frequencies");
+	ck_assert_uint_eq(json_array_size(f), 2);
+	json_t *isl = json_array_get(f, 0), *gpu = json_array_get(f, 1);
+	ck_assert_str_eq(json_string_value(json_object_get(isl, "name")), "main");
+	ck_assert_int_eq((int)jnum(isl, "planned_khz"), 1000000);
+	ck_assert_int_eq((int)jnum(isl, "snapshots"), 2);
+	ck_assert(json_is_true(json_object_get(isl, "matches")));
+	ck_assert_str_eq(json_string_value(json_object_get(gpu, "kind")), "accelerator");
+	ck_assert_int_eq((int)jnum(gpu, "planned_khz"), 1000000);
+	ck_assert_int_eq((int)jnum(gpu, "min_khz"), 900000);
+	ck_assert_int_eq((int)jnum(gpu, "unreadable"), 1);
+	ck_assert(json_is_false(json_object_get(gpu, "matches")));
+	json_decref(j);
+	pd_err e = {0};
+	pd_report *r = pd_report_open(s.dir, &e);
+	pd_buf b;
+	pd_buf_init(&b);
+	ck_assert_int_eq(pd_report_text(r, &b, &e), 0);
+	ck_assert_msg(strstr(b.data, "MISMATCH") != NULL, "%s", b.data);
+	pd_buf_free(&b);
+	pd_report_free(r);
+}
+END_TEST
+
+static char *text_report(const char *dir)
+{
+	pd_err e = {0};
+	pd_report *r = pd_report_open(dir, &e);
+	ck_assert_msg(r != NULL, "%s", e.msg);
+	pd_buf b;
+	pd_buf_init(&b);
+	ck_assert_int_eq(pd_report_text(r, &b, &e), 0);
+	pd_report_free(r);
+	return b.data; /* caller frees */
+}
+
+START_TEST(deploy_metadata_is_summarised)
+{
+	static struct syn_run s;
+	syn_write(&s);
+	char *t = text_report(s.dir);
+	ck_assert_msg(strstr(t, "ssh://root@twin:2222") && strstr(t, "restore ok (board state as before)"), "%s", t);
+	free(t);
+	pd_test_write(s.dir, "deploy.json",
+		      "{\"board\": \"local\", \"result\": \"error\", \"error\": \"agent lost\", \"interrupted\": true, "
+		      "\"agent_status\": 137, \"restore\": {\"requested\": true, \"done\": false}}\n");
+	t = text_report(s.dir);
+	ck_assert_msg(strstr(t, "restore FAILED") && strstr(t, "deploy result: error: agent lost") &&
+			      strstr(t, "INCOMPLETE RUN: the deployment was interrupted") && strstr(t, "status 137"),
+		      "%s", t);
+	free(t);
+	pd_test_write(s.dir, "deploy.json", "{not json");
+	t = text_report(s.dir); /* a broken optional file is a note, not a failure */
+	ck_assert_msg(strstr(t, "deploy.json:1:") && strstr(t, "ignored"), "%s", t);
+	free(t);
+}
+END_TEST
+
+START_TEST(csv_tables_hold_every_observation)
+{
+	static struct syn_run s;
+	syn_write(&s);
+	pd_err e = {0};
+	pd_report *r = pd_report_open(s.dir, &e);
+	ck_assert_ptr_nonnull(r);
+	char dir[4096], path[4200];
+	snprintf(dir, sizeof(dir), "%s/csv", s.dir);
+	ck_assert_int_eq(pd_report_write_csv(r, dir, &e), 0);
+	size_t values = 0;
+	for (size_t i = 0; i < s.n_samples; i++)
+		for (int k = 0; k < SYN_RAILS; k++)
+			values += s.has[i][k];
+	snprintf(path, sizeof(path), "%s/power.csv", dir);
+	ck_assert_uint_eq(count_lines(path), 1 + values);
+	snprintf(path, sizeof(path), "%s/instances.csv", dir);
+	ck_assert_uint_eq(count_lines(path), 1 + s.n_inst); /* the unfinished one included */
+	snprintf(path, sizeof(path), "%s/tasks.csv", dir);
+	ck_assert_uint_eq(count_lines(path), 1 + 3);
+	snprintf(path, sizeof(path), "%s/jobs.csv", dir);
+	ck_assert_uint_eq(count_lines(path), 1 + s.n_jobs);
+	/* the sum of power.csv's VDD_CPU column equals the raw microwatts */
+	snprintf(path, sizeof(path), "%s/power.csv", dir);
+	FILE *f = fopen(path, "r");
+	char line[256];
+	double sum = 0, want = 0;
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+	ck_assert_str_eq(line, "t_ns,rail,power_w\n");
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, ",VDD_CPU,"))
+			sum += strtod(strrchr(line, ',') + 1, NULL);
+	fclose(f);
+	for (size_t i = 0; i < s.n_samples; i++)
+		want += (double)s.uw[i][0] / 1e6;
+	NEAR(sum, want);
+	pd_report_free(r);
+}
+END_TEST
+
+START_TEST(perfetto_trace_has_slices_async_and_counters)
+{
+	static struct syn_run s;
+	syn_write(&s);
+	pd_err e = {0};
+	pd_report *r = pd_report_open(s.dir, &e);
+	ck_assert_ptr_nonnull(r);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/trace.json", s.dir);
+	ck_assert_int_eq(pd_report_write_perfetto(r, path, &e), 0);
+	json_error_t je;
+	json_t *t = json_load_file(path, 0, &je);
+	ck_assert_msg(t != NULL, "%s", je.text);
+	json_t *ev = json_object_get(t, "traceEvents");
+	size_t x = 0, b = 0, en = 0, c = 0;
+	for (size_t i = 0; i < json_array_size(ev); i++) {
+		const char *ph = json_string_value(json_object_get(json_array_get(ev, i), "ph"));
+		x += strcmp(ph, "X") == 0;
+		b += strcmp(ph, "b") == 0;
+		en += strcmp(ph, "e") == 0;
+		c += strcmp(ph, "C") == 0;
+	}
+	size_t values = 0;
+	for (size_t i = 0; i < s.n_samples; i++)
+		for (int k = 0; k < SYN_RAILS; k++)
+			values += s.has[i][k];
+	ck_assert_uint_eq(x, s.n_jobs);
+	ck_assert_uint_eq(b, s.n_inst);
+	ck_assert_uint_eq(en, s.n_inst);
+	ck_assert_uint_eq(c, values);
+	/* every job slice sits on its CPU's track at its start time (microseconds), with its length */
+	for (size_t i = 0; i < json_array_size(ev); i++) {
+		json_t *o = json_array_get(ev, i);
+		if (strcmp(json_string_value(json_object_get(o, "ph")), "X") != 0)
+			continue;
+		double ts = json_number_value(json_object_get(o, "ts")), dur = json_number_value(json_object_get(o, "dur"));
+		json_int_t pid = json_integer_value(json_object_get(o, "pid")), tid = json_integer_value(json_object_get(o, "tid"));
+		bool found = false;
+		for (size_t k = 0; k < s.n_jobs && !found; k++) {
+			/* CPU jobs on process 1, thread = CPU; GPU jobs on process 2, thread = accelerator 0 + 1 */
+			bool track = s.jobs[k].cpu >= 0 ? pid == 1 && tid == s.jobs[k].cpu : pid == 2 && tid == 1;
+			found = track && fabs((double)s.jobs[k].start_ns / 1e3 - ts) < 1e-6 &&
+				fabs((double)(s.jobs[k].end_ns - s.jobs[k].start_ns) / 1e3 - dur) < 1e-6;
+		}
+		ck_assert_msg(found, "slice at %.3f us matches no job", ts);
+	}
+	json_decref(t);
+	pd_report_free(r);
+}
+END_TEST
+
+START_TEST(truncated_log_gives_incomplete_report)
+{
+	static struct syn_run s;
+	syn_write(&s);
+	/* a torn END record: kill -9 while writing it */
+	syn_truncate(&s, s.end_record_offset + 7);
+	json_t *j = report_json(s.dir);
+	ck_assert(json_is_false(json_object_get(j, "complete")));
+	ck_assert(strstr(json_string_value(json_object_get(j, "incomplete_reason")), "END") != NULL);
+	/* everything before the tear is still there */
+	ck_assert_int_eq((int)jnum(j, "measured.instances"), 450);
+	ck_assert_int_eq((int)jnum(json_array_get(json_object_get(json_object_get(j, "measured"), "dags"), 0), "unfinished"), 1);
+	json_decref(j);
+
+	/* killed before the agent logged its unfinished instances: cam #20 (deadline 208 ms, long before
+	 * the last logged finish minus the writer's 1 s flush bound) is inferred as never finished */
+	syn_truncate(&s, s.unfinished_offset);
+	j = report_json(s.dir);
+	ck_assert(json_is_false(json_object_get(j, "complete")));
+	ck_assert_int_eq((int)jnum(j, "measured.instances"), 450);
+	ck_assert_int_eq((int)jnum(json_array_get(json_object_get(json_object_get(j, "measured"), "dags"), 0), "unfinished"), 1);
+	json_decref(j);
+
+	/* half a log: fewer instances, no unfinished-miss invented past the executor's last record */
+	syn_truncate(&s, s.end_record_offset / 2);
+	pd_err e = {0};
+	pd_report *r = pd_report_open(s.dir, &e);
+	ck_assert_msg(r != NULL, "%s", e.msg);
+	const char *why = NULL;
+	ck_assert(pd_report_incomplete(r, &why));
+	ck_assert_ptr_nonnull(why);
+	pd_buf b;
+	pd_buf_init(&b);
+	ck_assert_int_eq(pd_report_text(r, &b, &e), 0);
+	ck_assert_msg(strstr(b.data, "INCOMPLETE RUN") != NULL, "%s", b.data);
+	ck_assert_msg(strstr(b.data, "agent.stderr ends with") != NULL, "%s", b.data);
+	pd_buf_free(&b);
+	j = report_json(s.dir);
+	int inst = (int)jnum(j, "measured.instances");
+	ck_assert_int_gt(inst, 100);
+	ck_assert_int_lt(inst, 450);
+	ck_assert_int_eq((int)jnum(json_array_get(json_object_get(json_object_get(j, "measured"), "dags"), 0), "unfinished"), 1);
+	json_decref(j);
+	pd_report_free(r);
+
+	/* only the header line left (killed before the first flush): an empty report, incomplete */
+	syn_truncate(&s, s.header_bytes);
+	j = report_json(s.dir);
+	ck_assert(json_is_false(json_object_get(j, "complete")));
+	ck_assert_int_eq((int)jnum(j, "measured.instances"), 0);
+	json_decref(j);
+
+	/* a header cut in half is not a run log: nothing to report on */
+	syn_truncate(&s, s.header_bytes / 2);
+	r = pd_report_open(s.dir, &e);
+	ck_assert_ptr_null(r);
+	ck_assert_int_eq(e.code, PD_EXIT_USAGE);
+}
+END_TEST
+
+START_TEST(bad_run_directories_are_usage_errors)
+{
+	pd_err e = {0};
+	ck_assert_ptr_null(pd_report_open("/nonexistent/run", &e));
+	ck_assert_int_eq(e.code, PD_EXIT_USAGE);
+	ck_assert(strstr(e.msg, "no such run directory") != NULL);
+
+	const char *dir = pd_test_tmpdir();
+	e.code = 0;
+	ck_assert_ptr_null(pd_report_open(dir, &e));
+	ck_assert_int_eq(e.code, PD_EXIT_USAGE);
+	ck_assert_msg(strstr(e.msg, "plan.yaml") != NULL, "%s", e.msg);
+
+	pd_test_write(dir, "plan.yaml", "plan:\n  bogus: [\n");
+	e.code = 0;
+	ck_assert_ptr_null(pd_report_open(dir, &e));
+	ck_assert_int_eq(e.code, PD_EXIT_USAGE);
+	ck_assert_msg(strstr(e.msg, "plan.yaml") != NULL, "%s", e.msg);
+
+	/* a log of another plan is refused, not misattributed */
+	static struct syn_run s;
+	syn_write(&s);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/run.pdlog", s.dir);
+	pd_test_write(s.dir, "run.pdlog",
+		      "{\"format\":\"powerdag-runlog\",\"version\":1,\"plan_hash\":\"0\",\"tasks\":[{\"name\":\"x\","
+		      "\"dag\":\"other\"}],\"dags\":[{\"name\":\"other\",\"period_ns\":1000000,\"deadline_ns\":1000000}],"
+		      "\"rails\":[]}\n");
+	e.code = 0;
+	ck_assert_ptr_null(pd_report_open(s.dir, &e));
+	ck_assert_int_eq(e.code, PD_EXIT_USAGE);
+	ck_assert_msg(strstr(e.msg, "not of this plan") != NULL, "%s", e.msg);
+}
+END_TEST
+
+START_TEST(missing_log_is_an_incomplete_report)
+{
+	static struct syn_run s;
+	syn_write(&s);
+	syn_truncate(&s, 0);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/run.pdlog", s.dir);
+	ck_assert_int_eq(remove(path), 0);
+	json_t *j = report_json(s.dir);
+	ck_assert(json_is_false(json_object_get(j, "complete")));
+	ck_assert_int_eq((int)jnum(j, "measured.instances"), 0);
+	ck_assert(json_is_null(json_object_get(json_object_get(j, "measured"), "power_w")));
+	json_decref(j);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("reports");
+	TCase *tc = tcase_create("report");
+	tcase_add_test(tc, power_numbers_match_raw_samples);
+	tcase_add_test(tc, deadline_numbers_match_raw_instances);
+	tcase_add_test(tc, overruns_and_gaps_match_raw_records);
+	tcase_add_test(tc, frequencies_read_back_are_checked_against_the_plan);
+	tcase_add_test(tc, deploy_metadata_is_summarised);
+	tcase_add_test(tc, csv_tables_hold_every_observation);
+	tcase_add_test(tc, perfetto_trace_has_slices_async_and_counters);
+	tcase_add_test(tc, truncated_log_gives_incomplete_report);
+	tcase_add_test(tc, bad_run_directories_are_usage_errors);
+	tcase_add_test(tc, missing_log_is_an_incomplete_report);
+	suite_add_tcase(s, tc);
+	return pd_test_main(s);
+}

@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The twin's model without namespaces or root: platform derivation, kernel-like validation of
+ * sysfs stores, the rails' power model and the INA226 view, FPGA loads and accelerator runs.
+ */
+#include "pd_test.h"
+#include "twin/model_impl.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct fixture {
+	pd_ydoc doc;
+	pd_platform *p;
+	twin_model *m;
+	char fw[512];
+};
+
+static pd_platform *derive(int n_cpus, const char *src, pd_ydoc *doc)
+{
+	pd_buf y;
+	pd_buf_init(&y);
+	pd_err e = {0};
+	ck_assert_msg(pd_twin_derive_platform(src, n_cpus, "ip:10.0.0.2", &y, &e) == 0, "%s", e.msg);
+	pd_diags d;
+	pd_diags_init(&d);
+	ck_assert_int_eq(pd_yaml_load(doc, "twin.yaml", y.data, y.len, &d), 0);
+	pd_platform *p = pd_platform_from_node(pd_ymap_get(doc->root, "platform"), &d);
+	pd_diags_print(&d, stderr);
+	ck_assert_ptr_nonnull(p);
+	pd_diags_free(&d);
+	pd_buf_free(&y);
+	return p;
+}
+
+static void open_model(struct fixture *f, int n_cpus)
+{
+	memset(f, 0, sizeof(*f));
+	f->p = derive(n_cpus, NULL, &f->doc);
+	snprintf(f->fw, sizeof(f->fw), "%s", pd_test_tmpdir());
+	pd_err e = {0};
+	f->m = twin_model_new(f->p, f->fw, &e);
+	ck_assert_msg(f->m != NULL, "%s", e.msg);
+}
+
+static void close_model(struct fixture *f)
+{
+	twin_model_free(f->m);
+	pd_platform_free(f->p);
+	pd_yaml_free(&f->doc);
+}
+
+static const char *rd(twin_model *m, const char *path)
+{
+	static char out[4][4096];
+	static int k;
+	pd_buf b;
+	pd_buf_init(&b);
+	int rc = twin_model_read(m, path, &b);
+	ck_assert_msg(rc == 0, "read %s: %d", path, rc);
+	char *o = out[k++ % 4];
+	snprintf(o, 4096, "%s", b.data);
+	pd_buf_free(&b);
+	return o;
+}
+
+static int wr(twin_model *m, const char *path, const char *s)
+{
+	return twin_model_write(m, path, s, strlen(s));
+}
+
+#define POL1 "/cpufreq/policy1/"
+
+START_TEST(derive_default_two_cpus)
+{
+	pd_ydoc doc = {0};
+	pd_platform *p = derive(2, NULL, &doc);
+	ck_assert_uint_eq(pd_platform_island_count(p), 2);
+	const struct pd_island *little = pd_platform_island(p, 0), *big = pd_platform_island(p, 1);
+	ck_assert_str_eq(little->name, "little");
+	ck_assert_str_eq(big->name, "big");
+	ck_assert_uint_eq(little->n_cpus, 1);
+	ck_assert_int_eq(little->cpus[0], 0);
+	ck_assert_int_eq(big->cpus[0], 1);
+	ck_assert_str_eq(big->policy, "policy1");
+	ck_assert_int_eq(big->opps[big->n_opps - 1].freq_khz, 2000000);
+	ck_assert_int_eq(big->opps[big->n_opps - 1].busy_uw, 1982000);
+	ck_assert_uint_eq(pd_platform_accel_count(p), 2);
+	/* a rail per island, per accelerator and the board, all at the twin's iiod */
+	ck_assert_uint_eq(pd_platform_sensor_count(p), 5);
+	const struct pd_sensor *s = pd_platform_sensor(p, 1);
+	ck_assert_str_eq(s->uri, "ip:10.0.0.2");
+	ck_assert_str_eq(s->device, "ina226-big");
+	ck_assert_str_eq(s->channel, "power2");
+	ck_assert_str_eq(s->measures, "big");
+	ck_assert_str_eq(pd_platform_sensor(p, 4)->measures, "board");
+	pd_platform_free(p);
+	pd_yaml_free(&doc);
+}
+END_TEST
+
+START_TEST(derive_spreads_and_picks)
+{
+	pd_ydoc doc = {0};
+	pd_platform *p = derive(8, NULL, &doc);
+	ck_assert_uint_eq(pd_platform_island(p, 0)->n_cpus, 4);
+	ck_assert_uint_eq(pd_platform_island(p, 1)->n_cpus, 4);
+	ck_assert_int_eq(pd_platform_island(p, 1)->cpus[0], 4);
+	pd_platform_free(p);
+	pd_yaml_free(&doc);
+	pd_ydoc doc1 = {0};
+	p = derive(1, NULL, &doc1);
+	ck_assert_uint_eq(pd_platform_island_count(p), 1);
+	ck_assert_uint_eq(pd_platform_core_count(p), 1);
+	pd_platform_free(p);
+	pd_yaml_free(&doc1);
+	/* 3 CPUs: the spare core goes to the fastest island */
+	pd_ydoc doc3 = {0};
+	p = derive(3, NULL, &doc3);
+	ck_assert_uint_eq(pd_platform_island(p, 0)->n_cpus, 1);
+	ck_assert_uint_eq(pd_platform_island(p, 1)->n_cpus, 2);
+	pd_platform_free(p);
+	pd_yaml_free(&doc3);
+}
+END_TEST
+
+START_TEST(derive_bad_input)
+{
+	pd_buf y;
+	pd_buf_init(&y);
+	pd_err e = {0};
+	const char *bad = pd_test_write(pd_test_tmpdir(), "bad.yaml", "platform:\n  name: x\n  islands: 3\n");
+	ck_assert_int_eq(pd_twin_derive_platform(bad, 2, "ip:x", &y, &e), PD_EXIT_USAGE);
+	ck_assert_msg(strstr(e.msg, "bad.yaml") != NULL, "%s", e.msg);
+	ck_assert_int_eq(pd_twin_derive_platform("/nonexistent/p.yaml", 2, "ip:x", &y, &e), e.code);
+	ck_assert_int_ne(e.code, 0);
+	ck_assert_int_eq(pd_twin_derive_platform(NULL, 0, "ip:x", &y, &e), PD_EXIT_USAGE);
+	pd_buf_free(&y);
+}
+END_TEST
+
+START_TEST(cpufreq_validation)
+{
+	struct fixture f;
+	open_model(&f, 2);
+	twin_model *m = f.m;
+	ck_assert_str_eq(rd(m, POL1 "scaling_governor"), "performance\n");
+	ck_assert_str_eq(rd(m, POL1 "cpuinfo_cur_freq"), "2000000\n");
+	ck_assert_str_eq(rd(m, POL1 "scaling_setspeed"), "<unsupported>\n");
+	ck_assert_str_eq(rd(m, POL1 "related_cpus"), "1\n");
+	ck_assert_int_eq(wr(m, POL1 "scaling_setspeed", "1000000\n"), -EINVAL); /* not userspace */
+	ck_assert_int_eq(wr(m, POL1 "scaling_governor", "schedutil\n"), -EINVAL);
+	ck_assert_int_eq(wr(m, POL1 "scaling_governor", "userspace\n"), 0);
+	ck_assert_str_eq(rd(m, POL1 "scaling_setspeed"), "2000000\n"); /* userspace starts at cur */
+	ck_assert_int_eq(wr(m, POL1 "scaling_setspeed", "1000001"), -EINVAL);
+	ck_assert_int_eq(wr(m, POL1 "scaling_setspeed", "-5"), -EINVAL);
+	ck_assert_int_eq(wr(m, POL1 "scaling_setspeed", "10 00"), -EINVAL);
+	ck_assert_int_eq(wr(m, POL1 "scaling_setspeed", ""), -EINVAL);
+	ck_assert_int_eq(wr(m, POL1 "scaling_setspeed", "1000000\n"), 0);
+	ck_assert_str_eq(rd(m, POL1 "cpuinfo_cur_freq"), "1000000\n");
+	ck_assert_int_eq(twin_model_island_khz(m, 1), 1000000);
+	/* limits win over the request: max rounds down to an OPP */
+	ck_assert_int_eq(wr(m, POL1 "scaling_max_freq", "850000"), 0);
+	ck_assert_str_eq(rd(m, POL1 "scaling_cur_freq"), "800000\n");
+	ck_assert_int_eq(wr(m, POL1 "scaling_max_freq", "2000000"), 0);
+	ck_assert_int_eq(wr(m, POL1 "scaling_governor", "powersave"), 0);
+	ck_assert_str_eq(rd(m, POL1 "scaling_cur_freq"), "200000\n");
+	ck_assert_int_eq(wr(m, POL1 "scaling_min_freq", "1500000"), 0);
+	ck_assert_str_eq(rd(m, POL1 "scaling_cur_freq"), "1500000\n");
+	/* read-only and unknown files */
+	ck_assert_int_eq(wr(m, POL1 "scaling_available_frequencies", "1"), -EACCES);
+	ck_assert_int_eq(wr(m, POL1 "nope", "1"), -ENOENT);
+	struct twin_stat st;
+	ck_assert_int_eq(twin_model_stat(m, "/cpufreq/policy1", &st), 0);
+	ck_assert_int_eq(st.kind, TWIN_DIR);
+	ck_assert_int_eq(twin_model_stat(m, POL1 "scaling_setspeed", &st), 0);
+	ck_assert_uint_eq(st.mode, 0644);
+	close_model(&f);
+}
+END_TEST
+
+START_TEST(devfreq_fair_server_fpga)
+{
+	struct fixture f;
+	open_model(&f, 2);
+	twin_model *m = f.m;
+	const char *df = "/class/devfreq/11800000.gpu/";
+	char p[256];
+	snprintf(p, sizeof(p), "%savailable_frequencies", df);
+	ck_assert_str_eq(rd(m, p), "177000000 266000000 350000000 420000000 480000000 543000000 600000000\n");
+	snprintf(p, sizeof(p), "%smax_freq", df);
+	ck_assert_int_eq(wr(m, p, "300000000"), 0);
+	snprintf(p, sizeof(p), "%scur_freq", df);
+	ck_assert_str_eq(rd(m, p), "266000000\n");
+	snprintf(p, sizeof(p), "%sgovernor", df);
+	ck_assert_int_eq(wr(m, p, "bogus"), -EINVAL);
+
+	const char *fs = "/debug/sched/fair_server/cpu1/";
+	snprintf(p, sizeof(p), "%sruntime", fs);
+	ck_assert_str_eq(rd(m, p), "50000000\n");
+	ck_assert_int_eq(wr(m, p, "2000000000"), -EINVAL); /* > period */
+	ck_assert_int_eq(wr(m, p, "0"), 0);
+	snprintf(p, sizeof(p), "%speriod", fs);
+	ck_assert_int_eq(wr(m, p, "99999"), -EINVAL); /* < 100 us */
+	ck_assert_int_eq(wr(m, p, "5000000000"), -EINVAL); /* > 2^22 us */
+	ck_assert_int_eq(wr(m, p, "100000"), 0);
+
+	const char *fm = "/class/fpga_manager/fpga0/";
+	snprintf(p, sizeof(p), "%sstate", fm);
+	ck_assert_str_eq(rd(m, p), "unknown\n");
+	snprintf(p, sizeof(p), "%sfirmware", fm);
+	ck_assert_int_eq(wr(m, p, "missing.bin\n"), -ENOENT);
+	pd_buf b;
+	pd_buf_init(&b);
+	ck_assert_int_eq(twin_model_read(m, p, &b), -EACCES); /* write-only */
+	pd_buf_free(&b);
+	snprintf(p, sizeof(p), "%sstate", fm);
+	ck_assert_str_eq(rd(m, p), "firmware request error\n");
+	snprintf(p, sizeof(p), "%sflags", fm);
+	ck_assert_int_eq(wr(m, p, "zz"), -EINVAL);
+	ck_assert_int_eq(wr(m, p, "0x10"), 0);
+	ck_assert_str_eq(rd(m, p), "10\n");
+	pd_test_write(f.fw, "a.bin", "bits");
+	/* running before any load: nothing in the fabric */
+	ck_assert_int_eq(wr(m, "/twin/accel/pl/run", "latency_ns=1000"), -EIO);
+	snprintf(p, sizeof(p), "%sfirmware", fm);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert_int_eq(wr(m, p, "a.bin\n"), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	ck_assert_msg(ms >= 22.664, "load took %.3f ms, reconfiguration time is 22.664 ms", ms);
+	snprintf(p, sizeof(p), "%sstate", fm);
+	ck_assert_str_eq(rd(m, p), "operating\n");
+	ck_assert_int_eq(wr(m, "/twin/accel/pl/run", "latency_ns=1000 bitstream=b.bin"), -ENOEXEC);
+	ck_assert_int_eq(wr(m, "/twin/accel/pl/run", "latency_ns=1000 bitstream=a.bin"), 0);
+	ck_assert_int_eq(wr(m, "/twin/accel/pl/run", "speed=3"), -EINVAL);
+	ck_assert(strncmp(rd(m, "/twin/accel/pl/run"), "runs=1 busy_ns=", 15) == 0);
+	close_model(&f);
+}
+END_TEST
+
+START_TEST(gpu_latency_follows_devfreq)
+{
+	struct fixture f;
+	open_model(&f, 2);
+	twin_model *m = f.m;
+	ck_assert_int_eq(wr(m, "/class/devfreq/11800000.gpu/max_freq", "177000000"), 0);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert_int_eq(wr(m, "/twin/accel/gpu0/run", "latency_ns=20000000\n"), 0); /* 20 ms at 600 MHz */
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	const struct pd_accelerator *g = pd_platform_accel(f.p, (size_t)pd_platform_find_accel(f.p, "gpu0"));
+	double want = (double)pd_latency_at(g, 20000000, 0) / 1e6;
+	ck_assert_msg(ms >= want && want > 60, "run took %.1f ms, expected %.1f ms at 177 MHz", ms, want);
+	close_model(&f);
+}
+END_TEST
+
+static void tick(twin_model *m, int64_t t, uint64_t b0, uint64_t b1, uint64_t total)
+{
+	uint64_t busy[2] = {b0, b1}, tot[2] = {total, total};
+	twin_model_tick(m, t, busy, tot, 2);
+}
+
+START_TEST(rails_follow_the_power_model)
+{
+	struct fixture f;
+	open_model(&f, 2);
+	twin_model *m = f.m;
+	ck_assert_uint_eq(twin_model_rail_count(m), 5);
+	ck_assert_str_eq(twin_model_rail_name(m, 1), "big");
+	/* cpu1 half busy over the window, cpu0 idle */
+	for (int i = 0; i <= TWIN_WINDOW; i++)
+		tick(m, (int64_t)i * TWIN_TICK_NS, 0, (uint64_t)i * 5, (uint64_t)i * 10);
+	const struct pd_island *big = pd_platform_island(f.p, 1), *little = pd_platform_island(f.p, 0);
+	ck_assert_double_eq_tol(twin_model_rail_w(m, 1), pd_island_power_w(big, big->n_opps - 1, 0.5), 1e-9);
+	ck_assert_double_eq_tol(twin_model_rail_w(m, 0), pd_island_power_w(little, little->n_opps - 1, 0.0), 1e-9);
+	ck_assert_double_eq_tol(twin_model_rail_w(m, 4), 2.1, 1e-9);
+	/* GPU idle at its top OPP until something runs */
+	const struct pd_accelerator *g = pd_platform_accel(f.p, 0);
+	ck_assert_double_eq_tol(twin_model_rail_w(m, 2), (double)g->opps[g->n_opps - 1].idle_uw / 1e6, 1e-9);
+	/* a lower OPP lowers the rail as the model says */
+	ck_assert_int_eq(wr(m, POL1 "scaling_governor", "powersave"), 0);
+	ck_assert_double_eq_tol(twin_model_rail_w(m, 1), pd_island_power_w(big, 0, 0.5), 1e-9);
+	/* the window slides: fully busy from now on */
+	for (int i = TWIN_WINDOW + 1; i <= 2 * TWIN_WINDOW + 1; i++)
+		tick(m, (int64_t)i * TWIN_TICK_NS, 0, 25 + (uint64_t)(i - TWIN_WINDOW) * 10, (uint64_t)i * 10);
+	ck_assert_double_eq_tol(twin_model_rail_w(m, 1), (double)big->opps[0].busy_uw / 1e6, 1e-9);
+	/* the INA226 view of the rail reads back to the same power (quantised by power LSB) */
+	pd_buf b;
+	pd_buf_init(&b);
+	ck_assert_int_eq(twin_model_read(m, "/bus/iio/devices/iio:device1/in_power2_raw", &b), 0);
+	double raw = atof(b.data);
+	pd_buf_free(&b);
+	double scale = atof(rd(m, "/bus/iio/devices/iio:device1/in_power2_scale"));
+	ck_assert_double_eq_tol(raw * scale / 1000, (double)big->opps[0].busy_uw / 1e6, scale / 2000 + 1e-9);
+	ck_assert_str_eq(rd(m, "/bus/iio/devices/iio:device1/label"), "ina226-big\n");
+	ck_assert_str_eq(rd(m, "/bus/iio/devices/iio:device1/name"), "ina226\n");
+	ck_assert_int_eq(wr(m, "/bus/iio/devices/iio:device1/in_oversampling_ratio", "3"), -EINVAL);
+	ck_assert_int_eq(wr(m, "/bus/iio/devices/iio:device1/in_oversampling_ratio", "16"), 0);
+	close_model(&f);
+}
+END_TEST
+
+START_TEST(ina226_conversion)
+{
+	struct twin_ina226 v;
+	twin_ina226_from_w(1.0, 100000, &v); /* 1 W on 5 V through 100 mOhm */
+	ck_assert_double_eq_tol(v.current_scale, 0.025, 1e-12);
+	ck_assert_double_eq_tol(v.power_scale, 0.625, 1e-12);
+	ck_assert_int_eq(v.bus_raw, 4000);
+	ck_assert_int_eq(v.current_raw, 8000); /* 200 mA */
+	ck_assert_int_eq(v.shunt_raw, v.current_raw);
+	ck_assert_int_eq(v.power_raw, 1600);
+	ck_assert_int_eq(twin_shunt_for(2.0), 100000);
+	ck_assert_int_eq(twin_shunt_for(10.0), 20000); /* 2 A: 60 mV with headroom */
+	/* shunt voltage of the chosen shunt stays within the INA226's 81.92 mV */
+	double w = 40.0;
+	ck_assert_double_le(w / 5.0 * (double)twin_shunt_for(w) / 1e6, 0.08192);
+}
+END_TEST
+
+struct names {
+	char v[64][64];
+	int n;
+};
+
+static void collect(const char *name, void *arg)
+{
+	struct names *nm = arg;
+	if (nm->n < 64)
+		snprintf(nm->v[nm->n++], 64, "%s", name);
+}
+
+START_TEST(tree_listing)
+{
+	struct fixture f;
+	open_model(&f, 2);
+	struct names nm = {.n = 0};
+	ck_assert_int_eq(twin_model_list(f.m, "/bus/iio/devices", collect, &nm), 0);
+	ck_assert_int_eq(nm.n, 5);
+	ck_assert_str_eq(nm.v[0], "iio:device0");
+	nm.n = 0;
+	ck_assert_int_eq(twin_model_list(f.m, "/", collect, &nm), 0);
+	ck_assert_int_eq(nm.n, 5); /* cpufreq class twin debug bus */
+	nm.n = 0;
+	ck_assert_int_eq(twin_model_list(f.m, "/debug/sched/fair_server", collect, &nm), 0);
+	ck_assert_int_eq(nm.n, 2);
+	ck_assert_int_eq(twin_model_list(f.m, "/cpufreq/policy0/related_cpus", collect, &nm), -ENOTDIR);
+	ck_assert_int_eq(twin_model_list(f.m, "/nope", collect, &nm), -ENOENT);
+	close_model(&f);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("twin_model");
+	TCase *tc = tcase_create("model");
+	tcase_add_test(tc, derive_default_two_cpus);
+	tcase_add_test(tc, derive_spreads_and_picks);
+	tcase_add_test(tc, derive_bad_input);
+	tcase_add_test(tc, cpufreq_validation);
+	tcase_add_test(tc, devfreq_fair_server_fpga);
+	tcase_add_test(tc, gpu_latency_follows_devfreq);
+	tcase_add_test(tc, rails_follow_the_power_model);
+	tcase_add_test(tc, ina226_conversion);
+	tcase_add_test(tc, tree_listing);
+	suite_add_tcase(s, tc);
+	return pd_test_main(s);
+}

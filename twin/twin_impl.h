@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * twin_impl.h - internals of the board twin shared by its files (and its unit tests).
+ *
+ * The model (model.c, tree.c) is the emulated board's state: per cpufreq policy the governor and the
+ * limits, per GPU the devfreq state, per FPGA manager the state and the loaded bitstreams, the fair
+ * server parameters, and the power rails computed from the platform power model. It is addressed
+ * like a filesystem (paths relative to the FUSE root, e.g. "/cpufreq/policy0/scaling_setspeed") so
+ * that the FUSE layer (fuse.c) is a thin shell and the validation is unit-testable without root.
+ */
+#ifndef PD_TWIN_IMPL_H
+#define PD_TWIN_IMPL_H
+
+#include "twin/pd_twin.h"
+
+#include <pthread.h>
+#include <sys/types.h>
+
+typedef struct twin_model twin_model;
+
+/* Sampling: the rails average CPU busy time and accelerator activity over a sliding window of
+ * TWIN_WINDOW ticks of TWIN_TICK_NS (like a sensor's averaging time). */
+#define TWIN_TICK_NS (50 * PD_NS_PER_MS)
+#define TWIN_WINDOW 5
+#define TWIN_MAX_CPUS 64
+#define TWIN_BUS_MV 5000 /* every rail is measured on a 5 V supply line (ACME-probe style) */
+
+/* fw_dir: the directory served as /lib/firmware (bitstreams are looked up there). */
+twin_model *twin_model_new(const pd_platform *p, const char *fw_dir, pd_err *e);
+void twin_model_free(twin_model *m);
+
+enum twin_node_kind { TWIN_DIR, TWIN_FILE };
+struct twin_stat {
+	enum twin_node_kind kind;
+	unsigned mode; /* permission bits: 0444, 0644, 0200 */
+};
+/* 0 or -ENOENT. */
+int twin_model_stat(twin_model *m, const char *path, struct twin_stat *st);
+/* Calls fn(name, arg) for each child of a directory; 0 or -ENOENT / -ENOTDIR. */
+int twin_model_list(twin_model *m, const char *dir, void (*fn)(const char *name, void *arg), void *arg);
+/* The file's current content (always newline-terminated); 0 or -errno. */
+int twin_model_read(twin_model *m, const char *path, pd_buf *out);
+/* A store into the file, validated as the kernel would; 0 or -errno (EINVAL, EBUSY, ENOENT, EACCES).
+ * May block: FPGA firmware loads take the reconfiguration time, accelerator runs their latency. */
+int twin_model_write(twin_model *m, const char *path, const char *data, size_t len);
+
+/* One sampling tick: cumulative busy and total jiffies per host CPU (from /proc/stat). */
+void twin_model_tick(twin_model *m, int64_t now_ns, const uint64_t *busy, const uint64_t *total, size_t n);
+
+/* Rails: one per island, per accelerator, and the board (base power), in that order. */
+size_t twin_model_rail_count(const twin_model *m);
+const char *twin_model_rail_name(const twin_model *m, size_t r); /* island/accel name or "board" */
+double twin_model_rail_w(twin_model *m, size_t r);
+/* Frequency of island k now (kHz). */
+int64_t twin_model_island_khz(twin_model *m, size_t k);
+
+/* Reads cumulative busy/total jiffies of cpu0..n-1 from a /proc/stat-format file; -1 on error. */
+int twin_read_proc_stat(const char *path, uint64_t *busy, uint64_t *total, size_t n);
+
+/* INA226 (ina2xx-adc) view of a power on a 5 V line with shunt_uohm. */
+struct twin_ina226 {
+	long shunt_raw, bus_raw, power_raw, current_raw;
+	double power_scale, current_scale; /* mW/LSB, mA/LSB */
+};
+void twin_ina226_from_w(double watts, int64_t shunt_uohm, struct twin_ina226 *out);
+/* The largest standard shunt that keeps max_w on 5 V within the INA226's shunt range with margin. */
+int64_t twin_shunt_for(double max_w);
+
+/* Monotonic clock in ns. */
+int64_t twin_now_ns(void);
+
+/* ---------------------------------------------------------------- processes and namespaces */
+/* Runs argv (no shell), waits; returns the exit status, or -1 (message in e). Output discarded
+ * unless out != NULL. */
+int twin_run(char *const argv[], pd_buf *out, pd_err *e);
+/* Starts argv detached from our stdio: stdin /dev/null, stdout+stderr appended to log. */
+pid_t twin_spawn(char *const argv[], const char *log, pd_err *e);
+/* Inode of a process' mount namespace (0 when unknown). */
+unsigned long twin_mntns_of(pid_t pid);
+/* Sends sig to every process whose mount namespace inode is mntns (never to ourselves); returns the
+ * count signalled. */
+int twin_kill_mntns(unsigned long mntns, int sig);
+/* Start time of a pid (field 22 of /proc/PID/stat), 0 when the process does not exist or is a zombie. */
+unsigned long long twin_starttime(pid_t pid);
+bool twin_file_exists(const char *path);
+
+/* Inside the daemon: replaces dir by a read-only tmpfs holding bind mounts of all its original
+ * entries except those named in over[], which bind the given sources instead. */
+struct twin_overlay {
+	const char *name;
+	const char *source;
+};
+int twin_shadow_dir(const char *dir, const struct twin_overlay *over, size_t n_over, pd_err *e);
+int twin_bind(const char *src, const char *dst, pd_err *e);
+
+/* FUSE server: mounts at mountpoint and serves m from a thread. */
+typedef struct twin_fs twin_fs;
+twin_fs *twin_fs_start(twin_model *m, const char *mountpoint, pd_err *e);
+void twin_fs_stop(twin_fs *fs);
+
+/* Paths inside a state directory. */
+struct twin_paths {
+	char dir[256];
+	char json[300], platform[300], identity[300], known_hosts[300], ssh_dir[300], sshd_config[300],
+		host_key[300], authorized[300], firmware[300], fsroot[300], empty[300], daemon_log[300],
+		sshd_log[300], iiod_log[300];
+};
+int twin_paths_init(struct twin_paths *tp, const char *dir, pd_err *e);
+
+#endif /* PD_TWIN_IMPL_H */
