@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 enum cs_mode { CS_AFFINITY = 0, CS_V1, CS_V2 };
@@ -217,15 +218,25 @@ static int prepare_v2(pd_cpusets *c, const char *mnt)
 	return 0;
 }
 
+/* A joined thread may still be leaving its cgroup (pthread_join returns at mm release, before
+ * cgroup_exit): rmdir answers EBUSY for a moment, so retry briefly. */
+static void rmdir_retry(const char *p)
+{
+	for (int i = 0; i < 100 && rmdir(p) < 0 && errno == EBUSY; i++) {
+		struct timespec ts = {0, 2 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+}
+
 static void teardown(pd_cpusets *c)
 {
 	if (c->owned) {
 		for (size_t i = 0; i < c->n; i++) {
 			char ch[600];
 			snprintf(ch, sizeof(ch), "%s/cpu%d", c->dir, c->cpus[i]);
-			rmdir(ch);
+			rmdir_retry(ch);
 		}
-		rmdir(c->dir);
+		rmdir_retry(c->dir);
 		c->owned = false;
 	}
 	if (c->mode == CS_V1 && c->root_balance > 0) {
@@ -274,10 +285,18 @@ pd_cpusets *pd_cpusets_prepare(const char *root, const char *cg_base, const int 
 	char v1[560];
 	snprintf(v1, sizeof(v1), "%s/cpuset", base);
 	int rc = -ENOENT;
-	if (exists(v1, "cpuset.cpu_exclusive")) {
-		rc = prepare_v1(c, v1);
-	} else if (exists(base, "cgroup.controllers")) {
-		rc = prepare_v2(c, base);
+	/* Another tool's exclusive cpuset over the same CPUs (a deployer's partitions, a test) makes ours
+	 * fail with EINVAL/EBUSY: it may be gone a moment later, so retry for up to 5 s. */
+	for (int attempt = 0; attempt < 50; attempt++) {
+		if (exists(v1, "cpuset.cpu_exclusive"))
+			rc = prepare_v1(c, v1);
+		else if (exists(base, "cgroup.controllers"))
+			rc = prepare_v2(c, base);
+		if (rc != -EINVAL && rc != -EBUSY)
+			break;
+		teardown(c);
+		struct timespec ts = {0, 100 * 1000 * 1000};
+		nanosleep(&ts, NULL);
 	}
 	if (rc == 0) {
 		snprintf(c->desc, sizeof(c->desc), "cgroup %s %s", c->mode == CS_V1 ? "v1" : "v2", c->dir);

@@ -156,12 +156,13 @@ static void run_job(struct pd_xtask *xt, uint64_t k, int64_t release_abs)
 		x->gpio->set(x->gpio->ctx, 1);
 	uint32_t sig0 = atomic_load_explicit(&xt->sigxcpu, memory_order_relaxed);
 	int64_t start = pd_mono_ns();
-	int64_t cpu0 = thread_cpu_ns();
 	int64_t ref_ns;
 	int64_t demand = pd_work_draw(&xt->work, &ref_ns);
-	int rc = xt->t->work == PD_AW_ACCEL ? run_accel(xt, k, demand) : pd_work_do(&xt->work, k, demand, ref_ns);
+	int64_t cpu0 = xt->t->work == PD_AW_BUSY ? 0 : thread_cpu_ns(), cpu1 = -1;
+	int rc = xt->t->work == PD_AW_ACCEL ? run_accel(xt, k, demand)
+					     : pd_work_do(&xt->work, k, demand, ref_ns, &cpu0, &cpu1);
 	int64_t end = pd_mono_ns();
-	int64_t cpu = thread_cpu_ns() - cpu0;
+	int64_t cpu = (cpu1 >= 0 ? cpu1 : thread_cpu_ns()) - cpu0;
 	atomic_store_explicit(&xt->completed, k + 1, memory_order_release);
 	for (size_t s = 0; s < xt->t->n_succs; s++)
 		kick(&xt->succs[s]->wake);

@@ -9,12 +9,16 @@
  *   sched.c     struct sched_attr + syscall, runtime conversion (arm frequency/capacity scaling)
  *   cpuset.c    exclusive cpusets (cgroup v1 cpu_exclusive, v2 partitions) or affinity pinning
  *   work.c      builtin:spin / builtin:busy / plugin work kinds
- *   accel.c     accelerator backends (emulated latency, recording double, FPGA manager, XRT)
+ *   accel.c     accelerator backends (emulated latency, twin, FPGA manager, recording double);
+ *               xrt.c the XRT backend, compiled only when XRT is found
  *   exec.c      task threads: release, precedence, jobs, DAG instances (the hot loop)
- *   power.c     IIO power sampler (local fast path, network with reconnect, gap records)
+ *   power.c     IIO power rails (local fast path, network with reconnect, gaps)
+ *   sampler.c   the periodic sampling thread (POWER and GAP records)
  *   gpio.c      GPIO markers (libgpiod 1.6 or a recording double)
- *   ring.c      per-thread lock-free SPSC rings; runlog_write.c drains them to disk
+ *   runlog_write.c  per-thread lock-free SPSC rings drained by a writer thread (rlw.h)
+ *   runlog_read.c   the reader of agents/pd_runlog.h; dump.c its text views
  *   starve.c    optional starvation monitor (kernels without the fair deadline server)
+ *   selftest.c  --self-test
  *   run.c       the whole run: set-up, all-or-nothing admission, start barrier, stop, tear-down
  *
  * No global mutable state except what signals force: the SIGXCPU handler finds the overrunning task
@@ -193,6 +197,10 @@ struct pd_accel_ops pd_accel_fpga_manager(const char *sysfs_root);
  * "latency_ns=L [power_uw=P] [bitstream=B]" to SYSFS/kernel/powerdag-twin/accel/NAME/run (L at the
  * top OPP for GPUs: the twin scales it to its current devfreq OPP); loads through the FPGA manager. */
 struct pd_accel_ops pd_accel_twin(const char *sysfs_root);
+#ifdef PD_HAVE_XRT
+/* XRT (embedded zocl): xclbin load per slot and kernel runs; only in builds that found XRT. */
+struct pd_accel_ops pd_accel_xrt(void);
+#endif
 /* The backend run() uses by default: the twin's when SYSFS/kernel/powerdag-twin/accel exists, else
  * the FPGA manager when a plan FPGA names a manager present here, else emulated. */
 struct pd_accel_ops pd_accel_default(const struct pd_agent_spec *s, const char *sysfs_root);

@@ -35,7 +35,7 @@ pd_rlw *pd_rlw_new(void);
 int pd_rlw_open(pd_rlw *w, const char *path, const char *header_json, pd_err *e);
 /* Adds a ring before pd_rlw_start (not thread-safe). n_slots rounded up to a power of two. */
 struct pd_rlw_ring *pd_rlw_add_ring(pd_rlw *w, uint32_t slot_size, uint32_t n_slots);
-/* Starts the writer thread, draining every flush_ms (and fdatasync()ing every second). */
+/* Starts the writer thread, draining every flush_ms with one write(). */
 int pd_rlw_start(pd_rlw *w, int flush_ms, pd_err *e);
 /* Stops the writer, drains every ring, writes DROP records and end (when non-NULL; its
  * dropped_records and writer_cpu_ns are filled here), fsyncs and closes (when a file was opened). Frees w. */

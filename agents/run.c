@@ -26,7 +26,7 @@
 
 /* Ring drain period: bounds what a kill -9 loses (docs/RUNLOG.md promises < 1 s) against the
  * writer's wake-ups. */
-#define PD_AGENT_FLUSH_MS 100
+#define PD_AGENT_FLUSH_MS 250
 
 void pd_agent_opts_init(struct pd_agent_opts *o)
 {
@@ -273,9 +273,9 @@ static int setup(struct run *r, pd_err *e)
 	r->accel = o->accel_ops ? *o->accel_ops : pd_accel_default(r->s, "/sys");
 	if ((rc = load_accel_bitstreams(r, e)))
 		return rc;
+	r->x_init = true; /* pd_exec_fini also frees a half-initialised executor */
 	if ((rc = pd_exec_init(&r->x, r->s, o->seed, e)))
 		return rc;
-	r->x_init = true;
 	r->x.gpio = (o->gpio_ops || o->gpio) ? &r->gpio : NULL;
 	r->x.accel = &r->accel;
 	if (n_cpus) {

@@ -30,13 +30,27 @@ static uint64_t spin_loop(uint64_t n, uint64_t x)
 	return x;
 }
 
+/* Busy for ns of this thread's CPU time; *cpu0 and the return value are the first and last clock
+ * readings, which the executor uses as the job's CPU time (each reading is a syscall taking the
+ * run-queue lock: the job costs no extra one). */
+static int64_t busy_for(int64_t ns, int64_t *cpu0)
+{
+	int64_t now = thread_cpu_ns();
+	int64_t end = now + ns;
+	*cpu0 = now;
+	uint64_t x = 1;
+	while (now < end) {
+		x = spin_loop(256, x);
+		now = thread_cpu_ns();
+	}
+	__asm__ volatile("" : : "r"(x));
+	return now;
+}
+
 void pd_work_busy_ns(int64_t ns)
 {
-	int64_t end = thread_cpu_ns() + ns;
-	uint64_t x = 1;
-	while (thread_cpu_ns() < end)
-		x = spin_loop(256, x);
-	__asm__ volatile("" : : "r"(x));
+	int64_t c0;
+	busy_for(ns, &c0);
 }
 
 int pd_work_init(struct pd_xwork *w, const struct pd_agent_task *t, uint64_t seed, size_t index, pd_err *e)
@@ -127,11 +141,12 @@ int64_t pd_work_draw(struct pd_xwork *w, int64_t *ref_ns)
 	return w->bcet_ns + (int64_t)(x * (double)(w->wcet_ns - w->bcet_ns));
 }
 
-int pd_work_do(struct pd_xwork *w, uint64_t seq, int64_t demand_ns, int64_t ref_ns)
+int pd_work_do(struct pd_xwork *w, uint64_t seq, int64_t demand_ns, int64_t ref_ns, int64_t *cpu0_ns, int64_t *cpu1_ns)
 {
+	*cpu1_ns = -1;
 	switch (w->kind) {
 	case PD_AW_BUSY:
-		pd_work_busy_ns(demand_ns);
+		*cpu1_ns = busy_for(demand_ns, cpu0_ns);
 		return 0;
 	case PD_AW_SPIN: {
 		int64_t fixed = w->fixed_ref_ns < ref_ns ? w->fixed_ref_ns : 0;

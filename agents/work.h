@@ -23,8 +23,10 @@ int pd_work_init(struct pd_xwork *w, const struct pd_agent_task *t, uint64_t see
 void pd_work_calibrate(struct pd_xwork *w, int cpu, const char *sysfs_root);
 /* Draws the next job's demand (ns at the OPP) and its reference-frequency counterpart. */
 int64_t pd_work_draw(struct pd_xwork *w, int64_t *ref_ns);
-/* Executes one job; returns 0 or non-zero when the job failed (plugin). */
-int pd_work_do(struct pd_xwork *w, uint64_t seq, int64_t demand_ns, int64_t ref_ns);
+/* Executes one job; returns 0 or non-zero when the job failed (plugin). Thread CPU clock: busy work
+ * stores its first and last readings in *cpu0_ns / *cpu1_ns; other kinds leave *cpu0_ns (read by the
+ * caller before) and set *cpu1_ns = -1. */
+int pd_work_do(struct pd_xwork *w, uint64_t seq, int64_t demand_ns, int64_t ref_ns, int64_t *cpu0_ns, int64_t *cpu1_ns);
 /* Burns exactly ns of this thread's CPU time. */
 void pd_work_busy_ns(int64_t ns);
 void pd_work_fini(struct pd_xwork *w);

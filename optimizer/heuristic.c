@@ -24,6 +24,9 @@ struct vec {
 	double lb_w;
 };
 
+/* Above this many tasks the vectors are searched by descent rather than in bound order. */
+#define OPT_DESCEND_TASKS 60
+
 struct heur {
 	const struct opt_inst *in;
 	struct opt_ws *ws;
@@ -294,8 +297,19 @@ static void place_capacity(struct heur *h, struct opt_sol *s)
 {
 	const struct opt_inst *in = h->in;
 	place_fastest(h, s);
-	if (opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s) >= OPT_PATH_INFEASIBLE)
-		return;
+	if (opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s) >= OPT_PATH_INFEASIBLE) {
+		/* the fastest placement overloads a FIFO: budgets from the fastest CPU-only placement */
+		for (size_t i = 0; i < in->n_tasks; i++) {
+			double fast = INFINITY;
+			for (size_t k = 0; k < in->n_isl; k++)
+				if (option_fits(h, s, i, k) && (double)wcet_at(in, i, k, s->isl_opp[k]) < fast) {
+					fast = (double)wcet_at(in, i, k, s->isl_opp[k]);
+					s->where[i] = (int)in->isl_core0[k];
+				}
+		}
+		if (opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s) >= OPT_PATH_INFEASIBLE)
+			return;
+	}
 	size_t n = in->n_tasks;
 	double *budget = h->tmp.d_ns, *room = calloc(h->n_opt, sizeof(double));
 	size_t *order = calloc(n, sizeof(size_t));
@@ -309,6 +323,16 @@ static void place_capacity(struct heur *h, struct opt_sol *s)
 	}
 	for (size_t o = 0; o < h->n_opt; o++)
 		room[o] = o < in->n_isl ? (double)in->isl_ncores[o] * in->cap * 0.97 : 0.97;
+	/* FIFO servers: the queue (sum of latencies) must fit the budget of every task on it, and a slot
+	 * keeps one bitstream (no reconfiguration per request) */
+	double *qload = calloc(in->n_srv + 1, sizeof(double)), *qmin = calloc(in->n_srv + 1, sizeof(double));
+	const char **qbits = calloc(in->n_srv + 1, sizeof(char *));
+	if (!qload || !qmin || !qbits) {
+		free(room), free(order), free(qload), free(qmin), free(qbits);
+		return;
+	}
+	for (size_t v = 0; v < in->n_srv; v++)
+		qmin[v] = INFINITY;
 	for (size_t a = 1; a < n; a++) /* insertion sort by density of the fastest placement, descending */
 		for (size_t b = a; b > 0; b--) {
 			size_t x = order[b - 1], y = order[b];
@@ -328,16 +352,30 @@ static void place_capacity(struct heur *h, struct opt_sol *s)
 			double e = (double)opt_exec_ns(in, s, i);
 			double use = o < in->n_isl ? e / budget[i] : e / (double)in->T_ns[i];
 			double c = opt_task_busy_w(in, s, i, h->opt_where[o]);
-			if (e <= budget[i] && use <= room[o] && (o >= in->n_isl || use <= in->cap) && c < best)
+			bool fits = e <= budget[i] && use <= room[o] && (o >= in->n_isl || use <= in->cap);
+			if (fits && o >= in->n_isl) {
+				size_t v = o - in->n_isl;
+				const char *bits = in->bits[i * in->n_srv + v];
+				fits = qload[v] + e <= fmin(qmin[v], budget[i]) &&
+				       (in->srv[v].kind != PD_ACCEL_FPGA || !qbits[v] || strcmp(qbits[v], bits) == 0);
+			}
+			if (fits && c < best)
 				best = c, pick = h->opt_where[o];
 		}
 		s->where[i] = pick;
 		size_t o = option_of(h, pick);
 		double e = (double)opt_exec_ns(in, s, i);
 		room[o] -= o < in->n_isl ? e / budget[i] : e / (double)in->T_ns[i];
+		if (o >= in->n_isl) {
+			size_t v = o - in->n_isl;
+			qload[v] += e;
+			qmin[v] = fmin(qmin[v], budget[i]);
+			qbits[v] = in->bits[i * in->n_srv + v];
+		}
 	}
 	free(room);
 	free(order);
+	free(qload), free(qmin), free(qbits);
 }
 
 /* Tries the vector of h->cur (whose where[] holds the cheapest placement); updates best when a
@@ -425,6 +463,16 @@ static void descend(struct heur *h, double power_cap_w, struct opt_sol *best)
 		return;
 	for (size_t c = 0; c < nc; c++)
 		vec[c] = c < in->n_isl ? in->isl_nopp[c] - 1 : in->acc_nopp[c - in->n_isl] - 1;
+	if (!best->ok) { /* the top vector itself first */
+		for (size_t x = 0; x < nc; x++)
+			if (x < in->n_isl)
+				h->cur.isl_opp[x] = vec[x];
+			else
+				h->cur.acc_opp[x - in->n_isl] = vec[x];
+		double l = vector_lb(h, &h->cur);
+		if (isfinite(l))
+			try_vector(h, l, power_cap_w, best);
+	}
 	for (bool improved = true; improved && opt_now_s() < h->deadline_s;) {
 		improved = false;
 		for (size_t c = 0; c < nc && opt_now_s() < h->deadline_s; c++) {
@@ -441,10 +489,10 @@ static void descend(struct heur *h, double power_cap_w, struct opt_sol *best)
 				if (!isfinite(l) || l >= before)
 					continue;
 				try_vector(h, l, power_cap_w, best);
-				if (best->ok && best->power_w < before - 1e-12) {
-					vec[c] = j;
-					improved = true;
-				}
+				if (!(best->ok && best->power_w < before - 1e-12))
+					break; /* one step down did not help: next coordinate */
+				vec[c] = j;
+				improved = true;
 			}
 		}
 	}
@@ -480,6 +528,17 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 		vs[id] = (struct vec){id, vector_lb(&h, &h.cur)};
 	}
 	qsort(vs, nv, sizeof(*vs), cmp_vec);
+	if (in->n_tasks > OPT_DESCEND_TASKS) {
+		/* large sets: a repair costs O(n^2) packs, too much for every vector in bound order;
+		 * descend from the top vector instead, and certify with the smallest vector bound */
+		descend(&h, power_cap_w, best);
+		hr->lower_bound_w = vs[0].lb_w;
+		if (best->ok)
+			hr->lower_bound_w = fmin(hr->lower_bound_w, best->power_w);
+		hr->proven = best->ok && hr->lower_bound_w >= best->power_w * (1 - 1e-9);
+		rc = 0;
+		goto out;
+	}
 	/* A first incumbent from the fastest vector (all top OPPs): it prunes everything above it. */
 	if (!best->ok) {
 		for (size_t k = 0; k < in->n_isl; k++)

@@ -945,7 +945,9 @@ static int solve_glpk(struct master *M, struct master *C, double deadline_s, str
 		vs[id] = (struct vec){id, vector_bound(in, &s)};
 	}
 	qsort(vs, nv, sizeof(*vs), cmp_vec);
-	double open_bound = INFINITY;
+	double *ob = calloc(nv, sizeof(double)); /* open bound per visited vector (INFINITY: closed) */
+	if (!ob)
+		goto out;
 	size_t j = 0;
 	for (; j < nv && isfinite(vs[j].lb); j++) {
 		double cut = inc->ok ? inc->power_w * (1 - 1e-7) : INFINITY;
@@ -956,10 +958,27 @@ static int solve_glpk(struct master *M, struct master *C, double deadline_s, str
 		/* later vectors must leave time: at most half of what is left, at least 0.2 s */
 		double left = deadline_s - opt_now_s();
 		double dl = opt_now_s() + fmax(fmin(left, 0.2), 0.5 * left);
-		double ob = solve_vector(M, C, inc, dl, deadline_s, &cd, &tmp);
-		if (isfinite(ob))
-			open_bound = fmin(open_bound, fmax(vs[j].lb, ob));
+		ob[j] = solve_vector(M, C, inc, dl, deadline_s, &cd, &tmp);
 	}
+	/* Vectors left open (time) get the rest of the budget, best bound first: the cuts and no-goods
+	 * gathered meanwhile often close them quickly. */
+	for (int pass = 0; pass < 3 && opt_now_s() < deadline_s; pass++)
+		for (size_t t = 0; t < j && opt_now_s() < deadline_s; t++) {
+			double cut = inc->ok ? inc->power_w * (1 - 1e-7) : INFINITY;
+			if (ob[t] == INFINITY || vs[t].lb >= cut)
+				continue;
+			decode(in, &s, vs[t].id);
+			fix_vector(M, &s);
+			double again = solve_vector(M, C, inc, deadline_s, deadline_s, &cd, &tmp);
+			ob[t] = fmax(ob[t], again); /* both are valid bounds of this vector: keep the larger */
+		}
+	double open_bound = INFINITY;
+	for (size_t t = 0; t < j; t++) {
+		double cut = inc->ok ? inc->power_w * (1 - 1e-7) : INFINITY;
+		if (ob[t] < INFINITY && vs[t].lb < cut) /* -INFINITY (no LP bound in time): the vector's own */
+			open_bound = fmin(open_bound, fmax(vs[t].lb, ob[t]));
+	}
+	free(ob);
 	double rest = j < nv ? vs[j].lb : INFINITY;
 	M->bound = fmin(open_bound, rest);
 	*finished = !isfinite(open_bound) && (j >= nv || !isfinite(rest) || (inc->ok && rest >= inc->power_w * (1 - 1e-7)));

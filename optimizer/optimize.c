@@ -24,7 +24,6 @@ void pd_opt_defaults(struct pd_opt_params *p)
 	p->time_limit_s = 60;
 	p->power_cap_uw = -1;
 	p->eta = 1e-5;
-	p->seed = 1;
 }
 
 int pd_solver_parse(const char *s, enum pd_solver *out)
@@ -111,8 +110,11 @@ static int solve_power(struct ctx *c, struct opt_sol *best, double slack_frac, d
 {
 	struct opt_heur_result hr;
 	double hd = deadline;
-	if (c->exact) /* the heuristic is the warm start: a fraction of the budget */
-		hd = fmin(deadline, opt_now_s() + fmax(0.5, 0.25 * (deadline - opt_now_s())));
+	if (c->exact) { /* the heuristic is the warm start: a fraction of the budget, more for large sets
+			  * where the MILP mostly tightens the bound */
+		double share = c->in->n_tasks <= 30 ? 0.25 : 0.5;
+		hd = fmin(deadline, opt_now_s() + fmax(0.5, share * (deadline - opt_now_s())));
+	}
 	if (opt_heuristic(c->in, c->p, hd, cap_w, slack_frac, best, &hr))
 		return -1;
 	*lb = hr.lower_bound_w;
@@ -201,19 +203,25 @@ static int solve_slack(struct ctx *c, struct opt_sol *best, double cap_w)
 	return 0;
 }
 
-static void explain(const struct opt_inst *in, const struct pd_opt_params *p, struct pd_opt_result *r, bool capped)
+static void explain(const struct opt_inst *in, const struct pd_opt_params *p, struct pd_opt_result *r, bool capped,
+		    bool proven)
 {
 	opt_explain_infeasible(in, r->explain, sizeof(r->explain));
-	if (!r->explain[0]) {
-		if (capped)
-			snprintf(r->explain, sizeof(r->explain),
-				 "no plan meets every deadline within the power cap of %.6g W", (double)p->power_cap_uw * 1e-6);
-		else
-			snprintf(r->explain, sizeof(r->explain),
-				 "no feasible plan was found within %.3g s (every deadline at the top OPPs fits, but no "
-				 "placement packing all cores under their capacity was found)",
-				 p->time_limit_s);
-	}
+	if (r->explain[0])
+		return;
+	if (capped)
+		snprintf(r->explain, sizeof(r->explain), "no plan meets every deadline within the power cap of %.6g W",
+			 (double)p->power_cap_uw * 1e-6);
+	else if (proven)
+		snprintf(r->explain, sizeof(r->explain),
+			 "every path fits at the top OPPs, but no placement fits every core under its capacity "
+			 "%.6g (proven by the exact search)",
+			 in->cap_raw);
+	else
+		snprintf(r->explain, sizeof(r->explain),
+			 "every path fits at the top OPPs, but no placement packing every core under its capacity "
+			 "%.6g was found in %.2f s (not a proof: a longer --time-limit may find one)",
+			 in->cap_raw, r->solve_time_s);
 }
 
 int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_result *r, pd_err *e)
@@ -260,7 +268,7 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 	char why[512] = "";
 	if (!best.ok || !opt_evaluate(&in, &best, why, sizeof(why))) {
 		r->status = PD_STATUS_INFEASIBLE;
-		explain(&in, p, r, p->objective == PD_OBJ_SLACK && isfinite(cap_w));
+		explain(&in, p, r, p->objective == PD_OBJ_SLACK && isfinite(cap_w), !isfinite(lb) && lb > 0);
 		rc = PD_EXIT_FAIL;
 		goto out;
 	}

@@ -30,7 +30,6 @@ struct pd_opt_params {
 	double time_limit_s;         /* wall clock for the whole solve, default 60 */
 	int64_t power_cap_uw;        /* slack objective: P <= cap; -1 none */
 	double eta;                  /* capacity shrink that makes incumbents exactly schedulable, 1e-5 */
-	uint64_t seed;               /* local-search tie breaking, default 1 */
 };
 
 struct pd_opt_result {

@@ -5,7 +5,9 @@
 #    budgets 1.5x) runs under powerdag-agent and under rt-app, both inside the same exclusive cpuset
 #    (one root domain = CPU 1, made here the way the deployer does). Printed: release latency
 #    (job start - theoretical release; rt-app: wu_lat) p50/p99/max, and CPU overhead = process CPU time
-#    minus the jobs' own run time, in % of one CPU.
+#    minus the jobs' configured work (agent: builtin:busy, exact thread CPU time; rt-app: "runtime"
+#    events, wall-clock busy loops - so rt-app's figure is optimistic when its jobs are preempted),
+#    in % of one CPU.
 # 2. The power sampler alone (a 1 % load plan) on 18 fake INA226 rails (local backend, private mount
 #    namespace) at 100 Hz and 1 kHz: the sampler thread's CPU time in % of one CPU.
 # Needs root, cgroup v1 cpusets, rt-app, python3. Prints one table.
@@ -17,6 +19,9 @@ secs=${2:-10}
 agent=$build/agents/powerdag-agent
 [ -x "$agent" ] || { echo "build powerdag-agent first: cmake --build $build --target powerdag-agent" >&2; exit 2; }
 command -v rt-app >/dev/null || { echo "rt-app not installed" >&2; exit 3; }
+# hold the agents' cpuset lock: no powerdag-agent of this machine makes partitions meanwhile
+exec 9>/run/powerdag-agent.cpuset.lock
+flock 9
 work=$(mktemp -d /tmp/pdbench.XXXXXX)
 cs=/sys/fs/cgroup/cpuset
 grp=$cs/pdbench-$$
@@ -29,7 +34,10 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir "$grp"; echo 0-1 > "$grp/cpuset.cpus"; cat $cs/cpuset.mems > "$grp/cpuset.mems"
-echo 1 > "$grp/cpuset.cpu_exclusive"; echo 0 > "$grp/cpuset.sched_load_balance"
+# another tool's exclusive cpuset may exist for a moment (e.g. a deployer test): retry
+for i in $(seq 100); do echo 1 2>/dev/null > "$grp/cpuset.cpu_exclusive" && break; sleep 0.2; done
+[ "$(cat "$grp/cpuset.cpu_exclusive")" = 1 ] || { echo "cannot make an exclusive cpuset (another one holds the CPUs)" >&2; exit 3; }
+echo 0 > "$grp/cpuset.sched_load_balance"
 mkdir "$grp/cpu1"; echo 1 > "$grp/cpu1/cpuset.cpus"; cat $cs/cpuset.mems > "$grp/cpu1/cpuset.mems"
 echo 1 > "$grp/cpu1/cpuset.cpu_exclusive"; echo 0 > $cs/cpuset.sched_load_balance
 

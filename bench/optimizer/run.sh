@@ -51,9 +51,9 @@ for plat in odroid-xu4 zcu102; do
 		# Under the density test every task on a path of L layers needs about C L / D of a core, so
 		# the suite keeps DAGs deep (5-8 layers), tasks small (>= 20 us) and the load moderate.
 		if [ "$plat" = zcu102 ]; then
-			util=$(awk -v d="$nd" 'BEGIN { printf "%.3f", 0.10 * d }'); acc=0.2
+			util=$(awk -v d="$nd" 'BEGIN { printf "%.3f", 0.06 * d }'); acc=0.2
 		else
-			util=$(awk -v d="$nd" 'BEGIN { printf "%.3f", 0.12 * d }'); acc=0
+			util=$(awk -v d="$nd" 'BEGIN { printf "%.3f", 0.06 * d }'); acc=0
 		fi
 		inst="$T/$plat-$n.yaml"
 		"$PD" gen --dags "$nd" --tasks "$per:$per" --util "$util" --accel-ratio "$acc" --seed "$n" \

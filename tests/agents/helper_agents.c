@@ -149,3 +149,38 @@ void pd_th_enter_fake_sys(const char *root)
 	snprintf(p, sizeof(p), "%s/bus", root);
 	ck_assert_int_eq(mount(p, "/sys/bus", NULL, MS_BIND, NULL), 0);
 }
+
+#include <fcntl.h>
+#include <sys/file.h>
+
+int pd_th_root_balance_quiet(void)
+{
+	int fd = open("/run/powerdag-agent.cpuset.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		flock(fd, LOCK_EX);
+	if (access("/run/powerdag-agent.cpuset.balance", F_OK) == 0) { /* a killed agent's, not yet repaired */
+		if (fd >= 0)
+			close(fd);
+		return PD_TH_BALANCE_PENDING;
+	}
+	FILE *f = fopen("/sys/fs/cgroup/cpuset/cpuset.sched_load_balance", "re");
+	int v = -1;
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	if (fd >= 0)
+		close(fd);
+	return v;
+}
+
+bool pd_th_wait_file(const char *path, int timeout_ms)
+{
+	for (int t = 0; t < timeout_ms; t += 20) {
+		if (access(path, F_OK) == 0)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}

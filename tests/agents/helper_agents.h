@@ -22,6 +22,13 @@ long pd_th_task(const pd_runlog *r, const char *dag, const char *task);
 /* Number of entries of a cpuset cgroup dir named powerdag-agent-* (leftovers). */
 int pd_th_cpuset_leftovers(void);
 
+/* Root cpuset's sched_load_balance, read while holding the agents' cpuset lock (no agent of this
+ * machine is then between prepare and restore). */
+#define PD_TH_BALANCE_PENDING (-2) /* a killed agent left it; the next agent restores it */
+int pd_th_root_balance_quiet(void);
+/* Waits until path exists (an agent's run.pdlog appears once every task is admitted). */
+bool pd_th_wait_file(const char *path, int timeout_ms);
+
 #endif
 
 /* Fake IIO sysfs tree (iio.md 5.2) under root/bus: iio:device0 = INA226 "ina226" label "ina226-u76"

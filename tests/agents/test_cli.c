@@ -93,6 +93,9 @@ START_TEST(sigterm_stops_cleanly)
 	char dir[600];
 	snprintf(dir, sizeof(dir), "%s/o", pd_test_tmpdir());
 	pid_t pid = spawn(pd_test_src("tests/agents/plans/chain2.plan.yaml"), dir, "--seed=7");
+	char log[700];
+	snprintf(log, sizeof(log), "%s/run.pdlog", dir);
+	ck_assert(pd_th_wait_file(log, 15000)); /* running (another agent may hold the cpusets first) */
 	sleep_ms(1000);
 	kill(pid, SIGTERM);
 	int st;
@@ -118,6 +121,9 @@ START_TEST(kill_9_leaves_a_readable_log)
 	char dir[600];
 	snprintf(dir, sizeof(dir), "%s/o", pd_test_tmpdir());
 	pid_t pid = spawn(pd_test_src("tests/agents/plans/chain2.plan.yaml"), dir, "--duration=30");
+	char log[700];
+	snprintf(log, sizeof(log), "%s/run.pdlog", dir);
+	ck_assert(pd_th_wait_file(log, 15000));
 	sleep_ms(1500);
 	kill(pid, SIGKILL);
 	int st;
@@ -125,31 +131,28 @@ START_TEST(kill_9_leaves_a_readable_log)
 	pd_runlog *r = pd_th_log(dir);
 	ck_assert_ptr_null(pd_runlog_end(r));
 	size_t misses;
-	/* ~1.45 s of releases at 20 ms (started ~50 ms after launch); the rings are flushed every 100 ms:
-	 * at most the last fraction of a second is lost */
+	/* ~1.5 s of releases at 20 ms after the log appeared; the rings are flushed every 250 ms: at
+	 * most the last fraction of a second is lost */
 	size_t n = pd_th_instances(r, "chain", &misses, NULL);
-	ck_assert_uint_ge(n, 55);
-	ck_assert_uint_le(n, 75);
+	ck_assert_uint_ge(n, 60);
+	ck_assert_uint_le(n, 80);
 	ck_assert_uint_eq(misses, 0);
 	ck_assert_uint_lt(pd_runlog_dropped_bytes(r), 4096);
 	for (size_t i = 0; i < n; i++) /* complete, in order */
 		ck_assert_uint_eq(pd_runlog_instance(r, i)->seq, i);
 	pd_runlog_free(r);
-	/* the killed agent left its cpusets and an unbalanced root; the next run repairs both */
+	/* the killed agent left its cpusets and an unbalanced root; the next agent (this test's, or one
+	 * of a test running in parallel) repairs both */
 	char path[600];
 	snprintf(path, sizeof(path), "/sys/fs/cgroup/cpuset/powerdag-agent-%d", (int)pid);
-	ck_assert_int_eq(access(path, F_OK), 0);
 	char dir2[600];
 	snprintf(dir2, sizeof(dir2), "%s/o2", pd_test_tmpdir());
 	pid_t p2 = spawn(pd_test_src("tests/agents/plans/chain2.plan.yaml"), dir2, "--duration=0.2");
 	waitpid(p2, &st, 0);
 	ck_assert_int_eq(WEXITSTATUS(st), 0);
 	ck_assert_int_ne(access(path, F_OK), 0);
-	FILE *f = fopen("/sys/fs/cgroup/cpuset/cpuset.sched_load_balance", "r");
-	int bal = -1;
-	ck_assert_int_eq(fscanf(f, "%d", &bal), 1);
-	fclose(f);
-	ck_assert_int_eq(bal, 1);
+	int bal = pd_th_root_balance_quiet();
+	ck_assert(bal == 1 || bal == PD_TH_BALANCE_PENDING); /* pending: yet another agent was killed */
 }
 END_TEST
 

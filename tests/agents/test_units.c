@@ -86,6 +86,17 @@ START_TEST(busy_burns_exact_cpu_time)
 	int64_t dt = tcpu() - t0;
 	ck_assert_int_ge(dt, 3 * PD_NS_PER_MS);
 	ck_assert_int_lt(dt, 3 * PD_NS_PER_MS + 300 * PD_NS_PER_US);
+	/* through the work interface: the end reading comes back with the job */
+	struct pd_agent_task t = {.name = "t", .dag_name = "g", .work = PD_AW_BUSY, .wcet_ns = PD_NS_PER_MS,
+				  .wcet_ref_ns = PD_NS_PER_MS};
+	struct pd_xwork w;
+	pd_err e = {0};
+	ck_assert_int_eq(pd_work_init(&w, &t, 1, 0, &e), 0);
+	int64_t before = tcpu(), c0 = -1, c1;
+	ck_assert_int_eq(pd_work_do(&w, 0, PD_NS_PER_MS, PD_NS_PER_MS, &c0, &c1), 0);
+	ck_assert_int_ge(c0, before);
+	ck_assert_int_ge(c1 - c0, PD_NS_PER_MS);
+	ck_assert_int_le(c1, tcpu());
 }
 END_TEST
 
@@ -156,8 +167,10 @@ START_TEST(spin_is_stretched_by_a_lower_frequency)
 	double ratio = half.iters_per_ref_ns / full.iters_per_ref_ns;
 	ck_assert_msg(ratio > 1.6 && ratio < 2.5, "ratio %f", ratio);
 	/* and a calibrated spin job of 2 ms at f_ref takes about 2 ms of CPU at that speed */
-	int64_t t0 = tcpu();
-	pd_work_do(&full, 0, 0, 2 * PD_NS_PER_MS);
+	int64_t t0 = tcpu(), c0 = t0, c1;
+	pd_work_do(&full, 0, 0, 2 * PD_NS_PER_MS, &c0, &c1);
+	ck_assert_int_eq(c0, t0); /* left alone */
+	ck_assert_int_eq(c1, -1); /* spin does not read the clock */
 	int64_t dt = tcpu() - t0;
 	ck_assert_msg(dt > 1200 * PD_NS_PER_US && dt < 3500 * PD_NS_PER_US, "spin took %lld ns", (long long)dt);
 }
@@ -264,6 +277,49 @@ START_TEST(fpga_manager_loads_bitstreams)
 }
 END_TEST
 
+START_TEST(twin_accelerator_request)
+{
+	char root[512];
+	snprintf(root, sizeof(root), "%s", pd_test_tmpdir());
+	mkdirs(root, "kernel/powerdag-twin/accel/gpu0");
+	mkdirs(root, "kernel/powerdag-twin/accel/pl");
+	put(root, "kernel/powerdag-twin/accel/gpu0/run", "");
+	put(root, "kernel/powerdag-twin/accel/pl/run", "");
+	struct pd_agent_spec s = {0};
+	struct pd_accel_ops ops = pd_accel_default(&s, root);
+	ck_assert_str_eq(ops.name, "twin");
+	/* GPU: the latency at the top OPP goes to the twin, which applies its current OPP */
+	struct pd_agent_accel gpu = {.name = "gpu0", .kind = PD_ACCEL_GPU};
+	struct pd_agent_task t = {.name = "det", .dag_name = "g", .work = PD_AW_ACCEL, .cpu = -1,
+				  .latency_top_ns = 800000, .accel_power_uw = -1};
+	ck_assert_int_eq(ops.run(ops.ctx, &gpu, &t, 3, 1600000), 0);
+	char p[700], got[256] = "";
+	snprintf(p, sizeof(p), "%s/kernel/powerdag-twin/accel/gpu0/run", root);
+	FILE *f = fopen(p, "r");
+	ck_assert_ptr_nonnull(fgets(got, sizeof(got), f));
+	fclose(f);
+	ck_assert_str_eq(got, "latency_ns=800000");
+	/* FPGA: the fixed latency, the task's power and its bitstream */
+	struct pd_agent_accel pl = {.name = "pl", .kind = PD_ACCEL_FPGA};
+	t.latency_top_ns = 500000;
+	t.accel_power_uw = 400000;
+	t.bitstream = "sobel.bin";
+	ck_assert_int_eq(ops.run(ops.ctx, &pl, &t, 4, 500000), 0);
+	snprintf(p, sizeof(p), "%s/kernel/powerdag-twin/accel/pl/run", root);
+	f = fopen(p, "r");
+	ck_assert_ptr_nonnull(fgets(got, sizeof(got), f));
+	fclose(f);
+	ck_assert_str_eq(got, "latency_ns=500000 power_uw=400000 bitstream=sobel.bin");
+	/* an accelerator the twin does not have: an error for that job, not a crash */
+	struct pd_agent_accel none = {.name = "npu", .kind = PD_ACCEL_GPU};
+	ck_assert_int_ne(ops.run(ops.ctx, &none, &t, 5, 1000), 0);
+	/* without the twin's directory: emulated */
+	char other[600];
+	snprintf(other, sizeof(other), "%s/nothing", root);
+	ck_assert_str_eq(pd_accel_default(&s, other).name, "emulated");
+}
+END_TEST
+
 START_TEST(cpusets_fallbacks)
 {
 	char root[512];
@@ -303,6 +359,7 @@ int main(void)
 	tcase_add_test(tc, spec_from_plan_scales_to_the_opp);
 	tcase_add_test(tc, gpio_spec);
 	tcase_add_test(tc, fpga_manager_loads_bitstreams);
+	tcase_add_test(tc, twin_accelerator_request);
 	tcase_add_test(tc, cpusets_fallbacks);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);

@@ -64,8 +64,13 @@ done
 expect 0 "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --json --solver heuristic --objective balanced
 expect 0 "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --json --objective slack --power-cap 3W
 awk -v s="$(jq -r .min_relative_slack "$T/out")" 'BEGIN { exit !(s > 0.5) }' || fail "slack objective: $(cat "$T/out")"
-if "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --backend cbc --time-limit 5 >/dev/null 2>&1; then :; else
-	grep -q "no CBC" "$T/err" || true
+# --backend cbc: a plan (CBC built in) or a clear usage error (built without CBC)
+"$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --backend cbc --solver exact --time-limit 5 --json >"$T/out" 2>"$T/err"
+rc=$?
+if [ "$rc" -eq 0 ]; then
+	[ "$(jq -r .status "$T/out")" = optimal ] || fail "--backend cbc: $(cat "$T/out")"
+else
+	[ "$rc" -eq 2 ] && grep -q "no CBC" "$T/err" || fail "--backend cbc: exit $rc $(cat "$T/err")"
 fi
 
 # infeasible: exit 1, reason names the DAG and its path, nothing written

@@ -339,6 +339,90 @@ START_TEST(slack_under_cap)
 }
 END_TEST
 
+
+/* The CBC backend (outer approximation) finds the same hand-computed optimum. */
+START_TEST(cbc_backend_same_optimum)
+{
+	if (!pd_opt_have_cbc())
+		return;
+	pd_plan *plan = load("dags:\n"
+			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n"
+			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n",
+			     PLAT2);
+	struct pd_opt_params p;
+	pd_opt_defaults(&p);
+	p.solver = PD_SOLVER_EXACT;
+	p.backend = PD_BACKEND_CBC;
+	p.time_limit_s = 10;
+	struct pd_opt_result r;
+	pd_err e = {0};
+	ck_assert_int_eq(pd_optimize(plan, &p, &r, &e), 0);
+	ck_assert_double_eq_tol(r.power_w, 1.52, 1e-9);
+	ck_assert_int_eq(r.status, PD_STATUS_OPTIMAL);
+	/* the heuristic may prove this one itself; GLPK must not have been used */
+	ck_assert_ptr_null(strstr(pd_plan_meta_c(plan)->solver, "glpk"));
+	assert_verified(plan, r.power_w);
+	pd_plan_free(plan);
+}
+END_TEST
+
+/* balanced: within 1 % of the minimum power, and at least the slack of the power-optimal plan. */
+START_TEST(balanced_within_one_percent)
+{
+	const char *dags = "dags:\n"
+			   "  - name: c\n"
+			   "    period: 20ms\n"
+			   "    tasks: [{name: a, wcet: 2ms}, {name: b, wcet: 3ms}]\n"
+			   "    edges: [[a, b]]\n";
+	pd_plan *plan = load(dags, PLAT2);
+	struct pd_opt_result pr, br;
+	ck_assert_int_eq(solve(plan, PD_SOLVER_EXACT, 5, &pr), 0);
+	struct pd_opt_params p;
+	pd_opt_defaults(&p);
+	p.objective = PD_OBJ_BALANCED;
+	p.time_limit_s = 5;
+	pd_err e = {0};
+	ck_assert_int_eq(pd_optimize(plan, &p, &br, &e), 0);
+	ck_assert_double_le(br.power_w, pr.power_w * 1.01 + 1e-12);
+	ck_assert_double_ge(br.min_relative_slack, pr.min_relative_slack);
+	ck_assert_double_gt(br.min_relative_slack, 0.1);
+	assert_verified(plan, br.power_w);
+	pd_plan_free(plan);
+}
+END_TEST
+
+/* The evaluator that guards every written plan rejects tampered plans, naming the rule. */
+START_TEST(evaluator_rejects_tampering)
+{
+	pd_plan *plan = load("dags:\n"
+			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n"
+			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n",
+			     PLAT2);
+	struct pd_opt_result r;
+	ck_assert_int_eq(solve(plan, PD_SOLVER_HEURISTIC, 5, &r), 0);
+	char why[512] = "";
+	struct pd_plan_task *t0 = pd_plan_task(plan, 0), *t1 = pd_plan_task(plan, 1);
+	struct pd_plan_task keep = *t1;
+	t1->place = t0->place; /* 0.8 + 0.8 on one core */
+	ck_assert(!pd_opt_verify_plan(plan, NULL, NULL, why, sizeof(why)));
+	ck_assert_msg(strstr(why, "density"), "why: %s", why);
+	*t1 = keep;
+	t1->deadline_ns = t1->wcet_ns - 1;
+	ck_assert(!pd_opt_verify_plan(plan, NULL, NULL, why, sizeof(why)));
+	ck_assert_msg(strstr(why, "below its wcet"), "why: %s", why);
+	t1->deadline_ns = 11000000;
+	ck_assert(!pd_opt_verify_plan(plan, NULL, NULL, why, sizeof(why)));
+	ck_assert_msg(strstr(why, "above the period"), "why: %s", why);
+	*t1 = keep;
+	t1->wcet_ns += 1;
+	ck_assert(!pd_opt_verify_plan(plan, NULL, NULL, why, sizeof(why)));
+	ck_assert_msg(strstr(why, "wcet"), "why: %s", why);
+	*t1 = keep;
+	ck_assert(pd_opt_verify_plan(plan, NULL, NULL, why, sizeof(why)));
+	pd_plan_free(plan);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("optimizer");
@@ -354,6 +438,9 @@ int main(void)
 	tcase_add_test(tc, random_plans_verify);
 	tcase_add_test(tc, time_limit_honoured);
 	tcase_add_test(tc, slack_under_cap);
+	tcase_add_test(tc, cbc_backend_same_optimum);
+	tcase_add_test(tc, balanced_within_one_percent);
+	tcase_add_test(tc, evaluator_rejects_tampering);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }

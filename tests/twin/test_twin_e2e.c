@@ -6,7 +6,7 @@
  * platform power model, and that `twin down` leaves nothing behind.
  *
  * Skips (exit 0 with a SKIP line) when not root or when sshd / iiod / /dev/fuse are missing.
- * The binary under test: $POWERDAG, else $PD_BINARY_DIR/cli/powerdag.
+ * The binary under test: $POWERDAG, else $PD_BINARY_DIR/powerdag.
  */
 #include "pd_test.h"
 #include "platforms/pd_platform.h"
@@ -602,7 +602,7 @@ static const char *skip_reason(void)
 int main(void)
 {
 	const char *env = getenv("POWERDAG");
-	snprintf(powerdag, sizeof(powerdag), "%s", env ? env : pd_test_bin("cli/powerdag"));
+	snprintf(powerdag, sizeof(powerdag), "%s", env ? env : pd_test_bin("powerdag"));
 	const char *why = skip_reason();
 	if (why) {
 		printf("SKIP twin e2e: %s\n", why);

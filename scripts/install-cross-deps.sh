@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what `scripts/cross-build.sh aarch64|armhf` and tests/cli/cross.sh need on a Debian 12
+# x86-64 host: the Debian cross compilers, the target-architecture (multiarch) -dev packages the agent
+# links against, and qemu-user to run the cross-built agents in the tests.
+#
+# Usage: scripts/install-cross-deps.sh [aarch64|armhf ...]   (default: both)
+#
+# Why multiarch instead of a board sysroot: Debian's :arm64/:armhf packages install next to the host
+# ones (/usr/lib/aarch64-linux-gnu, /usr/lib/arm-linux-gnueabihf) with matching headers, so the agent
+# builds against the same library versions the host build uses. A board whose C library is older than
+# Debian 12's (glibc 2.36) needs a build against its own sysroot instead: see docs/BOARDS.md.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+
+arches=("$@")
+[ ${#arches[@]} -gt 0 ] || arches=(aarch64 armhf)
+
+# Libraries the agent links (agents/CMakeLists.txt and the modules below it). The host-only ones
+# (libssh, check, GLPK, fuse3) are not needed: cross-build.sh configures with -DPD_AGENT_ONLY=ON.
+agent_libs=(libyaml-dev libjansson-dev libiio-dev libgpiod-dev)
+
+pkgs=(qemu-user binfmt-support file)
+for a in "${arches[@]}"; do
+  case "$a" in
+    aarch64) deb=arm64 gcc=gcc-aarch64-linux-gnu ;;
+    armhf) deb=armhf gcc=gcc-arm-linux-gnueabihf ;;
+    *) echo "install-cross-deps.sh: unknown architecture '$a' (use aarch64 or armhf)" >&2; exit 2 ;;
+  esac
+  $SUDO dpkg --add-architecture "$deb"
+  pkgs+=("$gcc" "libc6-dev-$deb-cross")
+  for p in "${agent_libs[@]}"; do
+    pkgs+=("$p:$deb")
+  done
+done
+
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+echo "install-cross-deps.sh: installed cross toolchains for ${arches[*]}"
