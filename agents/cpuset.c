@@ -29,6 +29,11 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Paths are bounded by PD_CG_PATH_MAX (checked in pd_cpusets_prepare) while the buffers hold at least
+ * 512 bytes, so snprintf never truncates; GCC cannot see the bound through the structs. */
+#define PD_CG_PATH_MAX 256
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
 enum cs_mode { CS_AFFINITY = 0, CS_V1, CS_V2 };
 
 struct pd_cpusets {
@@ -259,6 +264,13 @@ pd_cpusets *pd_cpusets_prepare(const char *root, const char *cg_base, const int 
 	c->n = n;
 	memcpy(c->cpus, cpus, n * sizeof(int));
 	const char *base = cg_base ? cg_base : "/sys/fs/cgroup";
+	/* Every path below is built from base or root plus a short suffix: bounding them here makes
+	 * truncation in the fixed path buffers impossible. */
+	if (strlen(base) > PD_CG_PATH_MAX || (root && strlen(root) > PD_CG_PATH_MAX)) {
+		free(c);
+		pd_err_set(e, PD_EXIT_USAGE, "cgroup path longer than %d bytes", PD_CG_PATH_MAX);
+		return NULL;
+	}
 	if (root) { /* the deployer's tree: check, never modify */
 		snprintf(c->dir, sizeof(c->dir), "%s", root);
 		for (size_t i = 0; i < n; i++) {
