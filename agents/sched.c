@@ -39,9 +39,8 @@ int64_t pd_runtime_scale(int64_t wall_runtime_ns, int64_t f_cur_khz, int64_t f_m
 		f_cur_khz = f_max_khz = 1;
 	if (cap1024 <= 0 || cap1024 > 1024)
 		cap1024 = 1024;
-	__int128 num = (__int128)wall_runtime_ns * f_cur_khz * cap1024;
-	__int128 den = (__int128)f_max_khz * 1024;
-	int64_t r = (int64_t)((num + den - 1) / den);
+	int64_t r = pd_muldiv_ceil((uint64_t)(wall_runtime_ns > 0 ? wall_runtime_ns : 0), (uint64_t)f_cur_khz,
+				   (uint64_t)cap1024, (uint64_t)f_max_khz, 1024);
 	return r < 1024 ? 1024 : r;
 }
 

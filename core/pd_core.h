@@ -208,6 +208,11 @@ void pd_yemit_kv_duration(pd_yemit *y, const char *k, int64_t ns);
 void pd_yemit_kv_power(pd_yemit *y, const char *k, int64_t uw);
 void pd_yemit_kv_freq(pd_yemit *y, const char *k, int64_t khz);
 
+/* ---------------------------------------------------------------- exact arithmetic */
+/* ceil(a * b * c / (d1 * d2)) computed exactly (no floating point), saturated at INT64_MAX (also when
+ * a denominator is 0). Portable to 32-bit targets without 128-bit integers. */
+int64_t pd_muldiv_ceil(uint64_t a, uint64_t b, uint64_t c, uint64_t d1, uint64_t d2);
+
 /* ---------------------------------------------------------------- misc */
 /* 64-bit FNV-1a, for plan hashes in run logs. */
 uint64_t pd_hash64(const void *p, size_t n);

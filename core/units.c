@@ -30,12 +30,14 @@ static const struct unit freq_units[] = {
 	{"Hz", 1, 1000}, {"kHz", 1, 1}, {"MHz", 1000, 1}, {"GHz", 1000000, 1}, {NULL, 0, 0},
 };
 
-/* Parses "[+]digits[.digits]unit". */
+/* Parses "[+]digits[.digits]unit" in checked 64-bit integers (no 128-bit type: this code also runs
+ * on 32-bit boards). Fraction digits are cancelled against the unit's power of ten before multiplying,
+ * so every value that fits int64 base units is parsed, and nothing that does not. */
 static int parse_units(const char *s, const struct unit *units, int64_t *out, const char **why)
 {
 	const char *p = s;
-	__int128 mant = 0;
-	int frac = 0, digits = 0;
+	uint64_t mant = 0;
+	int frac = 0, digits = 0, zeros = 0; /* zeros: fraction zeros not yet folded into mant */
 	bool dot = false;
 
 	if (!s || !*s) {
@@ -57,14 +59,21 @@ static int parse_units(const char *s, const struct unit *units, int64_t *out, co
 		}
 		if (!isdigit((unsigned char)*p))
 			break;
-		if (mant > (__int128)1e30) {
-			*why = "number too large";
-			return -1;
-		}
-		mant = mant * 10 + (*p - '0');
 		digits++;
-		if (dot)
-			frac++;
+		if (dot && *p == '0') { /* trailing zeros of a fraction do not change the value */
+			zeros++;
+			continue;
+		}
+		for (; zeros >= 0; zeros--) {
+			uint64_t d = zeros ? 0 : (uint64_t)(*p - '0');
+			if (__builtin_mul_overflow(mant, 10, &mant) || __builtin_add_overflow(mant, d, &mant)) {
+				*why = "value overflows 64-bit base units";
+				return -1;
+			}
+			if (dot)
+				frac++;
+		}
+		zeros = 0;
 	}
 	if (digits == 0) {
 		*why = "not a number";
@@ -84,15 +93,26 @@ static int parse_units(const char *s, const struct unit *units, int64_t *out, co
 		*why = "unknown unit";
 		return -1;
 	}
-	__int128 num = mant * u->mult, den = u->div;
-	for (int i = 0; i < frac; i++)
-		den *= 10;
+	uint64_t mult = (uint64_t)u->mult, den = (uint64_t)u->div;
+	for (; frac > 0 && mult % 10 == 0; frac--)
+		mult /= 10;
+	for (; frac > 0; frac--) {
+		if (__builtin_mul_overflow(den, 10, &den)) {
+			*why = "not a whole number of the base unit (ns, uW or kHz)";
+			return -1;
+		}
+	}
+	uint64_t num;
+	if (__builtin_mul_overflow(mant, mult, &num)) {
+		*why = "value overflows 64-bit base units";
+		return -1;
+	}
 	if (num % den != 0) {
 		*why = "not a whole number of the base unit (ns, uW or kHz)";
 		return -1;
 	}
 	num /= den;
-	if (num > INT64_MAX) {
+	if (num > (uint64_t)INT64_MAX) {
 		*why = "value overflows 64-bit base units";
 		return -1;
 	}

@@ -343,7 +343,9 @@ double opt_deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double sla
 				if (s->where[i] >= 0)
 					s->d_ns[i] = d[i];
 		}
-		if (!added || glp_get_obj_val(lp) / in->cap > best * (1 - 1e-7))
+		/* every caller only asks "does it pack" (r <= 1, the evaluator then checks the floored
+		 * plan against cap_raw, above cap): past that point more cuts only cost time */
+		if (!added || best <= 1.0 || glp_get_obj_val(lp) / in->cap > best * (1 - 1e-7))
 			break;
 	}
 out:

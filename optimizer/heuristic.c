@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 struct vec {
 	size_t id;
@@ -226,8 +227,10 @@ static double repair(struct heur *h, struct opt_sol *s, double r)
 	}
 	free(hot);
 	free(load);
+	double t0dbg = opt_now_s(), rdbg = r;
 	if (r > 1.0 && r < 1.05)
 		r = opt_pack(in, s, h->ws, h->slack_frac, true, h->deadline_s);
+	fprintf(stderr, "DBG  repair r=%.4f -> %.4f lp %.3f s cost %.4f\n", rdbg, r, opt_now_s() - t0dbg, cost_of(h, s));
 	return r;
 }
 
@@ -488,7 +491,9 @@ static void descend(struct heur *h, double power_cap_w, struct opt_sol *best)
 				double l = vector_lb(h, &h->cur);
 				if (!isfinite(l) || l >= before)
 					continue;
+				double t0dbg = opt_now_s();
 				try_vector(h, l, power_cap_w, best);
+				fprintf(stderr, "DBG c=%zu j=%zu lb=%.4f best=%.4f t=%.3f\n", c, j, l, best->power_w, opt_now_s() - t0dbg);
 				if (!(best->ok && best->power_w < before - 1e-12))
 					break; /* one step down did not help: next coordinate */
 				vec[c] = j;

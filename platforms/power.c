@@ -7,7 +7,7 @@
  *
  * A WCET feeds admission control (runtime) and end-to-end bounds, so it must never come out
  * optimistic, not even by one nanosecond through binary floating point. It is therefore computed
- * exactly in 128-bit integers and rounded up: kappa is a decimal with at most 6 places (the parser
+ * exactly in integers (pd_muldiv_ceil) and rounded up: kappa is a decimal with at most 6 places (the parser
  * enforces it), i.e. kappa = kappa_micro / 10^6, and
  *
  *     C_i = C_fixed + ceil( (C - C_fixed) * f_ref * 10^6 / (kappa_micro * f) ).
@@ -18,8 +18,6 @@
 #include "platforms/platform_impl.h"
 
 #include <math.h>
-
-typedef unsigned __int128 u128;
 
 /* kappa in millionths, rounded down unless it is already a 6-place decimal; 0 when invalid. */
 static int64_t capacity_micro(double capacity)
@@ -33,23 +31,13 @@ static int64_t capacity_micro(double capacity)
 	return (int64_t)floor(m);
 }
 
-/* ceil(a * b * c / den) in 128 bits, saturated at INT64_MAX; den > 0. */
-static int64_t mul_div_ceil(int64_t a, int64_t b, int64_t c, u128 den)
-{
-	u128 num;
-	if (__builtin_mul_overflow((u128)a, (u128)b, &num) || __builtin_mul_overflow(num, (u128)c, &num))
-		return INT64_MAX;
-	u128 q = num / den + (num % den != 0);
-	return q > (u128)INT64_MAX ? INT64_MAX : (int64_t)q;
-}
-
 int64_t pd_wcet_scale(int64_t wcet_ns, int64_t wcet_fixed_ns, int64_t ref_khz, double capacity, int64_t f_khz)
 {
 	int64_t kmicro = capacity_micro(capacity);
 	if (wcet_ns < 0 || wcet_fixed_ns < 0 || wcet_fixed_ns > wcet_ns || ref_khz <= 0 || f_khz <= 0 ||
 	    kmicro <= 0)
 		return -1;
-	int64_t scaled = mul_div_ceil(wcet_ns - wcet_fixed_ns, ref_khz, PD_CAPACITY_SCALE, (u128)kmicro * (u128)f_khz);
+	int64_t scaled = pd_muldiv_ceil((uint64_t)(wcet_ns - wcet_fixed_ns), (uint64_t)ref_khz, PD_CAPACITY_SCALE, (uint64_t)kmicro, (uint64_t)f_khz);
 	if (scaled > INT64_MAX - wcet_fixed_ns)
 		return INT64_MAX;
 	return wcet_fixed_ns + scaled;
@@ -75,7 +63,7 @@ int64_t pd_latency_at(const struct pd_accelerator *a, int64_t latency_top_ns, si
 	int64_t f_top = a->opps[a->n_opps - 1].freq_khz, f = a->opps[j].freq_khz;
 	if (f <= 0 || f_top <= 0)
 		return -1;
-	return mul_div_ceil(latency_top_ns, f_top, 1, (u128)f);
+	return pd_muldiv_ceil((uint64_t)latency_top_ns, (uint64_t)f_top, 1, (uint64_t)f, 1);
 }
 
 double pd_island_power_w(const struct pd_island *isl, size_t opp, double sum_util)

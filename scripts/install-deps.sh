@@ -13,3 +13,4 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   coinor-libcbc-dev graphviz clang libclang-rt-14-dev \
   fuse3 libfuse3-dev rt-app chromium jq python3 util-linux \
   >/dev/null
+"$(dirname "$0")/install-cross-deps.sh"
