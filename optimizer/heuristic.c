@@ -34,7 +34,7 @@ struct heur {
 	double slack_frac, deadline_s;
 	size_t n_opt;  /* options per task: islands then servers */
 	int *opt_where; /* option -> where value (island's core 0, or -(1 + server)) */
-	struct opt_sol cur, tmp;
+	struct opt_sol cur, tmp, keep;
 };
 
 static int cmp_vec(const void *a, const void *b)
@@ -234,10 +234,14 @@ static double repair(struct heur *h, struct opt_sol *s, double r)
 	return r;
 }
 
-/* Local search: move single tasks to cheaper options while the plan still packs. */
+/* Local search: move single tasks to cheaper options while the plan still packs. s packs on entry
+ * (possibly only with the LP's deadlines, which the fast packer cannot reproduce): then the entry
+ * plan is what stays when nothing better packs. */
 static void improve(struct heur *h, struct opt_sol *s)
 {
 	const struct opt_inst *in = h->in;
+	struct opt_sol *entry = &h->keep;
+	opt_sol_copy(entry, s, in);
 	for (int pass = 0; pass < 3; pass++) {
 		bool moved = false;
 		for (size_t i = 0; i < in->n_tasks && opt_now_s() < h->deadline_s; i++) {
@@ -261,7 +265,8 @@ static void improve(struct heur *h, struct opt_sol *s)
 		if (!moved)
 			break;
 	}
-	opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s);
+	if (opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s) > 1.0)
+		opt_sol_copy(s, entry, in);
 }
 
 size_t opt_vector_count(const struct opt_inst *in)
@@ -516,7 +521,8 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 	h.opt_where = calloc(h.n_opt, sizeof(int));
 	struct vec *vs = calloc(nv > OPT_VECTOR_LIMIT ? 1 : nv, sizeof(*vs));
 	int rc = -1;
-	if (!h.ws || !h.opt_where || !vs || opt_sol_init(&h.cur, in) || opt_sol_init(&h.tmp, in))
+	if (!h.ws || !h.opt_where || !vs || opt_sol_init(&h.cur, in) || opt_sol_init(&h.tmp, in) ||
+	    opt_sol_init(&h.keep, in))
 		goto out;
 	for (size_t o = 0; o < h.n_opt; o++)
 		h.opt_where[o] = o < in->n_isl ? (int)in->isl_core0[o] : -(int)(o - in->n_isl) - 1;
@@ -582,6 +588,7 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 out:
 	opt_sol_free(&h.cur);
 	opt_sol_free(&h.tmp);
+	opt_sol_free(&h.keep);
 	opt_ws_free(h.ws);
 	free(h.opt_where);
 	free(vs);
@@ -598,7 +605,8 @@ bool opt_heur_polish(const struct opt_inst *in, struct opt_sol *s, double deadli
 	h.ws = opt_ws_new(in);
 	h.opt_where = calloc(h.n_opt, sizeof(int));
 	bool ok = false;
-	if (!h.ws || !h.opt_where || opt_sol_init(&h.cur, in) || opt_sol_init(&h.tmp, in))
+	if (!h.ws || !h.opt_where || opt_sol_init(&h.cur, in) || opt_sol_init(&h.tmp, in) ||
+	    opt_sol_init(&h.keep, in))
 		goto out;
 	for (size_t o = 0; o < h.n_opt; o++)
 		h.opt_where[o] = o < in->n_isl ? (int)in->isl_core0[o] : -(int)(o - in->n_isl) - 1;
@@ -612,6 +620,7 @@ bool opt_heur_polish(const struct opt_inst *in, struct opt_sol *s, double deadli
 out:
 	opt_sol_free(&h.cur);
 	opt_sol_free(&h.tmp);
+	opt_sol_free(&h.keep);
 	opt_ws_free(h.ws);
 	free(h.opt_where);
 	return ok;

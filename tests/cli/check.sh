@@ -1,22 +1,7 @@
 #!/bin/bash
 # powerdag check: exit 0 for a schedulable plan, 1 for each tampered plan (with the violation kind in
 # text and JSON), 2 for bad usage and unreadable plans, never a crash.
-set -u
-: "${POWERDAG:?POWERDAG must name the powerdag binary}"
-SRC=${PD_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-expect() {
-	local want=$1
-	shift
-	"$@" >"$T/out" 2>"$T/err"
-	local rc=$?
-	[ "$rc" -eq "$want" ] || fail "exit $rc (want $want): $* -- $(head -c 600 "$T/err")"
-	[ "$rc" -lt 128 ] || fail "crashed ($rc): $*"
-}
+. "$(dirname "$0")/lib/expect.sh"
 
 P="$SRC/tests/checker"
 expect 0 "$POWERDAG" check "$P/plan_ok.yaml"
@@ -51,5 +36,4 @@ expect 2 "$POWERDAG" check --json "$T/garbage.yaml"
 expect 0 "$POWERDAG" check --help
 grep -q -- '--json' "$T/out" || fail "--help does not document --json"
 
-[ "$fails" -eq 0 ] && echo "check.sh: all passed"
-exit $((fails > 0))
+finish check.sh

@@ -1,21 +1,7 @@
 #!/bin/bash
 # powerdag optimize: exit 0 with a plan written (and --json keys), 1 for an infeasible set with the
 # reason naming the DAG path, 2 for bad usage and bad input (every file:line:col, nothing written).
-set -u
-: "${POWERDAG:?POWERDAG must name the powerdag binary}"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-expect() {
-	local want=$1
-	shift
-	"$@" >"$T/out" 2>"$T/err"
-	local rc=$?
-	[ "$rc" -eq "$want" ] || fail "exit $rc (want $want): $* -- $(head -c 600 "$T/err")"
-	[ "$rc" -lt 128 ] || fail "crashed ($rc): $*"
-}
+. "$(dirname "$0")/lib/expect.sh"
 
 cat >"$T/plat.yaml" <<'EOF'
 platform:
@@ -95,5 +81,4 @@ expect 2 "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --time-limit -1
 expect 2 "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --bogus
 expect 0 "$POWERDAG" optimize --help
 
-[ "$fails" -eq 0 ] && echo "optimize.sh: all passed"
-exit $((fails > 0))
+finish optimize.sh

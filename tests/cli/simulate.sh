@@ -1,22 +1,7 @@
 #!/bin/bash
 # powerdag simulate: exit codes (0, 1 with --fail-on-miss, 2 bad usage / input), the SPEC JSON keys,
 # the trace file, and that bad input writes nothing.
-set -u
-: "${POWERDAG:?POWERDAG must name the powerdag binary}"
-SRC=${PD_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-expect() {
-	local want=$1
-	shift
-	"$@" >"$T/out" 2>"$T/err"
-	local rc=$?
-	[ "$rc" -eq "$want" ] || fail "exit $rc (want $want): $* -- $(head -c 600 "$T/err")"
-	[ "$rc" -lt 128 ] || fail "crashed ($rc): $*"
-}
+. "$(dirname "$0")/lib/expect.sh"
 
 OK="$SRC/tests/checker/plan_ok.yaml"
 expect 0 "$POWERDAG" simulate "$OK" --duration 2s
@@ -54,5 +39,4 @@ expect 3 "$POWERDAG" simulate "$OK" --duration 1s --json --trace "$T/no/such/dir
 [ -s "$T/out" ] && fail "a failed trace still printed the result"
 expect 0 "$POWERDAG" simulate --help
 
-[ "$fails" -eq 0 ] && echo "simulate.sh: all passed"
-exit $((fails > 0))
+finish simulate.sh

@@ -1,24 +1,7 @@
 #!/bin/bash
 # powerdag validate: exit codes 0/2, "FILE: ok (KIND)" per valid file, file:line:col for every
 # problem of every file, clean errors (never a crash) on garbage, truncated and empty input.
-set -u
-: "${POWERDAG:?POWERDAG must name the powerdag binary}"
-SRC=${PD_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-
-# expect RC CMD... : runs CMD, stdout -> $T/out, stderr -> $T/err, checks the exit status
-expect() {
-	local want=$1
-	shift
-	"$@" >"$T/out" 2>"$T/err"
-	local rc=$?
-	[ "$rc" -eq "$want" ] || fail "exit $rc (want $want): $* -- $(head -c 600 "$T/err")"
-	# 128+ means a signal (crash): never acceptable
-	[ "$rc" -lt 128 ] || fail "crashed ($rc): $*"
-}
+. "$(dirname "$0")/lib/expect.sh"
 
 # 1. every shipped file validates, with its kind
 shopt -s nullglob
