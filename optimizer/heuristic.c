@@ -18,7 +18,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 struct vec {
 	size_t id;
@@ -35,7 +34,13 @@ struct heur {
 	size_t n_opt;  /* options per task: islands then servers */
 	int *opt_where; /* option -> where value (island's core 0, or -(1 + server)) */
 	struct opt_sol cur, tmp, keep;
+	/* A repair does not try moves that make the plan cost more than this (W): the caller only wants
+	 * plans that beat its incumbent, and the local search after a repair recovers little. */
+	double cutoff_w;
 };
+
+/* Slack above the incumbent that a repair may still spend (the local search may win it back). */
+#define OPT_REPAIR_MARGIN 0.02
 
 static int cmp_vec(const void *a, const void *b)
 {
@@ -185,6 +190,51 @@ static void find_hot(struct heur *h, struct opt_sol *s, double r, bool *hot, dou
 		hot[i] = s->where[i] >= 0 && (in->core_isl[s->where[i]] >= 64 || over_isl[in->core_isl[s->where[i]]]);
 }
 
+/* A repair move: task i to option o, with its pre-score (lower is more promising). */
+struct move {
+	size_t i, o;
+	double key;
+};
+
+static int cmp_move(const void *a, const void *b)
+{
+	double x = ((const struct move *)a)->key, y = ((const struct move *)b)->key;
+	return (x > y) - (x < y);
+}
+
+/* Moves fully evaluated (a pack each) per repair step when the plan is over capacity; the others are
+ * ranked first by power increase per unit of the task's current density, which is what a move
+ * relieves at most. Keeps a repair O(K) packs per step instead of O(tasks x options) (at 120 tasks
+ * that was most of the heuristic's time). */
+#define OPT_REPAIR_CANDIDATES 24
+
+/* Collects the hot tasks' moves into mv (n_tasks * n_opt); ranks and trims them unless paths or FIFO
+ * queues are infeasible (then every move is evaluated: any progress counts). Returns the count. */
+static size_t repair_moves(struct heur *h, const struct opt_sol *s, double r, const bool *hot, struct move *mv)
+{
+	const struct opt_inst *in = h->in;
+	size_t n = 0;
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		if (!hot[i])
+			continue;
+		size_t cur = option_of(h, s->where[i]);
+		double curw = opt_task_busy_w(in, s, i, s->where[i]);
+		double e = (double)opt_exec_ns(in, s, i);
+		double dens = s->where[i] >= 0 && s->d_ns[i] > 0 ? e / s->d_ns[i] : e / (double)in->T_ns[i];
+		for (size_t o = 0; o < h->n_opt; o++) {
+			if (o == cur || !option_fits(h, s, i, o))
+				continue;
+			double dc = opt_task_busy_w(in, s, i, h->opt_where[o]) - curw;
+			mv[n++] = (struct move){i, o, (fmax(dc, 0) + 1e-6) / fmax(dens, 1e-9)};
+		}
+	}
+	if (r < OPT_PATH_INFEASIBLE && n > OPT_REPAIR_CANDIDATES) {
+		qsort(mv, n, sizeof(*mv), cmp_move);
+		n = OPT_REPAIR_CANDIDATES;
+	}
+	return n;
+}
+
 /* Repair: while the placement does not pack, move one task to another option, choosing the move
  * with the least power increase per unit of max-density relief. */
 static double repair(struct heur *h, struct opt_sol *s, double r)
@@ -192,32 +242,30 @@ static double repair(struct heur *h, struct opt_sol *s, double r)
 	const struct opt_inst *in = h->in;
 	bool *hot = calloc(in->n_tasks + 1, sizeof(bool));
 	double *load = calloc(in->n_cores + 1, sizeof(double));
-	for (int step = 0; hot && load && step < 4 * (int)in->n_tasks && r > 1.0 && opt_now_s() < h->deadline_s;
+	struct move *mv = calloc(in->n_tasks * h->n_opt + 1, sizeof(*mv));
+	for (int step = 0; hot && load && mv && step < 4 * (int)in->n_tasks && r > 1.0 &&
+			   opt_now_s() < h->deadline_s;
 	     step++) {
 		double base = cost_of(h, s), best_score = INFINITY;
 		long bi = -1;
 		int bw = 0;
 		find_hot(h, s, r, hot, load);
-		for (size_t i = 0; i < in->n_tasks; i++) {
-			if (!hot[i])
+		size_t nm = repair_moves(h, s, r, hot, mv);
+		for (size_t m = 0; m < nm; m++) {
+			size_t i = mv[m].i;
+			opt_sol_copy(&h->tmp, s, in);
+			h->tmp.where[i] = h->opt_where[mv[m].o];
+			spread_slots(in, &h->tmp);
+			double dc = cost_of(h, &h->tmp) - base;
+			if (base + dc > h->cutoff_w)
+				continue; /* cost does not depend on cores or deadlines: no pack needed */
+			double r2 = opt_pack(in, &h->tmp, h->ws, h->slack_frac, false, h->deadline_s);
+			if (!(r2 < r - 1e-9))
 				continue;
-			size_t cur = option_of(h, s->where[i]);
-			for (size_t o = 0; o < h->n_opt; o++) {
-				if (o == cur || !option_fits(h, s, i, o))
-					continue;
-				opt_sol_copy(&h->tmp, s, in);
-				h->tmp.where[i] = h->opt_where[o];
-				spread_slots(in, &h->tmp);
-				double r2 = opt_pack(in, &h->tmp, h->ws, h->slack_frac, false, h->deadline_s);
-				if (!(r2 < r - 1e-9))
-					continue;
-				double dc = cost_of(h, &h->tmp) - base;
-				/* leaving an infeasible region (paths, FIFO) matters more than any power */
-				double score = r >= OPT_PATH_INFEASIBLE ? r2 : (fmax(dc, 0) + 1e-6) / (r - r2);
-				if (score < best_score) {
-					best_score = score, bi = (long)i, bw = h->tmp.where[i];
-				}
-			}
+			/* leaving an infeasible region (paths, FIFO) matters more than any power */
+			double score = r >= OPT_PATH_INFEASIBLE ? r2 : (fmax(dc, 0) + 1e-6) / (r - r2);
+			if (score < best_score)
+				best_score = score, bi = (long)i, bw = h->tmp.where[i];
 		}
 		if (bi < 0)
 			break;
@@ -227,10 +275,9 @@ static double repair(struct heur *h, struct opt_sol *s, double r)
 	}
 	free(hot);
 	free(load);
-	double t0dbg = opt_now_s(), rdbg = r;
+	free(mv);
 	if (r > 1.0 && r < 1.05)
 		r = opt_pack(in, s, h->ws, h->slack_frac, true, h->deadline_s);
-	fprintf(stderr, "DBG  repair r=%.4f -> %.4f lp %.3f s cost %.4f\n", rdbg, r, opt_now_s() - t0dbg, cost_of(h, s));
 	return r;
 }
 
@@ -393,6 +440,7 @@ static bool try_vector(struct heur *h, double lb, double power_cap_w, struct opt
 {
 	const struct opt_inst *in = h->in;
 	struct opt_sol *s = &h->cur;
+	h->cutoff_w = best->ok ? best->power_w * (1 + OPT_REPAIR_MARGIN) : INFINITY;
 	spread_slots(in, s);
 	double r = opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s);
 	bool exact = r <= 1.0;
@@ -462,11 +510,37 @@ static double separable_bound(struct heur *h)
 
 /* Coordinate descent over OPP vectors from the top one: lower one island's / GPU's OPP at a time,
  * keep the best plan, until nothing improves (for platforms with too many vectors to enumerate). */
+/* Whether the vector vec with coordinate c set to j is in tried (n of cap rows of nc); adds it if
+ * not. An allocation failure answers "not seen" (the search then only repeats work). */
+static bool seen_vector(size_t **tried, size_t *n, size_t *cap, const size_t *vec, size_t c, size_t j, size_t nc)
+{
+	for (size_t t = 0; t < *n; t++) {
+		const size_t *row = *tried + t * nc;
+		size_t x = 0;
+		while (x < nc && row[x] == (x == c ? j : vec[x]))
+			x++;
+		if (x == nc)
+			return true;
+	}
+	if (*n == *cap) {
+		size_t ncap = *cap ? 2 * *cap : 64;
+		size_t *g = realloc(*tried, ncap * nc * sizeof(size_t));
+		if (!g)
+			return false;
+		*tried = g, *cap = ncap;
+	}
+	for (size_t x = 0; x < nc; x++)
+		(*tried)[*n * nc + x] = x == c ? j : vec[x];
+	(*n)++;
+	return false;
+}
+
 static void descend(struct heur *h, double power_cap_w, struct opt_sol *best)
 {
 	const struct opt_inst *in = h->in;
 	size_t nc = in->n_isl + in->n_acc;
 	size_t *vec = calloc(nc, sizeof(size_t));
+	size_t *tried = NULL, n_tried = 0, cap_tried = 0;
 	if (!vec)
 		return;
 	for (size_t c = 0; c < nc; c++)
@@ -496,9 +570,11 @@ static void descend(struct heur *h, double power_cap_w, struct opt_sol *best)
 				double l = vector_lb(h, &h->cur);
 				if (!isfinite(l) || l >= before)
 					continue;
-				double t0dbg = opt_now_s();
+				/* try_vector is deterministic in the vector: one that failed to improve once
+				 * (the incumbent only got better since) would fail again */
+				if (seen_vector(&tried, &n_tried, &cap_tried, vec, c, j, nc))
+					break;
 				try_vector(h, l, power_cap_w, best);
-				fprintf(stderr, "DBG c=%zu j=%zu lb=%.4f best=%.4f t=%.3f\n", c, j, l, best->power_w, opt_now_s() - t0dbg);
 				if (!(best->ok && best->power_w < before - 1e-12))
 					break; /* one step down did not help: next coordinate */
 				vec[c] = j;
@@ -507,12 +583,60 @@ static void descend(struct heur *h, double power_cap_w, struct opt_sol *best)
 		}
 	}
 	free(vec);
+	free(tried);
+}
+
+/* Vectors tried in bound order before the descent (large sets): only whether the cheapest placement
+ * packs (one pack each, no repair). When it does the vector is solved, and when that is the first
+ * vector the plan is optimal; a descent from the top vector rarely reaches such low vectors. */
+#define OPT_CHEAP_VECTORS 48
+
+static void cheapest_first(struct heur *h, const struct vec *vs, size_t nv, double power_cap_w,
+			   struct opt_sol *best)
+{
+	const struct opt_inst *in = h->in;
+	for (size_t j = 0; j < nv && j < OPT_CHEAP_VECTORS && isfinite(vs[j].lb_w) && opt_now_s() < h->deadline_s;
+	     j++) {
+		if ((best->ok && vs[j].lb_w >= best->power_w) || vs[j].lb_w > power_cap_w)
+			break;
+		struct opt_sol *s = &h->cur;
+		set_vector(in, s, vs[j].id);
+		if (!isfinite(vector_lb(h, s)))
+			continue;
+		spread_slots(in, s);
+		if (opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s) <= 1.0 && opt_evaluate(in, s, NULL, 0) &&
+		    (!best->ok || s->power_w < best->power_w - 1e-12) && s->power_w <= power_cap_w) {
+			opt_sol_copy(best, s, in);
+			break; /* later vectors have larger bounds than this plan's vector */
+		}
+	}
+}
+
+/* The certified bound over all vectors (sorted by their weak bound vs): min over vectors of the
+ * stronger of the weak and the capacity-aware bound, and at most the incumbent. Vectors are visited
+ * in weak-bound order, so the walk stops at the first whose weak bound reaches what is already
+ * certified; at the time limit, the next weak bound stands for all the rest. */
+static double certify(struct heur *h, const struct vec *vs, size_t nv, const struct opt_sol *best)
+{
+	const struct opt_inst *in = h->in;
+	double lb = best->ok ? best->power_w : INFINITY;
+	struct opt_bound *b = opt_bound_new(in);
+	size_t j = 0;
+	for (; b && j < nv && vs[j].lb_w < lb && opt_now_s() < h->deadline_s; j++) {
+		set_vector(in, &h->cur, vs[j].id);
+		double c = opt_bound_vector(b, &h->cur, idle_w(in, &h->cur));
+		lb = fmin(lb, fmax(vs[j].lb_w, c));
+	}
+	if (j < nv)
+		lb = fmin(lb, vs[j].lb_w);
+	opt_bound_free(b);
+	return lb;
 }
 
 int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, double deadline_s, double power_cap_w,
 		  double slack_frac, struct opt_sol *best, struct opt_heur_result *hr)
 {
-	struct heur h = {.in = in, .slack_frac = slack_frac, .deadline_s = deadline_s};
+	struct heur h = {.in = in, .slack_frac = slack_frac, .deadline_s = deadline_s, .cutoff_w = INFINITY};
 	hr->lower_bound_w = INFINITY;
 	hr->proven = false;
 	size_t nv = opt_vector_count(in);
@@ -542,8 +666,9 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 	if (in->n_tasks > OPT_DESCEND_TASKS) {
 		/* large sets: a repair costs O(n^2) packs, too much for every vector in bound order;
 		 * descend from the top vector instead, and certify with the smallest vector bound */
+		cheapest_first(&h, vs, nv, power_cap_w, best);
 		descend(&h, power_cap_w, best);
-		hr->lower_bound_w = vs[0].lb_w;
+		hr->lower_bound_w = fmax(vs[0].lb_w, certify(&h, vs, nv, best));
 		if (best->ok)
 			hr->lower_bound_w = fmin(hr->lower_bound_w, best->power_w);
 		hr->proven = best->ok && hr->lower_bound_w >= best->power_w * (1 - 1e-9);
@@ -581,6 +706,8 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 	/* every vector before j is solved or bounded by lb; vectors from j on have LB >= vs[j].lb_w */
 	double rest = j < nv ? vs[j].lb_w : INFINITY;
 	hr->lower_bound_w = fmin(lb, rest);
+	if (best->ok && hr->lower_bound_w < best->power_w * (1 - 1e-9))
+		hr->lower_bound_w = fmax(hr->lower_bound_w, certify(&h, vs, nv, best));
 	if (best->ok)
 		hr->lower_bound_w = fmin(hr->lower_bound_w, best->power_w);
 	hr->proven = best->ok && hr->lower_bound_w >= best->power_w * (1 - 1e-9);
@@ -600,7 +727,7 @@ out:
  * (power-aware moves), then improve it. Returns true when s became a feasible plan. */
 bool opt_heur_polish(const struct opt_inst *in, struct opt_sol *s, double deadline_s)
 {
-	struct heur h = {.in = in, .slack_frac = 0, .deadline_s = deadline_s};
+	struct heur h = {.in = in, .slack_frac = 0, .deadline_s = deadline_s, .cutoff_w = INFINITY};
 	h.n_opt = in->n_isl + in->n_srv;
 	h.ws = opt_ws_new(in);
 	h.opt_where = calloc(h.n_opt, sizeof(int));

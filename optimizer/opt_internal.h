@@ -153,6 +153,15 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 /* Pack, repair (power-aware moves) and improve a placement found elsewhere; true when feasible. */
 bool opt_heur_polish(const struct opt_inst *in, struct opt_sol *s, double deadline_s);
 
+/* Capacity-aware lower bound per OPP vector (bound.c: Lagrangian relaxation of the island density
+ * and FIFO utilisation rows with a path-cover bound on densities). */
+struct opt_bound;
+struct opt_bound *opt_bound_new(const struct opt_inst *in);
+void opt_bound_free(struct opt_bound *b);
+/* A valid lower bound (W) on every plan at the OPPs of s, whose idle power is idle_w; INFINITY when
+ * some task has no possible option there. */
+double opt_bound_vector(struct opt_bound *b, const struct opt_sol *s, double idle_w);
+
 /* Exact island-level master (formulation B) with lazy perspective cuts, then packing repair.
  * incumbent (may be !ok) is improved in place; returns the proven lower bound (W) in *lb and
  * whether the master finished (proved its bound). */

@@ -5,8 +5,10 @@
 #   platform tasks solver status power_W lower_bound_W gap_% time_s
 #
 # usage: bench/optimizer/run.sh [--quick] [--time-limit S] [--sizes "5 10 20"] [--no-cbc]
+#                                [--platforms "odroid-xu4 zcu102"] [--solvers "exact:glpk heuristic:glpk"]
 #                                [--powerdag PATH]
 #   --quick   sizes 5 10 20 30 50 with a 10 s limit (a few minutes); default: all sizes, 60 s
+#   --solvers runs as solver:backend (default exact:glpk exact:cbc heuristic:glpk)
 # Targets (docs/MODEL.md): <= 30 tasks proven optimal (gap <= 1e-4) in 60 s; certified gap <= 1 % at
 # 50 tasks and <= 3 % at 120 tasks in 60 s; heuristic < 1 s at 120 tasks.
 set -u
@@ -16,14 +18,18 @@ PD=${POWERDAG:-}
 TL=60
 SIZES="5 10 20 30 50 80 120"
 CBC=1
+PLATS="odroid-xu4 zcu102"
+RUNS=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) TL=10; SIZES="5 10 20 30 50" ;;
 	--time-limit) TL=$2; shift ;;
 	--sizes) SIZES=$2; shift ;;
 	--no-cbc) CBC=0 ;;
+	--platforms) PLATS=$2; shift ;;
+	--solvers) RUNS=$2; shift ;;
 	--powerdag) PD=$2; shift ;;
-	-h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,14p' "$0"; exit 0 ;;
 	*) echo "unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -45,7 +51,7 @@ shape() {
 }
 
 printf "%-10s %5s %-12s %-10s %9s %9s %8s %7s\n" platform tasks solver status power_W bound_W gap_% time_s
-for plat in odroid-xu4 zcu102; do
+for plat in $PLATS; do
 	for n in $SIZES; do
 		read -r nd per <<<"$(shape "$n")"
 		# Under the density test every task on a path of L layers needs about C L / D of a core, so
@@ -61,6 +67,7 @@ for plat in odroid-xu4 zcu102; do
 			{ echo "gen failed for $plat $n" >&2; continue; }
 		runs="exact:glpk heuristic:glpk"
 		[ "$CBC" = 1 ] && runs="exact:glpk exact:cbc heuristic:glpk"
+		[ -n "$RUNS" ] && runs=$RUNS
 		for r in $runs; do
 			solver=${r%%:*}
 			backend=${r#*:}

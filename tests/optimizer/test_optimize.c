@@ -116,6 +116,27 @@ START_TEST(independent_needs_top_opp)
 }
 END_TEST
 
+/* Three tasks C = 4 ms, T = D = 10 ms. Each fits alone at 500 MHz (density 0.8) but together they
+ * need 2.4 > 2 x 0.95: only 1000 MHz works, P = 1 + 0.4 + 3 * 0.8 * 0.4 = 2.36 W. The cheapest-option
+ * bound of the 500 MHz vector is 1 + 0.2 + 3 * 0.8 * 0.2 = 1.68 W; the capacity-aware bound rules the
+ * vector out, so the heuristic alone certifies the optimum. */
+START_TEST(heuristic_capacity_bound_proves)
+{
+	pd_plan *plan = load("dags:\n"
+			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n"
+			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n"
+			     "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n",
+			     PLAT2);
+	struct pd_opt_result r;
+	ck_assert_int_eq(solve(plan, PD_SOLVER_HEURISTIC, 10, &r), 0);
+	ck_assert_double_eq_tol(r.power_w, 2.36, 1e-9);
+	ck_assert_double_eq_tol(r.lower_bound_w, 2.36, 1e-9);
+	ck_assert_int_eq(r.status, PD_STATUS_OPTIMAL);
+	assert_verified(plan, r.power_w);
+	pd_plan_free(plan);
+}
+END_TEST
+
 /* A chain a -> b on the only core, C = 1 ms and 4 ms, D = 10 ms. min C_a/d_a + C_b/d_b subject to
  * d_a + d_b = D is at d ~ sqrt(C): d_a = 10/3 ms, d_b = 20/3 ms, density 0.9. Proportional or equal
  * splits give 1.0. With U_max = 0.901 only splits close to the sqrt one are schedulable. */
@@ -302,6 +323,29 @@ START_TEST(random_plans_verify)
 }
 END_TEST
 
+/* The heuristic's certified bound (cheapest options, capacity-aware Lagrangian) never exceeds an
+ * optimum the exact mode proved, on random sets of both boards. */
+START_TEST(heuristic_bound_below_proven_optimum)
+{
+	const char *plats[] = {"platforms/odroid-xu4.yaml", "platforms/zcu102.yaml"};
+	int compared = 0;
+	for (uint64_t seed = 11; seed <= 16; seed++) {
+		pd_plan *plan = generated(2, 3, 4, 0.8, seed % 2 ? 0.3 : 0.0, seed, plats[seed % 2]);
+		struct pd_opt_result ex, he;
+		if (solve(plan, PD_SOLVER_EXACT, 2.0, &ex) == 0 && ex.status == PD_STATUS_OPTIMAL) {
+			ck_assert_int_eq(solve(plan, PD_SOLVER_HEURISTIC, 1.0, &he), 0);
+			ck_assert_msg(he.lower_bound_w <= ex.power_w * (1 + 1e-9),
+				      "seed %d: heuristic bound %.9f above the optimum %.9f", (int)seed,
+				      he.lower_bound_w, ex.power_w);
+			ck_assert_double_ge(he.power_w, ex.power_w * (1 - 1e-9));
+			compared++;
+		}
+		pd_plan_free(plan);
+	}
+	ck_assert_int_ge(compared, 3);
+}
+END_TEST
+
 START_TEST(time_limit_honoured)
 {
 	pd_plan *plan = generated(6, 8, 12, 2.0, 0.2, 7, "platforms/odroid-xu4.yaml");
@@ -430,6 +474,8 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, independent_low_opp_by_hand);
 	tcase_add_test(tc, independent_needs_top_opp);
+	tcase_add_test(tc, heuristic_capacity_bound_proves);
+	tcase_add_test(tc, heuristic_bound_below_proven_optimum);
 	tcase_add_test(tc, chain_sqrt_split);
 	tcase_add_test(tc, accelerator_used_when_cheaper);
 	tcase_add_test(tc, fpga_fifo_bound);
