@@ -122,7 +122,9 @@ static int apply_devfreq(pd_board *b, const pd_plan *p, pd_err *e)
 	const pd_platform *pl = pd_plan_platform(p);
 	for (size_t a = 0; a < pd_platform_accel_count(pl); a++) {
 		const struct pd_accelerator *ac = pd_platform_accel(pl, a);
-		if (ac->kind != PD_ACCEL_GPU || !ac->devfreq || ac->n_opps <= 1 || !plan_uses_accel(p, a))
+		/* pinned even with no task on it: the plan's power prediction counts the GPU's idle power at
+		 * its planned OPP */
+		if (ac->kind != PD_ACCEL_GPU || !ac->devfreq || ac->n_opps <= 1)
 			continue;
 		char mn[400], mx[400];
 		snprintf(mn, sizeof(mn), "/sys/class/devfreq/%s/min_freq", ac->devfreq);

@@ -121,7 +121,7 @@ static void check_accels(pd_board *b, const pd_plan *p, const char *plan_dir, pd
 	char path[600];
 	for (size_t a = 0; a < pd_platform_accel_count(pl); a++) {
 		const struct pd_accelerator *ac = pd_platform_accel(pl, a);
-		if (!plan_uses_accel(p, a))
+		if (ac->kind != PD_ACCEL_GPU && !plan_uses_accel(p, a)) /* a GPU's OPP is pinned in any case */
 			continue;
 		pd_err e = {0};
 		if (ac->kind == PD_ACCEL_GPU && ac->devfreq && ac->n_opps > 1) {

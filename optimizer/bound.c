@@ -18,8 +18,11 @@
  * which is separable: every task picks its option alone. A one-task path uses the exact
  * min w / d = w / h_i with h_i = min(T_i, hi_i) (no plan gives i a longer deadline). Accelerated
  * tasks drop out of the path terms (their delays only shrink the budget: dropping is a relaxation).
- * Every (lambda, mu, A) gives a valid bound, so the crude search over them below can only cost
- * tightness, never validity.
+ * Paths are also too long when the cheap (slow) options of their tasks add up: every plan has
+ * sum_{j in P} e_j <= D_P (e_j the execution time or accelerator latency, d_j >= C_j, R_j >= L_j),
+ * dualised with nu_P >= 0 over the normalised row sum e_j / D_P - 1.
+ * Every (lambda, mu, nu, A) gives a valid bound, so the crude subgradient search over them below
+ * can only cost tightness, never validity.
  */
 #include "optimizer/opt_internal.h"
 
@@ -37,7 +40,11 @@ struct opt_bound {
 	/* per vector scratch, [i * n_opt + o]: execution / latency (ns, < 0 = option impossible), busy W */
 	double *e, *busy;
 	double *A, *sum;   /* per path */
-	double *mult;      /* per option: lambda (islands) or mu (servers) */
+	double *esum;      /* per path: sum of e of the chosen options */
+	double *nu, *gnu;  /* per path: multiplier of the length row, its subgradient */
+	double *mult, *g;  /* per option: lambda (islands) or mu (servers), its subgradient */
+	double *best_mult, *best_nu;
+	size_t *choice;    /* per task: option of the last Lagrangian minimum */
 };
 
 /* Greedy disjoint path cover: repeatedly the path with the largest sum of sqrt(fastest time) among
@@ -104,9 +111,17 @@ struct opt_bound *opt_bound_new(const struct opt_inst *in)
 	b->busy = calloc(n * b->n_opt + 1, sizeof(double));
 	b->A = calloc(n, sizeof(double));
 	b->sum = calloc(n, sizeof(double));
+	b->esum = calloc(n, sizeof(double));
+	b->nu = calloc(n, sizeof(double));
+	b->gnu = calloc(n, sizeof(double));
+	b->best_nu = calloc(n, sizeof(double));
+	b->choice = calloc(n, sizeof(size_t));
 	b->mult = calloc(b->n_opt + 1, sizeof(double));
+	b->g = calloc(b->n_opt + 1, sizeof(double));
+	b->best_mult = calloc(b->n_opt + 1, sizeof(double));
 	if (!b->path || !b->path_len || !b->path_D || !b->h_ns || !b->e || !b->busy || !b->A || !b->sum ||
-	    !b->mult || cover_paths(b)) {
+	    !b->esum || !b->nu || !b->gnu || !b->best_nu || !b->choice || !b->mult || !b->g || !b->best_mult ||
+	    cover_paths(b)) {
 		opt_bound_free(b);
 		return NULL;
 	}
@@ -121,25 +136,29 @@ void opt_bound_free(struct opt_bound *b)
 		return;
 	free(b->path), free(b->path_len), free(b->path_D), free(b->h_ns);
 	free(b->e), free(b->busy), free(b->A), free(b->sum), free(b->mult);
+	free(b->esum), free(b->nu), free(b->gnu), free(b->best_nu), free(b->choice), free(b->g), free(b->best_mult);
 	free(b);
 }
 
-/* The Lagrangian value at b->mult with path points b->A; accumulates into b->sum the sum of
- * sqrt(w) of the chosen options per path (the best A for the next round). */
+/* The Lagrangian value at (b->mult, b->nu) with path points b->A. Records each task's chosen
+ * option, and per path the sum of sqrt(w) (the best A for the next round) and of e. */
 static double lagrangian(struct opt_bound *b, double idle_w)
 {
 	const struct opt_inst *in = b->in;
 	double v = idle_w;
 	memset(b->sum, 0, b->n_paths * sizeof(double));
+	memset(b->esum, 0, b->n_paths * sizeof(double));
 	for (size_t i = 0; i < in->n_tasks; i++) {
 		size_t p = b->path[i];
 		bool single = b->path_len[p] == 1;
-		double best = INFINITY, root = 0;
+		double best = INFINITY, root = 0, len = 0;
 		for (size_t o = 0; o < b->n_opt; o++) {
 			double e = b->e[i * b->n_opt + o];
 			if (e < 0)
 				continue;
 			double c = b->busy[i * b->n_opt + o], r = 0;
+			if (!single)
+				c += b->nu[p] * e / b->path_D[p];
 			if (o >= in->n_isl)
 				c += b->mult[o] * e / (double)in->T_ns[i];
 			else if (single)
@@ -149,36 +168,64 @@ static double lagrangian(struct opt_bound *b, double idle_w)
 				c += 2.0 * b->A[p] * r / b->path_D[p];
 			}
 			if (c < best)
-				best = c, root = r;
+				best = c, root = r, len = e, b->choice[i] = o;
 		}
 		if (!isfinite(best))
 			return INFINITY; /* a task fits nowhere: no plan at this vector */
 		v += best;
 		b->sum[p] += root;
+		b->esum[p] += len;
 	}
 	for (size_t p = 0; p < b->n_paths; p++)
 		if (b->path_len[p] > 1)
-			v -= b->A[p] * b->A[p] / b->path_D[p];
+			v -= b->A[p] * b->A[p] / b->path_D[p] + b->nu[p];
 	for (size_t o = 0; o < b->n_opt; o++)
 		v -= b->mult[o] * (o < in->n_isl ? (double)in->isl_ncores[o] * in->cap_raw : 1.0);
 	return v;
 }
 
-/* Best A for the multipliers: two rounds of A <- realised sum (each round's value is valid). */
-static double value_at(struct opt_bound *b, double idle_w)
+/* Subgradient of the last Lagrangian minimum (rows normalised to "fraction over the limit"); the
+ * island densities use the sqrt split of their path, d_j = D sqrt(e_j) / sum sqrt(e). Returns the
+ * squared norm. */
+static double subgradient(struct opt_bound *b)
 {
-	double best = -INFINITY;
-	for (int round = 0; round < 2; round++) {
-		double v = lagrangian(b, idle_w);
-		if (!isfinite(v))
-			return v;
-		best = fmax(best, v);
-		memcpy(b->A, b->sum, b->n_paths * sizeof(double));
+	const struct opt_inst *in = b->in;
+	double *se = b->sum; /* reused: per path sum of sqrt(e) of the CPU choices */
+	memset(se, 0, b->n_paths * sizeof(double));
+	memset(b->g, 0, b->n_opt * sizeof(double));
+	for (size_t i = 0; i < in->n_tasks; i++)
+		if (b->choice[i] < in->n_isl)
+			se[b->path[i]] += sqrt(b->e[i * b->n_opt + b->choice[i]]);
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		size_t p = b->path[i], o = b->choice[i];
+		double e = b->e[i * b->n_opt + o];
+		if (o >= in->n_isl)
+			b->g[o] += e / (double)in->T_ns[i];
+		else if (b->path_len[p] == 1)
+			b->g[o] += e / b->h_ns[i];
+		else
+			b->g[o] += sqrt(e) * se[p] / b->path_D[p];
 	}
-	return best;
+	double norm = 0;
+	for (size_t o = 0; o < b->n_opt; o++) {
+		double cap = o < in->n_isl ? (double)in->isl_ncores[o] * in->cap_raw : 1.0;
+		b->g[o] = b->g[o] / cap - 1.0;
+		if (b->mult[o] > 0 || b->g[o] > 0)
+			norm += b->g[o] * b->g[o];
+	}
+	for (size_t p = 0; p < b->n_paths; p++) {
+		b->gnu[p] = b->path_len[p] > 1 ? b->esum[p] / b->path_D[p] - 1.0 : 0.0;
+		if (b->nu[p] > 0 || b->gnu[p] > 0)
+			norm += b->gnu[p] * b->gnu[p];
+	}
+	return norm;
 }
 
-double opt_bound_vector(struct opt_bound *b, const struct opt_sol *s, double idle_w)
+/* Subgradient steps on the multipliers; the island / server rows are scaled by their capacity so
+ * that every multiplier is in W per "fraction over the limit". */
+#define OPT_BOUND_ITERS 60
+
+double opt_bound_vector(struct opt_bound *b, const struct opt_sol *s, double idle_w, double target_w)
 {
 	const struct opt_inst *in = b->in;
 	for (size_t i = 0; i < in->n_tasks; i++)
@@ -202,41 +249,37 @@ double opt_bound_vector(struct opt_bound *b, const struct opt_sol *s, double idl
 		}
 	memset(b->A, 0, b->n_paths * sizeof(double));
 	memset(b->mult, 0, b->n_opt * sizeof(double));
-	double best = value_at(b, idle_w);
+	memset(b->nu, 0, b->n_paths * sizeof(double));
+	double best = lagrangian(b, idle_w);
 	if (!isfinite(best))
 		return best;
-	/* coordinate search on the multipliers, multiplicative steps from the scale of a busy core */
-	double *scale = calloc(b->n_opt + 1, sizeof(double));
-	if (!scale)
-		return best;
-	for (size_t o = 0; o < b->n_opt; o++)
-		if (o < in->n_isl) {
-			scale[o] = in->busy_w[o][s->isl_opp[o]];
-		} else {
-			size_t a = in->srv[o - in->n_isl].accel;
-			scale[o] = in->acc_busy_w[a][s->acc_opp[a]];
+	double theta = 1.0;
+	int stall = 0;
+	for (int it = 0; it < OPT_BOUND_ITERS; it++) {
+		/* the multipliers above were scaled by capacity: convert for the step and back */
+		double norm = subgradient(b);
+		if (norm < 1e-18)
+			break; /* the minimum satisfies every row: the bound cannot rise this way */
+		double gap = (isfinite(target_w) ? target_w : best * 1.5) - best;
+		if (gap <= 0)
+			break;
+		double step = theta * gap / norm;
+		for (size_t o = 0; o < b->n_opt; o++) {
+			double cap = o < in->n_isl ? (double)in->isl_ncores[o] * in->cap_raw : 1.0;
+			b->mult[o] = fmax(0, b->mult[o] + step * b->g[o] / cap);
 		}
-	for (double step = 2.0; step > 1.05; step = sqrt(step)) {
-		/* an over-capacity vector keeps rewarding larger multipliers: 64 doublings make its bound
-		 * huge (still finite, still valid) */
-		bool moved = true;
-		for (int pass = 0; moved && pass < 64; pass++) {
-			moved = false;
-			for (size_t o = 0; o < b->n_opt; o++) {
-				double old = b->mult[o];
-				double tries[2] = {old > 0 ? old * step : fmax(scale[o], 1e-6), old / step};
-				for (int t = 0; t < 2; t++) {
-					b->mult[o] = tries[t];
-					double v = value_at(b, idle_w);
-					if (v > best * (1 + 1e-9) + 1e-12) {
-						best = v, old = tries[t], moved = true;
-						break;
-					}
-				}
-				b->mult[o] = old;
-			}
+		for (size_t p = 0; p < b->n_paths; p++)
+			b->nu[p] = fmax(0, b->nu[p] + step * b->gnu[p]);
+		/* A: the realised sqrt sums of the previous minimum (any A >= 0 is valid) */
+		memcpy(b->A, b->sum, b->n_paths * sizeof(double));
+		lagrangian(b, idle_w);
+		memcpy(b->A, b->sum, b->n_paths * sizeof(double));
+		double v = lagrangian(b, idle_w);
+		if (v > best + 1e-12) {
+			best = v, stall = 0;
+		} else if (++stall >= 5) {
+			theta *= 0.5, stall = 0;
 		}
 	}
-	free(scale);
 	return best;
 }

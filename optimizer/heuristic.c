@@ -6,9 +6,10 @@
  *     idle(vector) + sum_i busy_i(placement of i)
  * so the cheapest conceivable plan puts every task on its cheapest option that can hold it alone:
  * LB(vector) = idle + sum_i min_option busy_i. This is a valid lower bound for every plan at that
- * vector; min over vectors is a valid lower bound for the instance. Vectors are visited in
- * increasing LB; the search stops when LB(vector) >= incumbent (nothing left can be better) or at
- * the time limit. When the cheapest placement of a vector packs, that vector is solved exactly.
+ * vector; min over vectors is a valid lower bound for the instance. Below the first incumbent each
+ * vector's LB is raised to the capacity-aware Lagrangian bound of bound.c where that is stronger.
+ * Vectors are visited in increasing LB; the search stops when LB(vector) >= incumbent (nothing left
+ * can be better) or at the time limit. When the cheapest placement of a vector packs, that vector is solved exactly.
  * Otherwise a repair moves tasks off the overloaded resource to the option with the best power
  * increase per relief, then a local search moves tasks to cheaper options while the plan packs.
  */
@@ -24,7 +25,7 @@ struct vec {
 	double lb_w;
 };
 
-/* Above this many tasks the vectors are searched by descent rather than in bound order. */
+/* Above this many tasks only OPT_LARGE_TRIES vectors are tried in bound order, then a descent. */
 #define OPT_DESCEND_TASKS 60
 
 struct heur {
@@ -586,52 +587,25 @@ static void descend(struct heur *h, double power_cap_w, struct opt_sol *best)
 	free(tried);
 }
 
-/* Vectors tried in bound order before the descent (large sets): only whether the cheapest placement
- * packs (one pack each, no repair). When it does the vector is solved, and when that is the first
- * vector the plan is optimal; a descent from the top vector rarely reaches such low vectors. */
-#define OPT_CHEAP_VECTORS 48
-
-static void cheapest_first(struct heur *h, const struct vec *vs, size_t nv, double power_cap_w,
-			   struct opt_sol *best)
+/* Raises every vector's bound to the capacity-aware one (bound.c) where that is stronger; vectors
+ * whose cheapest-option bound already reaches the incumbent keep it (they are pruned either way).
+ * Stops at the time limit: the bounds not raised stay valid, only weaker. */
+static void strengthen(struct heur *h, struct vec *vs, size_t nv, const struct opt_sol *best)
 {
 	const struct opt_inst *in = h->in;
-	for (size_t j = 0; j < nv && j < OPT_CHEAP_VECTORS && isfinite(vs[j].lb_w) && opt_now_s() < h->deadline_s;
-	     j++) {
-		if ((best->ok && vs[j].lb_w >= best->power_w) || vs[j].lb_w > power_cap_w)
-			break;
-		struct opt_sol *s = &h->cur;
-		set_vector(in, s, vs[j].id);
-		if (!isfinite(vector_lb(h, s)))
-			continue;
-		spread_slots(in, s);
-		if (opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s) <= 1.0 && opt_evaluate(in, s, NULL, 0) &&
-		    (!best->ok || s->power_w < best->power_w - 1e-12) && s->power_w <= power_cap_w) {
-			opt_sol_copy(best, s, in);
-			break; /* later vectors have larger bounds than this plan's vector */
-		}
-	}
-}
-
-/* The certified bound over all vectors (sorted by their weak bound vs): min over vectors of the
- * stronger of the weak and the capacity-aware bound, and at most the incumbent. Vectors are visited
- * in weak-bound order, so the walk stops at the first whose weak bound reaches what is already
- * certified; at the time limit, the next weak bound stands for all the rest. */
-static double certify(struct heur *h, const struct vec *vs, size_t nv, const struct opt_sol *best)
-{
-	const struct opt_inst *in = h->in;
-	double lb = best->ok ? best->power_w : INFINITY;
+	double inc = best->ok ? best->power_w : INFINITY;
 	struct opt_bound *b = opt_bound_new(in);
-	size_t j = 0;
-	for (; b && j < nv && vs[j].lb_w < lb && opt_now_s() < h->deadline_s; j++) {
+	for (size_t j = 0; b && j < nv && opt_now_s() < h->deadline_s; j++) {
+		if (!isfinite(vs[j].lb_w) || vs[j].lb_w >= inc)
+			continue;
 		set_vector(in, &h->cur, vs[j].id);
-		double c = opt_bound_vector(b, &h->cur, idle_w(in, &h->cur));
-		lb = fmin(lb, fmax(vs[j].lb_w, c));
+		vs[j].lb_w = fmax(vs[j].lb_w, opt_bound_vector(b, &h->cur, idle_w(in, &h->cur), inc));
 	}
-	if (j < nv)
-		lb = fmin(lb, vs[j].lb_w);
 	opt_bound_free(b);
-	return lb;
 }
+
+/* Large sets: vectors tried in bound order before the descent (a repair there costs many packs). */
+#define OPT_LARGE_TRIES 12
 
 int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, double deadline_s, double power_cap_w,
 		  double slack_frac, struct opt_sol *best, struct opt_heur_result *hr)
@@ -662,19 +636,6 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 		set_vector(in, &h.cur, id);
 		vs[id] = (struct vec){id, vector_lb(&h, &h.cur)};
 	}
-	qsort(vs, nv, sizeof(*vs), cmp_vec);
-	if (in->n_tasks > OPT_DESCEND_TASKS) {
-		/* large sets: a repair costs O(n^2) packs, too much for every vector in bound order;
-		 * descend from the top vector instead, and certify with the smallest vector bound */
-		cheapest_first(&h, vs, nv, power_cap_w, best);
-		descend(&h, power_cap_w, best);
-		hr->lower_bound_w = fmax(vs[0].lb_w, certify(&h, vs, nv, best));
-		if (best->ok)
-			hr->lower_bound_w = fmin(hr->lower_bound_w, best->power_w);
-		hr->proven = best->ok && hr->lower_bound_w >= best->power_w * (1 - 1e-9);
-		rc = 0;
-		goto out;
-	}
 	/* A first incumbent from the fastest vector (all top OPPs): it prunes everything above it. */
 	if (!best->ok) {
 		for (size_t k = 0; k < in->n_isl; k++)
@@ -682,10 +643,13 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 		for (size_t a = 0; a < in->n_acc; a++)
 			h.cur.acc_opp[a] = in->acc_nopp[a] - 1;
 		double l = vector_lb(&h, &h.cur);
-		if (isfinite(l)) {
+		if (isfinite(l))
 			try_vector(&h, l, power_cap_w, best);
-		}
 	}
+	strengthen(&h, vs, nv, best);
+	qsort(vs, nv, sizeof(*vs), cmp_vec);
+	bool large = in->n_tasks > OPT_DESCEND_TASKS;
+	int tries = 0;
 	double lb = INFINITY;
 	bool lb_set = false;
 	size_t j = 0;
@@ -693,7 +657,7 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 		double inc = best->ok ? best->power_w : INFINITY;
 		if (vs[j].lb_w >= inc * (1 - 1e-12) || vs[j].lb_w > power_cap_w)
 			break;
-		if (opt_now_s() >= deadline_s)
+		if (opt_now_s() >= deadline_s || (large && tries++ >= OPT_LARGE_TRIES))
 			break;
 		set_vector(in, &h.cur, vs[j].id);
 		double l = vector_lb(&h, &h.cur);
@@ -706,8 +670,9 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 	/* every vector before j is solved or bounded by lb; vectors from j on have LB >= vs[j].lb_w */
 	double rest = j < nv ? vs[j].lb_w : INFINITY;
 	hr->lower_bound_w = fmin(lb, rest);
-	if (best->ok && hr->lower_bound_w < best->power_w * (1 - 1e-9))
-		hr->lower_bound_w = fmax(hr->lower_bound_w, certify(&h, vs, nv, best));
+	/* large sets: a descent from the top vector may still find better plans (bound unchanged) */
+	if (large)
+		descend(&h, power_cap_w, best);
 	if (best->ok)
 		hr->lower_bound_w = fmin(hr->lower_bound_w, best->power_w);
 	hr->proven = best->ok && hr->lower_bound_w >= best->power_w * (1 - 1e-9);

@@ -716,6 +716,16 @@ static void mip(struct master *M, double deadline_s, bool *finished)
 	}
 }
 
+static double vector_idle_w(const struct opt_inst *in, const struct opt_sol *s)
+{
+	double p = in->base_w;
+	for (size_t k = 0; k < in->n_isl; k++)
+		p += (double)in->isl_ncores[k] * in->idle_w[k][s->isl_opp[k]];
+	for (size_t a = 0; a < in->n_acc; a++)
+		p += in->acc_idle_w[a][s->acc_opp[a]];
+	return p;
+}
+
 /* Valid bound of one OPP vector: idle power + every task on its cheapest option that fits alone. */
 static double vector_bound(const struct opt_inst *in, struct opt_sol *s)
 {
@@ -940,10 +950,17 @@ static int solve_glpk(struct master *M, struct master *C, double deadline_s, str
 	int rc = -1;
 	if (!vs || opt_sol_init(&s, in) || opt_sol_init(&tmp, in) || cand_alloc(&cd, in))
 		goto out;
+	/* each vector's bound: the stronger of "cheapest option per task" and the capacity-aware
+	 * Lagrangian bound (bound.c); both valid, so pruning at the incumbent stays exact */
+	struct opt_bound *lag = opt_bound_new(in);
 	for (size_t id = 0; id < nv; id++) {
 		decode(in, &s, id);
-		vs[id] = (struct vec){id, vector_bound(in, &s)};
+		double lb = vector_bound(in, &s);
+		if (lag && isfinite(lb) && (!inc->ok || lb < inc->power_w) && opt_now_s() < deadline_s)
+			lb = fmax(lb, opt_bound_vector(lag, &s, vector_idle_w(in, &s), inc->ok ? inc->power_w : INFINITY));
+		vs[id] = (struct vec){id, lb};
 	}
+	opt_bound_free(lag);
 	qsort(vs, nv, sizeof(*vs), cmp_vec);
 	double *ob = calloc(nv, sizeof(double)); /* open bound per visited vector (INFINITY: closed) */
 	if (!ob)

@@ -159,8 +159,9 @@ struct opt_bound;
 struct opt_bound *opt_bound_new(const struct opt_inst *in);
 void opt_bound_free(struct opt_bound *b);
 /* A valid lower bound (W) on every plan at the OPPs of s, whose idle power is idle_w; INFINITY when
- * some task has no possible option there. */
-double opt_bound_vector(struct opt_bound *b, const struct opt_sol *s, double idle_w);
+ * some task has no possible option there. target_w (an incumbent's power, or INFINITY) steers the
+ * search: a bound above it is not needed. */
+double opt_bound_vector(struct opt_bound *b, const struct opt_sol *s, double idle_w, double target_w);
 
 /* Exact island-level master (formulation B) with lazy perspective cuts, then packing repair.
  * incumbent (may be !ok) is improved in place; returns the proven lower bound (W) in *lb and

@@ -118,6 +118,8 @@ static double component_predicted_w(const pd_plan *plan, const char *measures)
 	if (measures_everything(measures))
 		return m->power_uw > 0 ? (double)m->power_uw * 1e-6 : NAN;
 	const pd_platform *pf = pd_plan_platform(plan);
+	if (strcmp(measures, "base") == 0) /* the rest of the board: the model's constant base power */
+		return (double)pd_platform_base_uw(pf) * 1e-6;
 	const pd_dagset *ds = pd_plan_dags(plan);
 	long k = pd_platform_find_island(pf, measures);
 	long a = k < 0 ? pd_platform_find_accel(pf, measures) : -1;

@@ -262,7 +262,7 @@ static void emit_twin(pd_yemit *y, const pd_platform *p, const size_t *pick, con
 		emit_sensor(y, iio_uri, pd_platform_island(p, pick[i])->name, pd_platform_island(p, pick[i])->name);
 	for (size_t i = 0; i < pd_platform_accel_count(p); i++)
 		emit_sensor(y, iio_uri, pd_platform_accel(p, i)->name, pd_platform_accel(p, i)->name);
-	emit_sensor(y, iio_uri, "board", "board");
+	emit_sensor(y, iio_uri, "board", "base"); /* the rest of the board: base_power */
 	pd_yemit_seq_end(y);
 	pd_yemit_map_end(y);
 	pd_yemit_map_end(y);

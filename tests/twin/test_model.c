@@ -96,7 +96,7 @@ START_TEST(derive_default_two_cpus)
 	ck_assert_str_eq(s->device, "ina226-big");
 	ck_assert_str_eq(s->channel, "power2");
 	ck_assert_str_eq(s->measures, "big");
-	ck_assert_str_eq(pd_platform_sensor(p, 4)->measures, "board");
+	ck_assert_str_eq(pd_platform_sensor(p, 4)->measures, "base");
 	pd_platform_free(p);
 	pd_yaml_free(&doc);
 }
