@@ -11,6 +11,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libiio-dev libiio-utils iiod libgpiod-dev check \
   openssh-server openssh-client iproute2 procps psmisc kmod \
   coinor-libcbc-dev graphviz clang libclang-rt-14-dev \
-  fuse3 libfuse3-dev rt-app chromium jq python3 util-linux \
+  fuse3 libfuse3-dev rt-app chromium jq python3 util-linux groff-base man-db \
   >/dev/null
 "$(dirname "$0")/install-cross-deps.sh"
