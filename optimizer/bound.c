@@ -43,7 +43,6 @@ struct opt_bound {
 	double *esum;      /* per path: sum of e of the chosen options */
 	double *nu, *gnu;  /* per path: multiplier of the length row, its subgradient */
 	double *mult, *g;  /* per option: lambda (islands) or mu (servers), its subgradient */
-	double *best_mult, *best_nu;
 	size_t *choice;    /* per task: option of the last Lagrangian minimum */
 };
 
@@ -114,13 +113,11 @@ struct opt_bound *opt_bound_new(const struct opt_inst *in)
 	b->esum = calloc(n, sizeof(double));
 	b->nu = calloc(n, sizeof(double));
 	b->gnu = calloc(n, sizeof(double));
-	b->best_nu = calloc(n, sizeof(double));
 	b->choice = calloc(n, sizeof(size_t));
 	b->mult = calloc(b->n_opt + 1, sizeof(double));
 	b->g = calloc(b->n_opt + 1, sizeof(double));
-	b->best_mult = calloc(b->n_opt + 1, sizeof(double));
 	if (!b->path || !b->path_len || !b->path_D || !b->h_ns || !b->e || !b->busy || !b->A || !b->sum ||
-	    !b->esum || !b->nu || !b->gnu || !b->best_nu || !b->choice || !b->mult || !b->g || !b->best_mult ||
+	    !b->esum || !b->nu || !b->gnu || !b->choice || !b->mult || !b->g ||
 	    cover_paths(b)) {
 		opt_bound_free(b);
 		return NULL;
@@ -136,7 +133,7 @@ void opt_bound_free(struct opt_bound *b)
 		return;
 	free(b->path), free(b->path_len), free(b->path_D), free(b->h_ns);
 	free(b->e), free(b->busy), free(b->A), free(b->sum), free(b->mult);
-	free(b->esum), free(b->nu), free(b->gnu), free(b->best_nu), free(b->choice), free(b->g), free(b->best_mult);
+	free(b->esum), free(b->nu), free(b->gnu), free(b->choice), free(b->g);
 	free(b);
 }
 
@@ -256,7 +253,6 @@ double opt_bound_vector(struct opt_bound *b, const struct opt_sol *s, double idl
 	double theta = 1.0;
 	int stall = 0;
 	for (int it = 0; it < OPT_BOUND_ITERS; it++) {
-		/* the multipliers above were scaled by capacity: convert for the step and back */
 		double norm = subgradient(b);
 		if (norm < 1e-18)
 			break; /* the minimum satisfies every row: the bound cannot rise this way */

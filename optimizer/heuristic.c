@@ -605,7 +605,7 @@ static void strengthen(struct heur *h, struct vec *vs, size_t nv, const struct o
 }
 
 /* Large sets: vectors tried in bound order before the descent (a repair there costs many packs). */
-#define OPT_LARGE_TRIES 12
+#define OPT_LARGE_TRIES 6
 
 int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, double deadline_s, double power_cap_w,
 		  double slack_frac, struct opt_sol *best, struct opt_heur_result *hr)
