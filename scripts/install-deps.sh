@@ -6,7 +6,7 @@ SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
-  build-essential cmake pkg-config git ca-certificates \
+  build-essential cmake pkg-config git ca-certificates sudo \
   libglpk-dev glpk-utils libyaml-dev libjansson-dev libssh-dev \
   libiio-dev libiio-utils iiod libgpiod-dev check \
   openssh-server openssh-client iproute2 procps psmisc kmod \
