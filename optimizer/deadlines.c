@@ -313,8 +313,13 @@ double opt_deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double sla
 	parm.msg_lev = GLP_MSG_OFF;
 	parm.meth = GLP_DUALP;
 	for (int it = 0; it < 200 && opt_now_s() < deadline_s; it++) {
+		/* every simplex gets only what is left before the caller's absolute deadline */
+		parm.tm_lim = (int)fmax(1.0, (deadline_s - opt_now_s()) * 1000.0);
 		int rc = glp_simplex(lp, &parm);
+		if (rc == GLP_ETMLIM || opt_now_s() >= deadline_s)
+			break;
 		if (rc != 0 || glp_get_status(lp) != GLP_OPT) {
+			parm.tm_lim = (int)fmax(1.0, (deadline_s - opt_now_s()) * 1000.0);
 			glp_std_basis(lp);
 			rc = glp_simplex(lp, &parm);
 			if (rc != 0 || glp_get_status(lp) != GLP_OPT)

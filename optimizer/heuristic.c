@@ -252,7 +252,7 @@ static double repair(struct heur *h, struct opt_sol *s, double r)
 		int bw = 0;
 		find_hot(h, s, r, hot, load);
 		size_t nm = repair_moves(h, s, r, hot, mv);
-		for (size_t m = 0; m < nm; m++) {
+		for (size_t m = 0; m < nm && opt_now_s() < h->deadline_s; m++) { /* a step packs up to n x options */
 			size_t i = mv[m].i;
 			opt_sol_copy(&h->tmp, s, in);
 			h->tmp.where[i] = h->opt_where[mv[m].o];

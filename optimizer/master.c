@@ -638,6 +638,7 @@ static int lp_root(struct master *M, double deadline_s)
 	sp.meth = GLP_DUALP;
 	double *x = malloc((size_t)(glp_get_num_cols(M->lp) + 1) * sizeof(double));
 	int res = x ? 0 : 1;
+	M->bound = -INFINITY; /* every round's LP optimum is a valid bound (tangents under-estimate) */
 	for (int round = 0; !res && round < 60; round++) {
 		double left_ms = (deadline_s - opt_now_s()) * 1000.0;
 		if (left_ms < 20) {
@@ -646,8 +647,17 @@ static int lp_root(struct master *M, double deadline_s)
 		}
 		sp.tm_lim = (int)left_ms;
 		int rc = glp_simplex(M->lp, &sp);
-		if (rc != 0 || (glp_get_status(M->lp) != GLP_OPT && glp_get_status(M->lp) != GLP_NOFEAS)) {
-			glp_std_basis(M->lp); /* a warm basis after new rows once misled primal simplex */
+		if (rc != GLP_ETMLIM && (rc != 0 || (glp_get_status(M->lp) != GLP_OPT &&
+						      glp_get_status(M->lp) != GLP_NOFEAS))) {
+			/* a warm basis after new rows once misled primal simplex; the retry gets only
+			 * what is left of the budget (a full tm_lim again would overrun the deadline) */
+			left_ms = (deadline_s - opt_now_s()) * 1000.0;
+			if (left_ms < 20) {
+				res = 1;
+				break;
+			}
+			sp.tm_lim = (int)left_ms;
+			glp_std_basis(M->lp);
 			rc = glp_simplex(M->lp, &sp);
 		}
 		if (rc == 0 && glp_get_status(M->lp) == GLP_NOFEAS) {
@@ -658,6 +668,7 @@ static int lp_root(struct master *M, double deadline_s)
 			res = 1;
 			break;
 		}
+		M->bound = fmax(M->bound, glp_get_obj_val(M->lp));
 		for (int c = 1; c <= glp_get_num_cols(M->lp); c++)
 			x[c] = glp_get_col_prim(M->lp, c);
 		if (!separate(M, M->lp, x))
@@ -677,10 +688,8 @@ static void mip(struct master *M, double deadline_s, bool *finished)
 		M->bound = INFINITY;
 		return;
 	}
-	if (st0 == 1) {
-		M->bound = -INFINITY;
-		return;
-	}
+	if (st0 == 1)
+		return; /* M->bound: the last root LP optimum reached in time, or -INFINITY */
 	M->bound = glp_get_obj_val(M->lp);
 	glp_iocp ip;
 	glp_init_iocp(&ip);
@@ -842,7 +851,7 @@ static int pack_exact(struct master *C, const struct cand *cd, struct opt_sol *o
 		memcpy(out->where, C->cands[c].where, in->n_tasks * sizeof(int));
 		double r = opt_deadlines_fast(in, out, w, 0, 12);
 		if (r > 1.0 && r < OPT_PATH_INFEASIBLE)
-			r = opt_deadlines_lp(in, out, 0, fmax(deadline_s, opt_now_s() + 0.2));
+			r = opt_deadlines_lp(in, out, 0, deadline_s);
 		if (r <= 1.0 && opt_evaluate(in, out, NULL, 0))
 			res = 1;
 	}
@@ -931,10 +940,23 @@ static double solve_vector(struct master *M, struct master *C, struct opt_sol *i
  * with the cut-off row at the incumbent, so "infeasible" means "nothing better at this vector". A
  * vector that runs out of time stays open with its MILP bound; the final bound is the smallest open
  * bound (or the next unvisited vector's bound).
+ *
+ * Small sets (<= OPT_PER_CORE_TASKS tasks): each vector is solved with the core-level master itself
+ * (binaries per task and core, core symmetry breaking) instead of the island master. With the vector
+ * fixed its per-core capacity rows are exact, so its optimum packs by construction (only the
+ * deadlines are recomputed from the candidate's cores) and no island assignment that does not fit on
+ * the cores can keep a vector open. GLPK closes some vectors much faster this way and others much
+ * slower than with the island master (aggregated capacity rows, fewer binaries), hence the
+ * portfolio in opt_exact. Its bound is valid for the same reason as the island master's (same
+ * objective, deadlines relaxed only by tangents).
  */
-static int solve_glpk(struct master *M, struct master *C, double deadline_s, struct opt_sol *inc, bool *finished)
+static int solve_glpk(struct master *M, struct master *C, bool per_core, double deadline_s, struct opt_sol *inc,
+		      bool *finished)
 {
 	const struct opt_inst *in = M->in;
+	per_core = per_core && C;
+	struct master *V = per_core ? C : M;   /* the master solved per vector */
+	struct master *P = per_core ? NULL : C; /* exact packing checks of V's island assignments */
 	size_t nv = opt_vector_count(in);
 	if (nv > OPT_VECTOR_LIMIT) { /* one master with free OPP binaries */
 		if (inc->ok)
@@ -971,11 +993,11 @@ static int solve_glpk(struct master *M, struct master *C, double deadline_s, str
 		if (vs[j].lb >= cut || opt_now_s() >= deadline_s)
 			break;
 		decode(in, &s, vs[j].id);
-		fix_vector(M, &s);
+		fix_vector(V, &s);
 		/* later vectors must leave time: at most half of what is left, at least 0.2 s */
 		double left = deadline_s - opt_now_s();
 		double dl = opt_now_s() + fmax(fmin(left, 0.2), 0.5 * left);
-		ob[j] = solve_vector(M, C, inc, dl, deadline_s, &cd, &tmp);
+		ob[j] = solve_vector(V, P, inc, dl, deadline_s, &cd, &tmp);
 	}
 	/* Vectors left open (time) get the rest of the budget, best bound first: the cuts and no-goods
 	 * gathered meanwhile often close them quickly. */
@@ -985,8 +1007,8 @@ static int solve_glpk(struct master *M, struct master *C, double deadline_s, str
 			if (ob[t] == INFINITY || vs[t].lb >= cut)
 				continue;
 			decode(in, &s, vs[t].id);
-			fix_vector(M, &s);
-			double again = solve_vector(M, C, inc, deadline_s, deadline_s, &cd, &tmp);
+			fix_vector(V, &s);
+			double again = solve_vector(V, P, inc, deadline_s, deadline_s, &cd, &tmp);
 			ob[t] = fmax(ob[t], again); /* both are valid bounds of this vector: keep the larger */
 		}
 	double open_bound = INFINITY;
@@ -1014,7 +1036,7 @@ static int solve_cbc(struct master *M, double deadline_s, bool *finished)
 {
 	glp_prob *lp = M->lp;
 	double best_bound = -INFINITY;
-	for (int it = 0; it < 50 && opt_now_s() < deadline_s - 0.05; it++) {
+	for (int it = 0; it < 50 && opt_now_s() < deadline_s - 0.25; it++) { /* copying the model costs time */
 		int nc = glp_get_num_cols(lp), nr = glp_get_num_rows(lp);
 		Cbc_Model *cm = Cbc_newModel();
 		Cbc_setLogLevel(cm, 0);
@@ -1041,7 +1063,10 @@ static int solve_cbc(struct master *M, double deadline_s, bool *finished)
 			Cbc_addRow(cm, "", len, ind + 1, val + 1, sense, rhs);
 		}
 		Cbc_setObjSense(cm, 1.0);
-		Cbc_setMaximumSeconds(cm, fmax(0.05, deadline_s - opt_now_s()));
+		/* CBC checks its limit only between nodes and after root cuts and heuristics, so it
+		 * gets part of what is left: the overrun must stay inside the caller's deadline */
+		double left_s = deadline_s - opt_now_s();
+		Cbc_setMaximumSeconds(cm, fmax(0.02, 0.6 * left_s - 0.1));
 		Cbc_setAllowableFractionGap(cm, 1e-7);
 		Cbc_setParameter(cm, "threads", "1");
 		Cbc_solve(cm);
@@ -1113,12 +1138,12 @@ static void repair_candidates(struct master *M, struct opt_sol *inc, double dead
 		if (M->core_level) { /* cores are part of the solution: only the deadlines are missing */
 			double r = opt_deadlines_fast(in, &s, w, 0, 12);
 			if (r > 1.0 && r < OPT_PATH_INFEASIBLE)
-				r = opt_deadlines_lp(in, &s, 0, fmax(deadline_s, opt_now_s() + 0.2));
+				r = opt_deadlines_lp(in, &s, 0, deadline_s);
 			ok = r <= 1.0 && opt_evaluate(in, &s, NULL, 0);
 		}
 		if (!ok) {
 			memcpy(s.where, cd->where, in->n_tasks * sizeof(int));
-			double r = opt_pack(in, &s, w, 0, true, fmax(deadline_s, opt_now_s() + 0.05));
+			double r = opt_pack(in, &s, w, 0, true, deadline_s);
 			ok = r <= 1.0 && opt_evaluate(in, &s, NULL, 0);
 		}
 		if (!ok) { /* the master's island choice does not pack: let the heuristic repair it */
@@ -1160,7 +1185,23 @@ int opt_exact(const struct opt_inst *in, const struct pd_opt_params *p, double d
 #endif
 	{
 		snprintf(solver_name, n, "exact/glpk");
-		rc = solve_glpk(&M, with_cores ? &C : NULL, deadline_s, inc, finished);
+		/* Small sets: a portfolio on one valid bound. The per-core search proves some sets in
+		 * seconds where the island search stalls on assignments that do not pack, and the island
+		 * search closes others at once where GLPK is slow on the per-core MILPs; each phase's
+		 * bound is valid (min with the incumbent), so the larger one is kept. */
+		double lb1 = -INFINITY;
+		rc = 0;
+		if (with_cores && in->n_tasks <= OPT_PER_CORE_TASKS) {
+			double mid = opt_now_s() + OPT_PER_CORE_SHARE * (deadline_s - opt_now_s());
+			rc = solve_glpk(&M, &C, true, mid, inc, finished);
+			lb1 = inc->ok ? fmin(M.bound, inc->power_w * (1 - 1e-7)) : M.bound;
+			if (rc == 0 && inc->ok && lb1 >= inc->power_w * (1 - 1e-6))
+				deadline_s = opt_now_s(); /* proven: the island phase has nothing to add */
+		}
+		if (rc == 0 && opt_now_s() < deadline_s)
+			rc = solve_glpk(&M, with_cores ? &C : NULL, false, deadline_s, inc, finished);
+		if (rc == 0 && lb1 > M.bound)
+			M.bound = lb1;
 	}
 	glp_term_out(GLP_ON);
 	if (rc < 0) {

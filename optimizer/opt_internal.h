@@ -138,6 +138,13 @@ double opt_now_s(void);
 /* Above this many OPP vectors (islands x GPUs), vectors are searched by coordinate descent and the
  * exact mode solves one master with the OPP binaries free instead of one master per vector. */
 #define OPT_VECTOR_LIMIT 20000
+/* Up to this many tasks the exact mode first spends OPT_PER_CORE_SHARE of its time solving each OPP
+ * vector with the core-level master directly (its optimum packs by construction), then runs the
+ * island master plus exact packing checks; the larger of the two valid bounds is reported. */
+#define OPT_PER_CORE_SHARE 0.4
+#ifndef OPT_PER_CORE_TASKS /* overridable at build time (-DOPT_PER_CORE_TASKS=0: island search only) */
+#define OPT_PER_CORE_TASKS 30
+#endif
 size_t opt_vector_count(const struct opt_inst *in);
 /* False when even the fastest option of every task at the OPPs of s misses a deadline (tmp: n_tasks). */
 bool opt_vector_paths_ok(const struct opt_inst *in, const struct opt_sol *s, double slack_frac, double *tmp);

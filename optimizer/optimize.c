@@ -228,6 +228,7 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 {
 	memset(r, 0, sizeof(*r));
 	r->lower_bound_w = -1;
+	double t0 = opt_now_s(); /* the limit covers building the instance too */
 	struct opt_inst in;
 	if (opt_inst_build(&in, pd_plan_dags(plan), pd_plan_platform(plan), p->eta, e))
 		return e ? e->code : PD_EXIT_ENV;
@@ -235,8 +236,12 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 		opt_inst_free(&in);
 		return pd_err_set(e, PD_EXIT_USAGE, "this build has no CBC backend (coinor-libcbc-dev was not found)");
 	}
-	struct ctx c = {.in = &in, .p = p, .t0 = opt_now_s()};
-	c.deadline = c.t0 + (p->time_limit_s > 0 ? p->time_limit_s : 60);
+	/* One absolute deadline for every phase (heuristic, each MILP, packing checks, LP polishing):
+	 * each gets at most what is left of it, never a fresh allowance of its own. A small reserve
+	 * (5 % of the limit, at most 0.1 s) is kept for the final evaluation and filling the plan. */
+	struct ctx c = {.in = &in, .p = p, .t0 = t0};
+	double limit_s = p->time_limit_s > 0 ? p->time_limit_s : 60;
+	c.deadline = c.t0 + limit_s - fmin(0.1, 0.05 * limit_s);
 	c.exact = p->solver == PD_SOLVER_EXACT || (p->solver == PD_SOLVER_AUTO && in.n_tasks <= 60);
 	struct opt_sol best;
 	if (opt_sol_init(&best, &in)) {

@@ -67,6 +67,16 @@ grep -q "DAG slow: path a -> b" "$T/out" "$T/err" || fail "infeasible reason: $(
 expect 1 "$POWERDAG" optimize "$T/slow.yaml" "$T/plat.yaml" --json
 [ "$(jq -r .status "$T/out")" = infeasible ] || fail "--json status of an infeasible set"
 
+# optimize -> check on the XU4 (the exact mode's per-core phase): the written plan passes the
+# independent checker, and a short --time-limit is honoured (limit + 0.5 s, wall clock)
+expect 0 "$POWERDAG" gen --dags 2 --tasks 5:5 --util 0.12 --seed 3 --min-wcet 20us --layers 3:6 -o "$T/xu4set.yaml"
+t0=$(date +%s%N)
+expect 0 "$POWERDAG" optimize "$T/xu4set.yaml" "$SRC/platforms/odroid-xu4.yaml" --solver exact --time-limit 1 \
+	-o "$T/xu4plan.yaml"
+took_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+[ "$took_ms" -le 1500 ] || fail "optimize took $took_ms ms for --time-limit 1"
+expect 0 "$POWERDAG" check "$T/xu4plan.yaml"
+
 # bad input: every error with file:line:col, exit 2, nothing written
 expect 2 "$POWERDAG" optimize "$T/bad.yaml" "$T/plat.yaml" -o "$T/plan3.yaml"
 grep -q "bad.yaml:4:[0-9]*: " "$T/err" || fail "no file:line:col for the bad wcet: $(cat "$T/err")"
