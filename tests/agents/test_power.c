@@ -130,7 +130,9 @@ START_TEST(agent_streams_power_and_gaps)
 	ck_assert_int_eq(pd_runlog_sample_hz(r), 200);
 	size_t n = pd_runlog_power_count(r);
 	ck_assert_uint_ge(n, 90); /* 100 ticks in 500 ms at 200 Hz, a late tick may be skipped */
-	ck_assert_uint_le(n, 101);
+	/* ticks at 0, 5, ..., 500 ms, plus at most two while a slow (sanitized) run is being stopped; a
+	 * catch-up burst would show in the spacing check below */
+	ck_assert_uint_le(n, 103);
 	for (size_t i = 0; i < n; i++) {
 		ck_assert_int_eq(pd_runlog_power_uw(r, i, 0), 1337500);
 		ck_assert_int_eq(pd_runlog_power_uw(r, i, 1), 2500000);
