@@ -102,6 +102,8 @@ size_t pd_platform_core_count(const pd_platform *p);
 double pd_platform_core_capacity(const pd_platform *p);
 
 void pd_platform_emit(const pd_platform *p, pd_yemit *y); /* the mapping value of "platform:" */
+/* "opps: [...]" in the canonical form, for writers of derived platforms (the board twin). */
+void pd_platform_emit_opps(pd_yemit *y, const struct pd_opp *o, size_t n);
 int pd_platform_write_file(const pd_platform *p, const char *path, pd_err *e);
 
 /* ---------------------------------------------------------------- power model (SPEC 3) */

@@ -6,7 +6,7 @@
  */
 #include "platforms/platform_impl.h"
 
-static void emit_opps(pd_yemit *y, const struct pd_opp *o, size_t n)
+void pd_platform_emit_opps(pd_yemit *y, const struct pd_opp *o, size_t n)
 {
 	pd_yemit_key(y, "opps");
 	pd_yemit_seq_begin(y, false);
@@ -46,7 +46,7 @@ static void emit_island(pd_yemit *y, const struct pd_island *k)
 	pd_yemit_seq_end(y);
 	pd_yemit_kv_double(y, "capacity", k->capacity);
 	pd_yemit_kv_str(y, "policy", k->policy);
-	emit_opps(y, k->opps, k->n_opps);
+	pd_platform_emit_opps(y, k->opps, k->n_opps);
 	pd_yemit_map_end(y);
 }
 
@@ -58,7 +58,7 @@ static void emit_accel(pd_yemit *y, const struct pd_accelerator *a)
 		pd_yemit_kv_str(y, "kind", "gpu");
 		if (a->devfreq)
 			pd_yemit_kv_str(y, "devfreq", a->devfreq);
-		emit_opps(y, a->opps, a->n_opps);
+		pd_platform_emit_opps(y, a->opps, a->n_opps);
 	} else {
 		pd_yemit_kv_str(y, "kind", "fpga");
 		pd_yemit_kv_int(y, "slots", a->slots);

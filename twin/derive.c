@@ -147,20 +147,6 @@ static size_t choose(const pd_platform *p, int n_cpus, size_t *pick, int *cores)
 	return n;
 }
 
-static void emit_opps(pd_yemit *y, const struct pd_opp *o, size_t n)
-{
-	pd_yemit_key(y, "opps");
-	pd_yemit_seq_begin(y, false);
-	for (size_t j = 0; j < n; j++) {
-		pd_yemit_map_begin(y, true);
-		pd_yemit_kv_freq(y, "freq", o[j].freq_khz);
-		pd_yemit_kv_power(y, "busy", o[j].busy_uw);
-		pd_yemit_kv_power(y, "idle", o[j].idle_uw);
-		pd_yemit_map_end(y);
-	}
-	pd_yemit_seq_end(y);
-}
-
 static void emit_islands(pd_yemit *y, const pd_platform *p, const size_t *pick, const int *cores, size_t n)
 {
 	int cpu = 0;
@@ -179,7 +165,7 @@ static void emit_islands(pd_yemit *y, const pd_platform *p, const size_t *pick, 
 		pd_yemit_seq_end(y);
 		pd_yemit_kv_double(y, "capacity", isl->capacity);
 		pd_yemit_kv_str(y, "policy", policy);
-		emit_opps(y, isl->opps, isl->n_opps);
+		pd_platform_emit_opps(y, isl->opps, isl->n_opps);
 		pd_yemit_map_end(y);
 		cpu += cores[i];
 	}
@@ -198,7 +184,7 @@ static void emit_accels(pd_yemit *y, const pd_platform *p)
 			pd_yemit_kv_str(y, "kind", "gpu");
 			if (a->devfreq)
 				pd_yemit_kv_str(y, "devfreq", a->devfreq);
-			emit_opps(y, a->opps, a->n_opps);
+			pd_platform_emit_opps(y, a->opps, a->n_opps);
 		} else {
 			char mgr[32];
 			snprintf(mgr, sizeof(mgr), "fpga%zu", i);
