@@ -19,6 +19,10 @@ bool pd_th_can_dl(void);
 size_t pd_th_instances(const pd_runlog *r, const char *dag, size_t *misses, int64_t *max_response_ns);
 /* Task index by name, or -1. */
 long pd_th_task(const pd_runlog *r, const char *dag, const char *task);
+/* CPU time stolen by the hypervisor so far, all CPUs, in ms (0 where the kernel does not say). The
+ * test VMs' hosts can stall a vCPU for tens of ms; stolen time is charged to the reservations, so a
+ * timing test that missed repeats once and prints this: a real executor bug misses in both runs. */
+long long pd_th_steal_ms(void);
 /* Number of entries of a cpuset cgroup dir named powerdag-agent-* (leftovers). */
 int pd_th_cpuset_leftovers(void);
 

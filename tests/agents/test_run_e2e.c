@@ -32,20 +32,6 @@ static void fake_18(const char *root)
 	}
 }
 
-/* CPU time stolen by the hypervisor so far, all CPUs (the 8th field of the "cpu" line of /proc/stat). */
-static long long steal_ms(void)
-{
-	unsigned long long v[8] = {0};
-	FILE *f = fopen("/proc/stat", "re");
-	if (!f)
-		return 0;
-	if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-		   &v[6], &v[7]) != 8)
-		v[7] = 0;
-	fclose(f);
-	return (long long)(v[7] * 1000 / (unsigned long long)sysconf(_SC_CLK_TCK));
-}
-
 START_TEST(thirty_seconds_without_a_miss)
 {
 	if (!pd_th_can_dl())
@@ -67,14 +53,14 @@ START_TEST(thirty_seconds_without_a_miss)
 		if (r)
 			pd_runlog_free(r);
 		pd_err e = {0};
-		long long steal0 = steal_ms();
+		long long steal0 = pd_th_steal_ms();
 		int rc = pd_th_run(pd_test_src("tests/agents/plans/e2e.plan.yaml"), 30000, &o, &dir, &e);
 		ck_assert_msg(rc == 0, "%s", e.msg);
 		r = pd_th_log(dir);
 		ck_assert_uint_eq(pd_th_instances(r, "cam", &m_cam, NULL), 300);
 		ck_assert_uint_eq(pd_th_instances(r, "ctl", &m_ctl, NULL), 600);
 		printf("attempt %d: %zu + %zu misses, %lld ms of stolen CPU time\n", attempt + 1, m_cam, m_ctl,
-		       steal_ms() - steal0);
+		       pd_th_steal_ms() - steal0);
 	}
 	ck_assert_uint_eq(m_cam, 0);
 	ck_assert_uint_eq(m_ctl, 0);
