@@ -170,6 +170,25 @@ void opt_bound_free(struct opt_bound *b);
  * search: a bound above it is not needed. */
 double opt_bound_vector(struct opt_bound *b, const struct opt_sol *s, double idle_w, double target_w);
 
+/* Vector screening (screen.c): the continuous relaxation of the island master at one OPP vector,
+ * one LP whose rows, tangent pool and basis carry over between vectors. Returns a valid lower bound
+ * (W) on every plan at the OPPs of s (idle_w: the vector's idle power incl. base), -INFINITY when no
+ * LP optimum came in time, INFINITY with *infeasible set when no plan exists at that vector (then
+ * none exists at any vector that is nowhere faster). Stops refining once the bound reaches target_w. */
+struct opt_screen;
+struct opt_screen *opt_screen_new(const struct opt_inst *in);
+void opt_screen_free(struct opt_screen *S);
+double opt_screen_vector(struct opt_screen *S, const struct opt_sol *s, double idle_w, double target_w,
+			 double deadline_s, bool *infeasible);
+/* After opt_screen_vector: every task on its largest LP share (island core 0, or -(1 + server)). */
+void opt_screen_round(const struct opt_screen *S, int *where);
+/* After opt_screen_vector: task i's deadline (ms) on island k in the LP optimum, when it has a share
+ * there. */
+bool opt_screen_deadline(const struct opt_screen *S, size_t i, size_t k, double *t_ms);
+/* Shrinks every island's density row by frac (0 restores it); a shrunk LP gives no valid bound, only
+ * roundings that leave room for packing onto cores. */
+void opt_screen_shrink(struct opt_screen *S, double frac);
+
 /* Exact island-level master (formulation B) with lazy perspective cuts, then packing repair.
  * incumbent (may be !ok) is improved in place; returns the proven lower bound (W) in *lb and
  * whether the master finished (proved its bound). */

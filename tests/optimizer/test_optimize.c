@@ -7,6 +7,7 @@
  */
 #include "optimizer/checker/pd_check.h"
 #include "optimizer/pd_optimizer.h"
+#include "helper_opt.h"
 #include "pd_test.h"
 
 #include <math.h>
@@ -28,27 +29,6 @@ static const char *const PLAT2 = "platform:\n"
 				 "      opps:\n"
 				 "        - {freq: 500MHz, busy: 300mW, idle: 100mW}\n"
 				 "        - {freq: 1000MHz, busy: 1W, idle: 200mW}\n";
-
-static pd_plan *load(const char *dags, const char *plat)
-{
-	const char *dir = pd_test_tmpdir();
-	const char *dp = pd_test_write(dir, "d.yaml", dags);
-	char dpath[4096];
-	snprintf(dpath, sizeof(dpath), "%s", dp);
-	const char *pp = pd_test_write(dir, "p.yaml", plat);
-	pd_diags d;
-	pd_diags_init(&d);
-	pd_dagset *s = pd_dags_load_file(dpath, &d);
-	pd_platform *p = pd_platform_load_file(pp, &d);
-	if (d.n)
-		pd_diags_print(&d, stderr);
-	ck_assert_ptr_nonnull(s);
-	ck_assert_ptr_nonnull(p);
-	pd_diags_free(&d);
-	pd_plan *plan = pd_plan_new(s, p);
-	ck_assert_ptr_nonnull(plan);
-	return plan;
-}
 
 static int solve(pd_plan *plan, enum pd_solver solver, double tl, struct pd_opt_result *r)
 {
@@ -74,7 +54,7 @@ static void assert_verified(const pd_plan *plan, double power_w)
  *   P = 1 + 2 * 0.1 + 2 * (0.3 - 0.1) * 0.8 = 1.52 W;  at 1000 MHz: 1 + 0.4 + 2 * 0.8 * 0.4 = 2.04 W. */
 START_TEST(independent_low_opp_by_hand)
 {
-	pd_plan *plan = load("dags:\n"
+	pd_plan *plan = pd_to_load("dags:\n"
 			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n"
 			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n",
 			     PLAT2);
@@ -104,7 +84,7 @@ END_TEST
  *   P = 1 + 0.4 + 2 * 0.8 * 0.5 = 2.2 W. */
 START_TEST(independent_needs_top_opp)
 {
-	pd_plan *plan = load("dags:\n"
+	pd_plan *plan = pd_to_load("dags:\n"
 			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 5ms}]}\n"
 			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 5ms}]}\n",
 			     PLAT2);
@@ -124,7 +104,7 @@ END_TEST
  * vector out, so the heuristic alone certifies the optimum. */
 START_TEST(heuristic_capacity_bound_proves)
 {
-	pd_plan *plan = load("dags:\n"
+	pd_plan *plan = pd_to_load("dags:\n"
 			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n"
 			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n"
 			     "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n",
@@ -144,7 +124,7 @@ END_TEST
  * splits give 1.0. With U_max = 0.901 only splits close to the sqrt one are schedulable. */
 START_TEST(chain_sqrt_split)
 {
-	pd_plan *plan = load("dags:\n"
+	pd_plan *plan = pd_to_load("dags:\n"
 			     "  - name: c\n"
 			     "    period: 10ms\n"
 			     "    tasks: [{name: a, wcet: 1ms}, {name: b, wcet: 4ms}]\n"
@@ -176,7 +156,7 @@ END_TEST
  * CPU at 1000 MHz; the GPU idles anyway. */
 START_TEST(accelerator_used_when_cheaper)
 {
-	pd_plan *plan = load("dags:\n"
+	pd_plan *plan = pd_to_load("dags:\n"
 			     "  - name: v\n"
 			     "    period: 10ms\n"
 			     "    tasks:\n"
@@ -211,7 +191,7 @@ END_TEST
  * reconfiguration (5 ms) per request; cheaper than the CPU, and the FIFO bound is the sum. */
 START_TEST(fpga_fifo_bound)
 {
-	pd_plan *plan = load("dags:\n"
+	pd_plan *plan = pd_to_load("dags:\n"
 			     "  - name: v\n"
 			     "    period: 40ms\n"
 			     "    tasks:\n"
@@ -240,7 +220,7 @@ END_TEST
 
 START_TEST(infeasible_path_named)
 {
-	pd_plan *plan = load("dags:\n"
+	pd_plan *plan = pd_to_load("dags:\n"
 			     "  - name: slow\n"
 			     "    period: 10ms\n"
 			     "    tasks: [{name: a, wcet: 4ms}, {name: b, wcet: 3ms}, {name: c, wcet: 4ms}, {name: d, wcet: 1ms}]\n"
@@ -256,7 +236,7 @@ END_TEST
 
 START_TEST(infeasible_capacity_named)
 {
-	pd_plan *plan = load("dags:\n"
+	pd_plan *plan = pd_to_load("dags:\n"
 			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 7ms}]}\n"
 			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 7ms}]}\n"
 			     "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 7ms}]}\n",
@@ -268,28 +248,6 @@ START_TEST(infeasible_capacity_named)
 }
 END_TEST
 
-static pd_plan *generated(unsigned n_dags, unsigned lo, unsigned hi, double util, double accel, uint64_t seed,
-			  const char *platform)
-{
-	struct pd_gen_params g;
-	pd_gen_defaults(&g);
-	g.n_dags = n_dags;
-	g.min_tasks = lo;
-	g.max_tasks = hi;
-	g.util = util;
-	g.accel_ratio = accel;
-	g.seed = seed;
-	pd_err e = {0};
-	pd_dagset *s = pd_dags_generate(&g, &e);
-	ck_assert_msg(s != NULL, "gen: %s", e.msg);
-	pd_diags d;
-	pd_diags_init(&d);
-	pd_platform *p = pd_platform_load_file(pd_test_src(platform), &d);
-	ck_assert_ptr_nonnull(p);
-	pd_diags_free(&d);
-	return pd_plan_new(s, p);
-}
-
 /* Every plan the optimizer returns passes its exact evaluator, also after write + read. */
 START_TEST(random_plans_verify)
 {
@@ -297,7 +255,7 @@ START_TEST(random_plans_verify)
 	const char *dir = pd_test_tmpdir();
 	int found = 0;
 	for (uint64_t seed = 1; seed <= 6; seed++) {
-		pd_plan *plan = generated(2, 3, 6, 0.6, seed % 2 ? 0.3 : 0.0, seed, plats[seed % 2]);
+		pd_plan *plan = pd_to_generated(2, 3, 6, 0.6, seed % 2 ? 0.3 : 0.0, seed, plats[seed % 2]);
 		struct pd_opt_result r;
 		if (solve(plan, seed % 3 ? PD_SOLVER_HEURISTIC : PD_SOLVER_EXACT, 1.0, &r) == 0) {
 			found++;
@@ -332,7 +290,7 @@ START_TEST(heuristic_bound_below_proven_optimum)
 	const char *plats[] = {"platforms/odroid-xu4.yaml", "platforms/zcu102.yaml"};
 	int compared = 0;
 	for (uint64_t seed = 11; seed <= 16; seed++) {
-		pd_plan *plan = generated(2, 3, 4, 0.8, seed % 2 ? 0.3 : 0.0, seed, plats[seed % 2]);
+		pd_plan *plan = pd_to_generated(2, 3, 4, 0.8, seed % 2 ? 0.3 : 0.0, seed, plats[seed % 2]);
 		struct pd_opt_result ex, he;
 		if (solve(plan, PD_SOLVER_EXACT, 2.0, &ex) == 0 && ex.status == PD_STATUS_OPTIMAL) {
 			ck_assert_int_eq(solve(plan, PD_SOLVER_HEURISTIC, 1.0, &he), 0);
@@ -353,7 +311,7 @@ END_TEST
 START_TEST(small_xu4_exact_checked)
 {
 	for (uint64_t seed = 1; seed <= 3; seed++) {
-		pd_plan *plan = generated(2, 5, 5, 0.15, 0.0, seed, "platforms/odroid-xu4.yaml");
+		pd_plan *plan = pd_to_generated(2, 5, 5, 0.15, 0.0, seed, "platforms/odroid-xu4.yaml");
 		struct pd_opt_result ex, he;
 		ck_assert_int_eq(solve(plan, PD_SOLVER_EXACT, 2.0, &ex), 0);
 		assert_verified(plan, ex.power_w);
@@ -383,7 +341,7 @@ static double wall_s(void)
  * building, heuristic, MILPs, packing checks) ends within the limit plus a small tolerance. */
 START_TEST(time_limit_honoured)
 {
-	pd_plan *plan = generated(6, 8, 12, 2.0, 0.2, 7, "platforms/odroid-xu4.yaml");
+	pd_plan *plan = pd_to_generated(6, 8, 12, 2.0, 0.2, 7, "platforms/odroid-xu4.yaml");
 	struct pd_opt_result r;
 	double t0 = wall_s();
 	solve(plan, PD_SOLVER_EXACT, 1.0, &r);
@@ -471,7 +429,7 @@ END_TEST
 
 START_TEST(slack_under_cap)
 {
-	pd_plan *plan = load("dags:\n"
+	pd_plan *plan = pd_to_load("dags:\n"
 			     "  - name: c\n"
 			     "    period: 10ms\n"
 			     "    tasks: [{name: a, wcet: 1ms}, {name: b, wcet: 2ms}]\n"
@@ -502,7 +460,7 @@ START_TEST(cbc_backend_same_optimum)
 {
 	if (!pd_opt_have_cbc())
 		return;
-	pd_plan *plan = load("dags:\n"
+	pd_plan *plan = pd_to_load("dags:\n"
 			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n"
 			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n",
 			     PLAT2);
@@ -531,7 +489,7 @@ START_TEST(balanced_within_one_percent)
 			   "    period: 20ms\n"
 			   "    tasks: [{name: a, wcet: 2ms}, {name: b, wcet: 3ms}]\n"
 			   "    edges: [[a, b]]\n";
-	pd_plan *plan = load(dags, PLAT2);
+	pd_plan *plan = pd_to_load(dags, PLAT2);
 	struct pd_opt_result pr, br;
 	ck_assert_int_eq(solve(plan, PD_SOLVER_EXACT, 5, &pr), 0);
 	struct pd_opt_params p;
@@ -551,7 +509,7 @@ END_TEST
 /* The evaluator that guards every written plan rejects tampered plans, naming the rule. */
 START_TEST(evaluator_rejects_tampering)
 {
-	pd_plan *plan = load("dags:\n"
+	pd_plan *plan = pd_to_load("dags:\n"
 			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n"
 			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n",
 			     PLAT2);

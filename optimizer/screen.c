@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Vector screening: the continuous relaxation of the island-level master at one OPP vector, as a
+ * small LP that is kept from vector to vector (docs/MODEL.md, "Exact", vector screening).
+ *
+ * With the OPPs fixed, the island master (master.c) has no OPP binaries; relaxing its placement
+ * binaries leaves a convex program:
+ *     min  sum_ik busy_ik a_ik + sum_is busy_is z_is
+ *     s.t. sum_k a_ik + sum_s z_is = 1                      every task placed
+ *          (C_ik / cap) a_ik <= d_ik <= hi_i a_ik             alone it must fit one core
+ *          v_ik >= a_ik^2 / d_ik                            perspective of 1/d (tangents below)
+ *          sum_i C_ik v_ik <= n_k cap                       island density
+ *          sum_i (L_is / T_i) z_is <= 1                     FIFO utilisation
+ *          F_i >= F_p + sum_k d_ik + sum_s L_is z_is, F_i <= D   finish potentials
+ * Every plan at the vector is a point of it (a, z 0/1, d its deadlines, v = 1/d; the FIFO response
+ * R_i >= L_i and the reconfiguration time are dropped, which only relaxes), so its optimum - and, as
+ * the tangents v >= 2a/t - d/t^2 under-estimate the perspective, every LP optimum of the Kelley loop
+ * below - plus the vector's idle power is a valid lower bound on every plan at that vector.
+ *
+ * Why a separate LP rather than the master's root: only the coefficients that depend on the OPPs
+ * (C_ik, L_is, busy power) change between vectors, and the tangents depend on (a, d, v) alone, so
+ * the rows, the cut pool and the simplex basis carry over from one vector to the next. On the
+ * benchmark's 120-task XU4 set this is what lets every OPP vector be bounded within the time limit
+ * (the master's root LP carries every OPP's columns and took 0.4-0.9 s per vector).
+ */
+#include "optimizer/opt_internal.h"
+
+#include <glpk.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Kelley rounds per vector, and the relative violation below which a tangent is not worth a row. */
+#define SCREEN_ROUNDS 40
+#define SCREEN_TOL 1e-3
+/* The cut pool is dropped and rebuilt from the static tangents when it grows past this many rows
+ * per task (an LP that only grows would make every later vector slower). */
+#define SCREEN_ROWS_PER_TASK 60
+
+struct opt_screen {
+	const struct opt_inst *in;
+	glp_prob *lp;
+	int *a, *d, *v;  /* [i * n_isl + k] */
+	int *z;          /* [i * n_srv + s] (0: no implementation) */
+	int *dlo;        /* [i * n_isl + k]: row d - (C/cap) a >= 0 */
+	int *cap;        /* [k]: island density row */
+	int *srv;        /* [s]: utilisation row */
+	int *path0;      /* [i]: first path row of task i (one per predecessor, or one) */
+	int *F;          /* [i] */
+	int n_static;    /* rows up to here survive a pool reset */
+	int *ind;
+	double *val, *x;
+};
+
+static double ms(double ns) { return ns * 1e-6; }
+
+static int col(glp_prob *lp, double lb, double ub)
+{
+	int c = glp_add_cols(lp, 1);
+	glp_set_col_bnds(lp, c, ub > lb ? GLP_DB : GLP_FX, lb, ub);
+	return c;
+}
+
+static int row(glp_prob *lp, int type, double rhs, int n, const int *ind1, const double *val1)
+{
+	int r = glp_add_rows(lp, 1);
+	glp_set_mat_row(lp, r, n, ind1, val1); /* 1-based arrays */
+	glp_set_row_bnds(lp, r, type, rhs, rhs);
+	return r;
+}
+
+static void tangent(struct opt_screen *S, size_t ik, double t)
+{
+	int ind[4] = {0, S->v[ik], S->a[ik], S->d[ik]};
+	double val[4] = {0, 1.0, -2.0 / t, 1.0 / (t * t)};
+	row(S->lp, GLP_LO, 0.0, 3, ind, val);
+}
+
+static double hi_ms(const struct opt_inst *in, size_t i)
+{
+	return ms(fmin(in->hi_ns[i], (double)in->T_ns[i]));
+}
+
+/* Tangents at the fastest single-core deadline, the geometric middle and the longest deadline:
+ * rows that every vector needs, so they are part of the static model. */
+static void static_tangents(struct opt_screen *S)
+{
+	const struct opt_inst *in = S->in;
+	for (size_t i = 0; i < in->n_tasks; i++)
+		for (size_t k = 0; k < in->n_isl; k++) {
+			double hi = hi_ms(in, i), lo = ms((double)wcet_at(in, i, k, in->isl_nopp[k] - 1)) / in->cap;
+			if (lo <= 0 || lo > hi)
+				continue;
+			double pts[3] = {lo, sqrt(lo * hi), hi};
+			for (int p = 0; p < 3; p++)
+				tangent(S, i * in->n_isl + k, pts[p]);
+		}
+}
+
+static void build_tasks(struct opt_screen *S)
+{
+	const struct opt_inst *in = S->in;
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		double hi = hi_ms(in, i);
+		int n = 0;
+		for (size_t k = 0; k < in->n_isl; k++) {
+			size_t ik = i * in->n_isl + k;
+			S->a[ik] = col(S->lp, 0, 1);
+			S->d[ik] = col(S->lp, 0, hi);
+			S->v[ik] = col(S->lp, 0, 0);
+			glp_set_col_bnds(S->lp, S->v[ik], GLP_LO, 0, 0);
+			S->ind[++n] = S->a[ik], S->val[n] = 1.0;
+			int ih[3] = {0, S->d[ik], S->a[ik]};
+			double vh[3] = {0, 1.0, -hi};
+			row(S->lp, GLP_UP, 0.0, 2, ih, vh); /* d <= hi a */
+			double vl[3] = {0, 1.0, 0.0};       /* d >= (C / cap) a: set per vector */
+			S->dlo[ik] = row(S->lp, GLP_LO, 0.0, 2, ih, vl);
+		}
+		for (size_t s = 0; s < in->n_srv; s++)
+			if (in->impl[i * in->n_srv + s] >= 0) {
+				S->z[i * in->n_srv + s] = col(S->lp, 0, 1);
+				S->ind[++n] = S->z[i * in->n_srv + s], S->val[n] = 1.0;
+			}
+		row(S->lp, GLP_FX, 1.0, n, S->ind, S->val);
+		S->F[i] = col(S->lp, 0, ms((double)in->D_ns[i]));
+	}
+}
+
+static void build_rows(struct opt_screen *S)
+{
+	const struct opt_inst *in = S->in;
+	for (size_t k = 0; k < in->n_isl; k++)
+		S->cap[k] = row(S->lp, GLP_UP, (double)in->isl_ncores[k] * in->cap, 0, S->ind, S->val);
+	for (size_t s = 0; s < in->n_srv; s++)
+		S->srv[s] = row(S->lp, GLP_UP, 1.0, 0, S->ind, S->val);
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		const struct pd_task *t = pd_dags_task(in->dags, i);
+		size_t np = t->n_preds ? t->n_preds : 1;
+		for (size_t p = 0; p < np; p++) {
+			int n = 0;
+			S->ind[++n] = S->F[i], S->val[n] = 1.0;
+			if (t->n_preds)
+				S->ind[++n] = S->F[t->preds[p]], S->val[n] = -1.0;
+			for (size_t k = 0; k < in->n_isl; k++)
+				S->ind[++n] = S->d[i * in->n_isl + k], S->val[n] = -1.0;
+			int r = row(S->lp, GLP_LO, 0.0, n, S->ind, S->val);
+			if (!p)
+				S->path0[i] = r;
+		}
+	}
+}
+
+struct opt_screen *opt_screen_new(const struct opt_inst *in)
+{
+	struct opt_screen *S = calloc(1, sizeof(*S));
+	size_t nik = in->n_tasks * in->n_isl + 1, nis = in->n_tasks * in->n_srv + 1;
+	size_t wide = in->n_tasks * (in->n_isl + in->n_srv) + in->n_isl + in->n_srv + 8;
+	if (!S)
+		return NULL;
+	S->in = in;
+	S->a = calloc(nik, sizeof(int)), S->d = calloc(nik, sizeof(int)), S->v = calloc(nik, sizeof(int));
+	S->dlo = calloc(nik, sizeof(int)), S->z = calloc(nis, sizeof(int));
+	S->cap = calloc(in->n_isl + 1, sizeof(int)), S->srv = calloc(in->n_srv + 1, sizeof(int));
+	S->path0 = calloc(in->n_tasks + 1, sizeof(int)), S->F = calloc(in->n_tasks + 1, sizeof(int));
+	S->ind = calloc(wide + 1, sizeof(int)), S->val = calloc(wide + 1, sizeof(double));
+	S->lp = glp_create_prob();
+	if (!S->a || !S->d || !S->v || !S->dlo || !S->z || !S->cap || !S->srv || !S->path0 || !S->F || !S->ind ||
+	    !S->val || !S->lp) {
+		opt_screen_free(S);
+		return NULL;
+	}
+	glp_set_obj_dir(S->lp, GLP_MIN);
+	build_tasks(S);
+	build_rows(S);
+	static_tangents(S);
+	S->n_static = glp_get_num_rows(S->lp);
+	S->x = calloc((size_t)glp_get_num_cols(S->lp) + 1, sizeof(double));
+	if (!S->x) {
+		opt_screen_free(S);
+		return NULL;
+	}
+	return S;
+}
+
+void opt_screen_free(struct opt_screen *S)
+{
+	if (!S)
+		return;
+	if (S->lp)
+		glp_delete_prob(S->lp);
+	free(S->a), free(S->d), free(S->v), free(S->dlo), free(S->z), free(S->cap), free(S->srv);
+	free(S->path0), free(S->F), free(S->ind), free(S->val), free(S->x);
+	free(S);
+}
+
+/* Accelerator latency of task i on server s at the vector (ns). */
+static double lat(const struct opt_inst *in, const struct opt_sol *s, size_t i, size_t v)
+{
+	return (double)opt_latency(in, i, v, s->acc_opp[in->srv[v].accel]);
+}
+
+/* Puts the OPP-dependent coefficients of vector s into the LP: objective, single-core rows,
+ * island densities, FIFO utilisations, accelerator delays on the paths; options that cannot hold
+ * the task alone are fixed to 0. */
+static void set_vector(struct opt_screen *S, const struct opt_sol *s)
+{
+	const struct opt_inst *in = S->in;
+	for (size_t k = 0; k < in->n_isl; k++) {
+		int n = 0;
+		for (size_t i = 0; i < in->n_tasks; i++) {
+			size_t ik = i * in->n_isl + k;
+			double C = (double)wcet_at(in, i, k, s->isl_opp[k]);
+			bool fits = C >= 1024 && C / in->cap <= fmin(in->hi_ns[i], (double)in->T_ns[i]);
+			glp_set_col_bnds(S->lp, S->a[ik], fits ? GLP_DB : GLP_FX, 0, fits ? 1 : 0);
+			glp_set_obj_coef(S->lp, S->a[ik], opt_task_busy_w(in, s, i, (int)in->isl_core0[k]));
+			int ih[3] = {0, S->d[ik], S->a[ik]};
+			double vl[3] = {0, 1.0, -ms(C) / in->cap};
+			glp_set_mat_row(S->lp, S->dlo[ik], 2, ih, vl);
+			/* v <= cap / C when alone on a core: a free upper bound that keeps v finite */
+			glp_set_col_bnds(S->lp, S->v[ik], GLP_DB, 0, in->cap / ms(C));
+			S->ind[++n] = S->v[ik], S->val[n] = ms(C);
+		}
+		glp_set_mat_row(S->lp, S->cap[k], n, S->ind, S->val);
+	}
+	for (size_t v = 0; v < in->n_srv; v++) {
+		int n = 0;
+		for (size_t i = 0; i < in->n_tasks; i++) {
+			int c = S->z[i * in->n_srv + v];
+			if (!c)
+				continue;
+			double L = lat(in, s, i, v);
+			bool fits = L <= fmin(in->hi_ns[i], (double)in->T_ns[i]);
+			glp_set_col_bnds(S->lp, c, fits ? GLP_DB : GLP_FX, 0, fits ? 1 : 0);
+			glp_set_obj_coef(S->lp, c, opt_task_busy_w(in, s, i, -(int)v - 1));
+			S->ind[++n] = c, S->val[n] = L / (double)in->T_ns[i];
+		}
+		glp_set_mat_row(S->lp, S->srv[v], n, S->ind, S->val);
+	}
+	if (in->n_srv)
+		for (size_t i = 0; i < in->n_tasks; i++) {
+			const struct pd_task *t = pd_dags_task(in->dags, i);
+			size_t np = t->n_preds ? t->n_preds : 1;
+			for (size_t p = 0; p < np; p++) {
+				int n = 0;
+				S->ind[++n] = S->F[i], S->val[n] = 1.0;
+				if (t->n_preds)
+					S->ind[++n] = S->F[t->preds[p]], S->val[n] = -1.0;
+				for (size_t k = 0; k < in->n_isl; k++)
+					S->ind[++n] = S->d[i * in->n_isl + k], S->val[n] = -1.0;
+				for (size_t v = 0; v < in->n_srv; v++)
+					if (S->z[i * in->n_srv + v])
+						S->ind[++n] = S->z[i * in->n_srv + v], S->val[n] = -ms(lat(in, s, i, v));
+				glp_set_mat_row(S->lp, S->path0[i] + (int)p, n, S->ind, S->val);
+			}
+		}
+}
+
+/* Adds the tangents the LP optimum violates; returns how many. */
+static int separate(struct opt_screen *S)
+{
+	const struct opt_inst *in = S->in;
+	int nc = glp_get_num_cols(S->lp), added = 0;
+	for (int c = 1; c <= nc; c++)
+		S->x[c] = glp_get_col_prim(S->lp, c);
+	for (size_t ik = 0; ik < in->n_tasks * in->n_isl; ik++) {
+		double a = S->x[S->a[ik]], d = S->x[S->d[ik]], v = S->x[S->v[ik]];
+		if (a < 1e-7 || d < 1e-9)
+			continue;
+		double need = a * a / d;
+		if (v < need * (1 - SCREEN_TOL) - 1e-12) {
+			/* at the point, and on either side: the next optimum moves along the curve */
+			tangent(S, ik, d / a);
+			tangent(S, ik, d / a * 0.8);
+			tangent(S, ik, d / a * 1.25);
+			added++;
+		}
+	}
+	return added;
+}
+
+/* Drops the generated tangents (the static rows stay) once the pool has grown too large. */
+static void prune_pool(struct opt_screen *S)
+{
+	int nr = glp_get_num_rows(S->lp);
+	if ((size_t)(nr - S->n_static) <= SCREEN_ROWS_PER_TASK * S->in->n_tasks)
+		return;
+	int n = nr - S->n_static;
+	int *del = malloc(((size_t)n + 1) * sizeof(int));
+	if (!del)
+		return;
+	for (int r = 1; r <= n; r++)
+		del[r] = S->n_static + r;
+	glp_del_rows(S->lp, n, del);
+	free(del);
+	glp_std_basis(S->lp);
+}
+
+/* One LP may take at most this long: a stalled simplex must not eat the other vectors' time. */
+#define SCREEN_LP_S 1.0
+
+static int simplex(glp_prob *lp, double deadline_s)
+{
+	deadline_s = fmin(deadline_s, opt_now_s() + SCREEN_LP_S);
+	glp_smcp sp;
+	glp_init_smcp(&sp);
+	sp.msg_lev = GLP_MSG_OFF;
+	sp.meth = GLP_DUALP;
+	double left_ms = (deadline_s - opt_now_s()) * 1000.0;
+	if (left_ms < 5)
+		return GLP_ETMLIM;
+	sp.tm_lim = (int)left_ms;
+	int rc = glp_simplex(lp, &sp);
+	if (rc != 0 && rc != GLP_ETMLIM) { /* a stale basis after coefficient changes: start afresh */
+		left_ms = (deadline_s - opt_now_s()) * 1000.0;
+		if (left_ms < 5)
+			return GLP_ETMLIM;
+		sp.tm_lim = (int)left_ms;
+		glp_std_basis(lp);
+		rc = glp_simplex(lp, &sp);
+	}
+	return rc;
+}
+
+double opt_screen_vector(struct opt_screen *S, const struct opt_sol *s, double idle_w, double target_w,
+			 double deadline_s, bool *infeasible)
+{
+	*infeasible = false;
+	prune_pool(S);
+	set_vector(S, s);
+	glp_scale_prob(S->lp, GLP_SF_AUTO);
+	double bound = -INFINITY;
+	for (int round = 0; round < SCREEN_ROUNDS; round++) {
+		if (simplex(S->lp, deadline_s) != 0)
+			break;
+		int st = glp_get_status(S->lp);
+		if (st == GLP_NOFEAS) { /* the relaxation has no point: nothing is feasible at this vector */
+			*infeasible = true;
+			return INFINITY;
+		}
+		if (st != GLP_OPT)
+			break;
+		double z = idle_w + glp_get_obj_val(S->lp);
+		/* Kelley's tail: stop once a round gains less than 1e-4 relative */
+		bool stalled = z < bound + 1e-4 * fabs(bound);
+		bound = fmax(bound, z);
+		if (bound >= target_w || stalled || !separate(S))
+			break;
+	}
+	return bound;
+}
+
+void opt_screen_round(const struct opt_screen *S, int *where)
+{
+	const struct opt_inst *in = S->in;
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		double best = -1;
+		for (size_t k = 0; k < in->n_isl; k++) {
+			double a = glp_get_col_prim(S->lp, S->a[i * in->n_isl + k]);
+			if (a > best)
+				best = a, where[i] = (int)in->isl_core0[k];
+		}
+		for (size_t v = 0; v < in->n_srv; v++) {
+			int c = S->z[i * in->n_srv + v];
+			double z = c ? glp_get_col_prim(S->lp, c) : -1;
+			if (z > best)
+				best = z, where[i] = -(int)v - 1;
+		}
+	}
+}
+
+void opt_screen_shrink(struct opt_screen *S, double frac)
+{
+	const struct opt_inst *in = S->in;
+	for (size_t k = 0; k < in->n_isl; k++) {
+		double rhs = (double)in->isl_ncores[k] * in->cap * (1 - frac);
+		glp_set_row_bnds(S->lp, S->cap[k], GLP_UP, rhs, rhs);
+	}
+}
+
+bool opt_screen_deadline(const struct opt_screen *S, size_t i, size_t k, double *t_ms)
+{
+	size_t ik = i * S->in->n_isl + k;
+	double a = glp_get_col_prim(S->lp, S->a[ik]), d = glp_get_col_prim(S->lp, S->d[ik]);
+	if (a < 1e-6 || d < 1e-9)
+		return false;
+	*t_ms = d / a;
+	return true;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* Instances shared by the optimizer tests. */
+#include "helper_opt.h"
+#include "pd_test.h"
+
+#include <stdio.h>
+
+pd_plan *pd_to_load(const char *dags, const char *plat)
+{
+	const char *dir = pd_test_tmpdir();
+	const char *dp = pd_test_write(dir, "d.yaml", dags);
+	char dpath[4096];
+	snprintf(dpath, sizeof(dpath), "%s", dp);
+	const char *pp = pd_test_write(dir, "p.yaml", plat);
+	pd_diags d;
+	pd_diags_init(&d);
+	pd_dagset *s = pd_dags_load_file(dpath, &d);
+	pd_platform *p = pd_platform_load_file(pp, &d);
+	if (d.n)
+		pd_diags_print(&d, stderr);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_nonnull(p);
+	pd_diags_free(&d);
+	pd_plan *plan = pd_plan_new(s, p);
+	ck_assert_ptr_nonnull(plan);
+	return plan;
+}
+
+pd_plan *pd_to_generated(unsigned n_dags, unsigned lo, unsigned hi, double util, double accel, uint64_t seed,
+			  const char *platform)
+{
+	struct pd_gen_params g;
+	pd_gen_defaults(&g);
+	g.n_dags = n_dags;
+	g.min_tasks = lo;
+	g.max_tasks = hi;
+	g.util = util;
+	g.accel_ratio = accel;
+	g.seed = seed;
+	pd_err e = {0};
+	pd_dagset *s = pd_dags_generate(&g, &e);
+	ck_assert_msg(s != NULL, "gen: %s", e.msg);
+	pd_diags d;
+	pd_diags_init(&d);
+	pd_platform *p = pd_platform_load_file(pd_test_src(platform), &d);
+	ck_assert_ptr_nonnull(p);
+	pd_diags_free(&d);
+	return pd_plan_new(s, p);
+}
