@@ -870,12 +870,43 @@ static const double round_shrink[] = {0, 0.01, 0.02, 0.03, 0.045, 0.06, 0.08};
  * its largest share of the screening LP solved with some capacity held back, and the heuristic's
  * packing, repair and local search make a plan of it. A better incumbent closes more vectors.
  */
+/* Makes a plan of a rounded screening LP (s->where: island core 0 or server): its deadlines are the
+ * LP's, packed exactly (opt_pack_given); failing that, the heuristic's own packing and repair. */
+static bool round_pack(struct master *M, struct opt_sol *s, struct opt_ws *w, double dl)
+{
+	const struct opt_inst *in = M->in;
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		double t;
+		if (s->where[i] >= 0 && opt_screen_deadline(M->scr, i, in->core_isl[s->where[i]], &t))
+			s->d_ns[i] = t * 1e6;
+		else if (s->where[i] >= 0)
+			s->d_ns[i] = fmin(in->hi_ns[i], (double)in->T_ns[i]);
+	}
+	int *keep = malloc(in->n_tasks * sizeof(int));
+	if (!keep)
+		return false;
+	memcpy(keep, s->where, in->n_tasks * sizeof(int));
+	double r = opt_pack_given(in, s, w, dl);
+	bool ok = r <= 1.0 && opt_evaluate(in, s, NULL, 0);
+	if (!ok) {
+		memcpy(s->where, keep, in->n_tasks * sizeof(int));
+		ok = opt_heur_polish(in, s, dl);
+	}
+	free(keep);
+	return ok;
+}
+
 static void round_vectors(struct master *M, const struct vec *vs, size_t nv, struct opt_sol *inc, double dl)
 {
 	const struct opt_inst *in = M->in;
 	struct opt_sol s;
-	if (!M->scr || opt_sol_init(&s, in))
+	struct opt_ws *w = opt_ws_new(in);
+	if (!w)
 		return;
+	if (!M->scr || opt_sol_init(&s, in)) {
+		opt_ws_free(w);
+		return;
+	}
 	for (size_t j = 0; j < nv && opt_now_s() < dl; j++) {
 		double cut = inc->ok ? inc->power_w * (1 - 1e-7) : INFINITY;
 		if (vs[j].lb >= cut)
@@ -892,7 +923,7 @@ static void round_vectors(struct master *M, const struct vec *vs, size_t nv, str
 			if (!isfinite(b))
 				continue;
 			opt_screen_round(M->scr, s.where);
-			bool ok = opt_heur_polish(in, &s, fmin(dl, opt_now_s() + 2.0));
+			bool ok = round_pack(M, &s, w, fmin(dl, opt_now_s() + 2.0));
 			if (ok && (!inc->ok || s.power_w < inc->power_w))
 				opt_sol_copy(inc, &s, in);
 			if (ok)
@@ -900,6 +931,7 @@ static void round_vectors(struct master *M, const struct vec *vs, size_t nv, str
 		}
 	}
 	opt_sol_free(&s);
+	opt_ws_free(w);
 }
 
 /*

@@ -130,6 +130,11 @@ double opt_deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double sla
 double opt_pack(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, double slack_frac, bool polish,
 		double deadline_s);
 
+/* Packing when good island-level deadlines are known (s->d_ns of every CPU task, e.g. from the
+ * screening LP): worst fit decreasing of those densities, then the exact deadline LP; re-packs with
+ * the LP's deadlines and moves tasks off the fullest core while over. Returns max density / cap. */
+double opt_pack_given(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, double deadline_s);
+
 /* Island of a core; placement helpers. */
 static inline size_t opt_core_island(const struct opt_inst *in, int c) { return in->core_isl[c]; }
 

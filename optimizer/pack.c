@@ -126,3 +126,28 @@ double opt_pack(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, 
 	}
 	return res;
 }
+
+double opt_pack_given(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, double deadline_s)
+{
+	struct opt_sol *best = &w->pbest, *tmp = &w->ptmp;
+	wfd(in, s, w->keys, w->pload);
+	double res = opt_deadlines_lp(in, s, 0, deadline_s);
+	if (res <= 1.0 || !isfinite(res))
+		return res;
+	/* the LP's deadlines, re-packed once; then single moves off the fullest core */
+	opt_sol_copy(best, s, in);
+	wfd(in, s, w->keys, w->pload);
+	double r = opt_deadlines_lp(in, s, 0, deadline_s);
+	if (r < res)
+		res = r, opt_sol_copy(best, s, in);
+	opt_sol_copy(s, best, in);
+	if (res < 1.5) {
+		(void)relieve(in, s, w, 0, opt_deadlines_fast(in, s, w, 0, 6), tmp, w->pload);
+		r = opt_deadlines_lp(in, s, 0, deadline_s);
+		if (r < res)
+			res = r;
+		else
+			opt_sol_copy(s, best, in);
+	}
+	return res;
+}
