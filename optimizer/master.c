@@ -871,8 +871,9 @@ static const double round_shrink[] = {0, 0.01, 0.02, 0.03, 0.045, 0.06, 0.08};
  * packing, repair and local search make a plan of it. A better incumbent closes more vectors.
  */
 /* Makes a plan of a rounded screening LP (s->where: island core 0 or server): its deadlines are the
- * LP's, packed exactly (opt_pack_given); failing that, the heuristic's own packing and repair. */
-static bool round_pack(struct master *M, struct opt_sol *s, struct opt_ws *w, double dl)
+ * LP's, packed exactly (opt_pack_given, which keeps every task on its island); failing that and
+ * when repair is set, the heuristic's own packing and repair (which may move tasks elsewhere). */
+static bool round_pack(struct master *M, struct opt_sol *s, struct opt_ws *w, double dl, bool repair)
 {
 	const struct opt_inst *in = M->in;
 	for (size_t i = 0; i < in->n_tasks; i++) {
@@ -888,7 +889,7 @@ static bool round_pack(struct master *M, struct opt_sol *s, struct opt_ws *w, do
 	memcpy(keep, s->where, in->n_tasks * sizeof(int));
 	double r = opt_pack_given(in, s, w, dl);
 	bool ok = r <= 1.0 && opt_evaluate(in, s, NULL, 0);
-	if (!ok) {
+	if (!ok && repair) {
 		memcpy(s->where, keep, in->n_tasks * sizeof(int));
 		ok = opt_heur_polish(in, s, dl);
 	}
@@ -923,7 +924,7 @@ static void round_vectors(struct master *M, const struct vec *vs, size_t nv, str
 			if (!isfinite(b))
 				continue;
 			opt_screen_round(M->scr, s.where);
-			bool ok = round_pack(M, &s, w, fmin(dl, opt_now_s() + 2.0));
+			bool ok = round_pack(M, &s, w, fmin(dl, opt_now_s() + 2.0), true);
 			if (ok && (!inc->ok || s.power_w < inc->power_w))
 				opt_sol_copy(inc, &s, in);
 			if (ok)
@@ -1033,6 +1034,165 @@ static int cand_alloc(struct cand *c, const struct opt_inst *in)
 	c->isl_opp = calloc(in->n_isl + 1, sizeof(size_t));
 	c->acc_opp = calloc(in->n_acc + 1, sizeof(size_t));
 	return c->where && c->isl_opp && c->acc_opp ? 0 : -1;
+}
+
+/*
+ * Per-vector branch and bound on the screening LP (small sets, island search). With the OPPs fixed a
+ * plan's power is the vector's idle power plus the busy power of its island / server assignment,
+ * so only the assignment is searched: depth first, on the task whose LP share is most fractional,
+ * the option with the larger share first. A node whose LP bound reaches the incumbent is closed. An
+ * integral LP optimum is an assignment whose power is that bound: if it packs with the LP's deadlines
+ * (opt_pack_given keeps every task on its island) it is the best plan of its subtree; otherwise the
+ * core-level master decides exactly (pack_exact), and an assignment that cannot be packed gets a
+ * no-good row in the screening LP (valid at this vector, freed afterwards) and the node is solved
+ * again. Every node's LP is an outer approximation, so every closure is valid.
+ */
+struct bb {
+	struct master *M, *C;
+	struct opt_sol *inc, s, tmp;
+	struct opt_ws *w;
+	struct cand cd;
+	long *fixed; /* per task: fixed option, or -1 */
+	int *nogood; /* no-good rows added to the screening LP at this vector */
+	size_t n_nogood, cap_nogood;
+	double idle, dl;
+	bool unfinished; /* out of time */
+	bool unknown;    /* some leaf's packing was not decided */
+};
+/* One exact packing check of the branch and bound may take this long (GLPK sometimes cannot decide
+ * a 20-task packing in 9 s; the search then goes on with that leaf open). */
+#define BB_EXACT_S 2.0
+
+static size_t n_options(const struct opt_inst *in) { return in->n_isl + in->n_srv; }
+
+/* Most fractional free task (largest 1 - max share), or n_tasks when the LP optimum is integral; the
+ * option with its largest share in *best_o. */
+static size_t bb_branch_task(const struct bb *B, long *best_o)
+{
+	const struct opt_inst *in = B->M->in;
+	size_t bi = in->n_tasks;
+	double bf = 1e-6;
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		if (B->fixed[i] >= 0)
+			continue;
+		double top = 0;
+		long o_top = 0;
+		for (size_t o = 0; o < n_options(in); o++) {
+			double sh = opt_screen_share(B->M->scr, i, o);
+			if (sh > top)
+				top = sh, o_top = (long)o;
+		}
+		if (1 - top > bf)
+			bf = 1 - top, bi = i, *best_o = o_top;
+	}
+	return bi;
+}
+
+/* An integral LP optimum: can its assignment be packed? 1 yes (incumbent updated), 0 proven not
+ * (a no-good row now excludes it), -1 not known (the exact check ran out of its time). */
+static int bb_leaf(struct bb *B)
+{
+	const struct opt_inst *in = B->M->in;
+	opt_screen_round(B->M->scr, B->s.where);
+	memcpy(B->cd.where, B->s.where, in->n_tasks * sizeof(int));
+	/* only packings that keep this assignment close the subtree (no repair moves here) */
+	if (round_pack(B->M, &B->s, B->w, fmin(B->dl, opt_now_s() + 1.0), false)) {
+		if (!B->inc->ok || B->s.power_w < B->inc->power_w)
+			opt_sol_copy(B->inc, &B->s, in);
+		return 1;
+	}
+	if (!B->C || B->n_nogood == B->cap_nogood)
+		return -1;
+	memcpy(B->cd.isl_opp, B->s.isl_opp, in->n_isl * sizeof(size_t));
+	memcpy(B->cd.acc_opp, B->s.acc_opp, in->n_acc * sizeof(size_t));
+	int r = pack_exact(B->C, &B->cd, &B->tmp, fmin(B->dl, opt_now_s() + BB_EXACT_S));
+	if (r == 1 && (!B->inc->ok || B->tmp.power_w < B->inc->power_w))
+		opt_sol_copy(B->inc, &B->tmp, in);
+	if (r == 0)
+		B->nogood[B->n_nogood++] = opt_screen_nogood(B->M->scr, B->cd.where);
+	return r;
+}
+
+static void bb_node(struct bb *B)
+{
+	const struct opt_inst *in = B->M->in;
+	long o_top = 0;
+	size_t bi = in->n_tasks;
+	for (;;) { /* again after a no-good row: the same node has a new LP */
+		if (B->unfinished || opt_now_s() >= B->dl) {
+			B->unfinished = true;
+			return;
+		}
+		double cut = B->inc->ok ? B->inc->power_w * (1 - 1e-7) : INFINITY;
+		bool inf;
+		double lb = opt_screen_resolve(B->M->scr, B->idle, cut, B->dl, &inf);
+		if (inf || lb >= cut)
+			return;
+		if (!isfinite(lb)) {
+			B->unfinished = true;
+			return;
+		}
+		bi = bb_branch_task(B, &o_top);
+		if (bi < in->n_tasks)
+			break;
+		int r = bb_leaf(B);
+		if (r == 1)
+			return;
+		if (r < 0) { /* this leaf stays open: the vector cannot be closed, the search goes on */
+			B->unknown = true;
+			return;
+		}
+	}
+	/* children: the LP's favourite option first, then the others */
+	for (size_t t = 0; t < n_options(in) && !B->unfinished; t++) {
+		long o = t == 0 ? o_top : (long)(t - 1 < (size_t)o_top ? t - 1 : t);
+		B->fixed[bi] = o;
+		opt_screen_fix(B->M->scr, &B->s, bi, o);
+		bb_node(B);
+	}
+	B->fixed[bi] = -1;
+	opt_screen_fix(B->M->scr, &B->s, bi, -1);
+}
+
+/* Returns INFINITY when the search closed vector s (any better plan is now the incumbent), else
+ * -INFINITY (unfinished: the caller keeps the vector's other bounds). */
+static double vector_bb(struct master *M, struct master *C, const struct opt_sol *s, struct opt_sol *inc, double dl)
+{
+	const struct opt_inst *in = M->in;
+	struct bb B = {.M = M, .C = C, .inc = inc, .dl = dl};
+	double res = -INFINITY;
+	if (!M->scr)
+		return res;
+	B.w = opt_ws_new(in);
+	B.fixed = malloc(in->n_tasks * sizeof(long));
+	B.cap_nogood = 256;
+	B.nogood = malloc(B.cap_nogood * sizeof(int));
+	if (!B.w || !B.fixed || !B.nogood || opt_sol_init(&B.s, in) || opt_sol_init(&B.tmp, in) || cand_alloc(&B.cd, in))
+		goto out;
+	memcpy(B.s.isl_opp, s->isl_opp, in->n_isl * sizeof(size_t));
+	memcpy(B.s.acc_opp, s->acc_opp, in->n_acc * sizeof(size_t));
+	for (size_t i = 0; i < in->n_tasks; i++)
+		B.fixed[i] = -1;
+	B.idle = vector_idle_w(in, &B.s);
+	bool inf;
+	double lb = opt_screen_vector(M->scr, &B.s, B.idle, INFINITY, dl, &inf);
+	if (inf)
+		res = INFINITY;
+	else if (isfinite(lb)) {
+		bb_node(&B);
+		if (!B.unfinished && !B.unknown)
+			res = INFINITY;
+	}
+out:
+	for (size_t r = 0; r < B.n_nogood; r++)
+		opt_screen_release(M->scr, B.nogood[r]);
+	opt_ws_free(B.w);
+	free(B.fixed);
+	free(B.nogood);
+	free(B.cd.where), free(B.cd.isl_opp), free(B.cd.acc_opp);
+	opt_sol_free(&B.s);
+	opt_sol_free(&B.tmp);
+	return res;
 }
 
 /*
@@ -1148,6 +1308,12 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 		/* later vectors must leave time: at most half of what is left, at least 0.2 s */
 		double left = deadline_s - opt_now_s();
 		double dl = opt_now_s() + fmax(fmin(left, 0.2), 0.5 * left);
+		/* small sets: the branch and bound on the screening LP first, half of the vector's share */
+		if (!per_core && in->n_tasks <= OPT_PER_CORE_TASKS &&
+		    vector_bb(M, P, &s, inc, opt_now_s() + 0.5 * (dl - opt_now_s())) == INFINITY) {
+			ob[j] = INFINITY;
+			continue;
+		}
 		ob[j] = solve_vector(V, P, inc, dl, deadline_s, &cd, &tmp);
 	}
 	/* Vectors left open (time) get the rest of the budget, best bound first: the cuts and no-goods

@@ -185,6 +185,16 @@ struct opt_screen *opt_screen_new(const struct opt_inst *in);
 void opt_screen_free(struct opt_screen *S);
 double opt_screen_vector(struct opt_screen *S, const struct opt_sol *s, double idle_w, double target_w,
 			 double deadline_s, bool *infeasible);
+/* Branch and bound on the screening LP of the current vector: option o of task i (islands, then
+ * servers) is the only one left open (o < 0: every option that fits is open again); resolve runs
+ * the Kelley loop on the LP as it stands; share is option o's value in the last LP optimum. */
+void opt_screen_fix(struct opt_screen *S, const struct opt_sol *s, size_t i, long o);
+double opt_screen_resolve(struct opt_screen *S, double idle_w, double target_w, double deadline_s, bool *infeasible);
+double opt_screen_share(const struct opt_screen *S, size_t i, size_t o);
+/* A no-good row excluding the island / server assignment where (valid at the current vector only:
+ * opt_screen_release frees it before the LP moves to another vector); returns the row. */
+int opt_screen_nogood(struct opt_screen *S, const int *where);
+void opt_screen_release(struct opt_screen *S, int r);
 /* After opt_screen_vector: every task on its largest LP share (island core 0, or -(1 + server)). */
 void opt_screen_round(const struct opt_screen *S, int *where);
 /* After opt_screen_vector: task i's deadline (ms) on island k in the LP optimum, when it has a share

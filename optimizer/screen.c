@@ -321,19 +321,16 @@ static int simplex(glp_prob *lp, double deadline_s)
 	return rc;
 }
 
-double opt_screen_vector(struct opt_screen *S, const struct opt_sol *s, double idle_w, double target_w,
-			 double deadline_s, bool *infeasible)
+/* Kelley loop on the LP as it stands (vector and any fixings set). */
+static double kelley(struct opt_screen *S, double idle_w, double target_w, double deadline_s, bool *infeasible)
 {
 	*infeasible = false;
-	prune_pool(S);
-	set_vector(S, s);
-	glp_scale_prob(S->lp, GLP_SF_AUTO);
 	double bound = -INFINITY;
 	for (int round = 0; round < SCREEN_ROUNDS; round++) {
 		if (simplex(S->lp, deadline_s) != 0)
 			break;
 		int st = glp_get_status(S->lp);
-		if (st == GLP_NOFEAS) { /* the relaxation has no point: nothing is feasible at this vector */
+		if (st == GLP_NOFEAS) { /* the relaxation has no point: nothing is feasible here */
 			*infeasible = true;
 			return INFINITY;
 		}
@@ -347,6 +344,56 @@ double opt_screen_vector(struct opt_screen *S, const struct opt_sol *s, double i
 			break;
 	}
 	return bound;
+}
+
+double opt_screen_vector(struct opt_screen *S, const struct opt_sol *s, double idle_w, double target_w,
+			 double deadline_s, bool *infeasible)
+{
+	prune_pool(S);
+	set_vector(S, s);
+	glp_scale_prob(S->lp, GLP_SF_AUTO);
+	return kelley(S, idle_w, target_w, deadline_s, infeasible);
+}
+
+double opt_screen_resolve(struct opt_screen *S, double idle_w, double target_w, double deadline_s, bool *infeasible)
+{
+	return kelley(S, idle_w, target_w, deadline_s, infeasible);
+}
+
+/* Column of option o of task i (islands, then servers); 0 when the task has no such option. */
+static int option_col(const struct opt_screen *S, size_t i, size_t o)
+{
+	const struct opt_inst *in = S->in;
+	return o < in->n_isl ? S->a[i * in->n_isl + o] : S->z[i * in->n_srv + (o - in->n_isl)];
+}
+
+static bool option_fits(const struct opt_screen *S, const struct opt_sol *s, size_t i, size_t o)
+{
+	const struct opt_inst *in = S->in;
+	double hi = fmin(in->hi_ns[i], (double)in->T_ns[i]);
+	if (o < in->n_isl) {
+		double C = (double)wcet_at(in, i, o, s->isl_opp[o]);
+		return C >= 1024 && C / in->cap <= hi;
+	}
+	return lat(in, s, i, o - in->n_isl) <= hi;
+}
+
+double opt_screen_share(const struct opt_screen *S, size_t i, size_t o)
+{
+	int c = option_col(S, i, o);
+	return c ? glp_get_col_prim(S->lp, c) : 0.0;
+}
+
+void opt_screen_fix(struct opt_screen *S, const struct opt_sol *s, size_t i, long o)
+{
+	const struct opt_inst *in = S->in;
+	for (size_t q = 0; q < in->n_isl + in->n_srv; q++) {
+		int c = option_col(S, i, q);
+		if (!c)
+			continue;
+		bool open = (o < 0 || (size_t)o == q) && option_fits(S, s, i, q);
+		glp_set_col_bnds(S->lp, c, open ? GLP_DB : GLP_FX, 0, open ? 1 : 0);
+	}
 }
 
 void opt_screen_round(const struct opt_screen *S, int *where)
@@ -385,4 +432,24 @@ bool opt_screen_deadline(const struct opt_screen *S, size_t i, size_t k, double 
 		return false;
 	*t_ms = d / a;
 	return true;
+}
+
+int opt_screen_nogood(struct opt_screen *S, const int *where)
+{
+	const struct opt_inst *in = S->in;
+	int n = 0;
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		int w = where[i];
+		size_t o = w >= 0 ? in->core_isl[w] : in->n_isl + (size_t)(-w - 1);
+		int c = option_col(S, i, o);
+		if (c)
+			S->ind[++n] = c, S->val[n] = 1.0;
+	}
+	return n ? row(S->lp, GLP_UP, (double)n - 1.0, n, S->ind, S->val) : 0;
+}
+
+void opt_screen_release(struct opt_screen *S, int r)
+{
+	if (r > 0 && r <= glp_get_num_rows(S->lp))
+		glp_set_row_bnds(S->lp, r, GLP_FR, 0, 0);
 }
