@@ -1043,9 +1043,10 @@ static int cand_alloc(struct cand *c, const struct opt_inst *in)
  * the option with the larger share first. A node whose LP bound reaches the incumbent is closed. An
  * integral LP optimum is an assignment whose power is that bound: if it packs with the LP's deadlines
  * (opt_pack_given keeps every task on its island) it is the best plan of its subtree; otherwise the
- * core-level master decides exactly (pack_exact), and an assignment that cannot be packed gets a
- * no-good row in the screening LP (valid at this vector, freed afterwards) and the node is solved
- * again. Every node's LP is an outer approximation, so every closure is valid.
+ * exact packing search decides (corepack.c, then the core-level master if that ran out of time),
+ * and an assignment that cannot be packed gets a no-good row in the screening LP (valid at this
+ * vector, freed afterwards) and the node is solved again. Every node's LP is an outer approximation,
+ * so every closure is valid.
  */
 struct bb {
 	struct master *M, *C;
@@ -1059,8 +1060,9 @@ struct bb {
 	bool unfinished; /* out of time */
 	bool unknown;    /* some leaf's packing was not decided */
 };
-/* One exact packing check of the branch and bound may take this long (GLPK sometimes cannot decide
- * a 20-task packing in 9 s; the search then goes on with that leaf open). */
+/* One exact packing check of the branch and bound may take this long (corepack.c decides the
+ * benchmark's 30-task packings in 0.01-2 s; GLPK's core-level master sometimes not in 9 s); a leaf
+ * left undecided stays open and the search goes on. */
 #define BB_EXACT_S 2.0
 
 static size_t n_options(const struct opt_inst *in) { return in->n_isl + in->n_srv; }
@@ -1101,11 +1103,15 @@ static int bb_leaf(struct bb *B)
 			opt_sol_copy(B->inc, &B->s, in);
 		return 1;
 	}
-	if (!B->C || B->n_nogood == B->cap_nogood)
+	if (B->n_nogood == B->cap_nogood)
 		return -1;
 	memcpy(B->cd.isl_opp, B->s.isl_opp, in->n_isl * sizeof(size_t));
 	memcpy(B->cd.acc_opp, B->s.acc_opp, in->n_acc * sizeof(size_t));
-	int r = pack_exact(B->C, &B->cd, &B->tmp, fmin(B->dl, opt_now_s() + BB_EXACT_S));
+	opt_sol_copy(&B->tmp, &B->s, in);
+	memcpy(B->tmp.where, B->cd.where, in->n_tasks * sizeof(int));
+	int r = opt_corepack(in, &B->tmp, fmin(B->dl, opt_now_s() + BB_EXACT_S));
+	if (r < 0 && B->C)
+		r = pack_exact(B->C, &B->cd, &B->tmp, fmin(B->dl, opt_now_s() + BB_EXACT_S));
 	if (r == 1 && (!B->inc->ok || B->tmp.power_w < B->inc->power_w))
 		opt_sol_copy(B->inc, &B->tmp, in);
 	if (r == 0)
@@ -1502,23 +1508,19 @@ int opt_exact(const struct opt_inst *in, const struct pd_opt_params *p, double d
 #endif
 	{
 		snprintf(solver_name, n, "exact/glpk");
-		/* Small sets: a portfolio on one valid bound. The per-core search proves some sets in
-		 * seconds where the island search stalls on assignments that do not pack, and the island
-		 * search closes others at once where GLPK is slow on the per-core MILPs; each phase's
-		 * bound is valid (min with the incumbent), so the larger one is kept. */
-		double lb1 = -INFINITY;
-		rc = 0;
-		if (with_cores && in->n_tasks <= OPT_PER_CORE_TASKS) {
-			double mid = opt_now_s() + OPT_PER_CORE_SHARE * (deadline_s - opt_now_s());
-			rc = solve_glpk(&M, &C, true, mid, inc, finished);
-			lb1 = inc->ok ? fmin(M.bound, inc->power_w * (1 - 1e-7)) : M.bound;
-			if (rc == 0 && inc->ok && lb1 >= inc->power_w * (1 - 1e-6))
-				deadline_s = opt_now_s(); /* proven: the island phase has nothing to add */
+		/* Small sets: a portfolio on one valid bound. The island search (screening, branch and
+		 * bound with exact packing) proves most sets; the per-core search then gets what is left
+		 * and proves some that the island search does not. Each phase's bound is valid (min with
+		 * the incumbent), so the larger one is kept. */
+		bool small = with_cores && in->n_tasks <= OPT_PER_CORE_TASKS;
+		double mid = small ? opt_now_s() + (1 - OPT_PER_CORE_SHARE) * (deadline_s - opt_now_s()) : deadline_s;
+		rc = solve_glpk(&M, with_cores ? &C : NULL, false, mid, inc, finished);
+		if (small && rc == 0 && !*finished && opt_now_s() < deadline_s) {
+			double lb1 = inc->ok ? fmin(M.bound, inc->power_w * (1 - 1e-7)) : M.bound;
+			rc = solve_glpk(&M, &C, true, deadline_s, inc, finished);
+			if (rc == 0 && lb1 > M.bound)
+				M.bound = lb1;
 		}
-		if (rc == 0 && opt_now_s() < deadline_s)
-			rc = solve_glpk(&M, with_cores ? &C : NULL, false, deadline_s, inc, finished);
-		if (rc == 0 && lb1 > M.bound)
-			M.bound = lb1;
 	}
 	glp_term_out(GLP_ON);
 	if (rc < 0) {

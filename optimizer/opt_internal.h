@@ -135,6 +135,11 @@ double opt_pack(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, 
  * the LP's deadlines and moves tasks off the fullest core while over. Returns max density / cap. */
 double opt_pack_given(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, double deadline_s);
 
+/* Exact packing (corepack.c) of the island / server assignment of s (CPU tasks: any core of their
+ * island) at its OPPs: 1 packed (s has the cores and deadlines and passed the evaluator), 0 proven
+ * impossible, -1 not decided by deadline_s. */
+int opt_corepack(const struct opt_inst *in, struct opt_sol *s, double deadline_s);
+
 /* Island of a core; placement helpers. */
 static inline size_t opt_core_island(const struct opt_inst *in, int c) { return in->core_isl[c]; }
 

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Exact packing of an island assignment onto cores (docs/MODEL.md, "Exact"): given the island or
+ * server of every task and the OPPs, do cores and deadlines exist such that every core's density
+ * fits and every path meets its deadline?
+ *
+ * Depth-first over the CPU tasks, densest first (C / longest deadline), each onto a core of its
+ * island: the cores already used, then one empty core (the empty cores of an island are
+ * interchangeable, so trying more than one repeats the same subtree). Every node solves the
+ * deadline LP of its partial assignment:
+ *     C_i / cap <= d_i <= min(T_i, D_i),  u_i >= C_i / d_i (tangents u >= C (2/t - d/t^2)),
+ *     sum_{i on core c} u_i <= cap,   sum_{i on island k} u_i <= n_k cap  (assigned or not),
+ *     F_i >= F_p + d_i (CPU) or + R_i (accelerator, its FIFO bound), F_i <= D
+ * The tangents under-estimate C/d, so an infeasible LP proves that no completion exists (the
+ * subtree is closed); a point where every u_i >= C_i / d_i is a certificate for its assignment. At a
+ * leaf such a point is the plan (its deadlines, checked again by the exact evaluator).
+ *
+ * Why not GLPK's tree search on the core-level master: with the assignment fixed GLPK sometimes
+ * cannot decide a 20-task packing in 9 s (symmetric cores, lazily separated tangents at every node),
+ * while this search mostly needs a few hundred small LPs.
+ */
+#include "optimizer/opt_internal.h"
+
+#include <glpk.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Kelley rounds per node; a node whose loop ends without a verdict is branched on (its LP serves
+ * only to prune), a leaf then relies on the exact evaluator and the deadline LP. The tolerance is
+ * well inside the solvers' margin eta (docs/MODEL.md). */
+#define CP_ROUNDS 30
+#define CP_TOL 1e-6
+
+struct cp {
+	const struct opt_inst *in;
+	struct opt_sol *s;
+	glp_prob *lp;
+	int *d, *u, *F;   /* per task (0 for accelerated tasks' d and u) */
+	int *core_row;    /* per core */
+	double *C;        /* per task: execution time (ms) */
+	size_t *order, n_cpu;
+	int *core_of;     /* per task: core, or -1 while free */
+	int *ind;
+	double *val, *x;
+	double deadline_s;
+};
+
+static int lp_col(glp_prob *lp, double lb, double ub)
+{
+	int c = glp_add_cols(lp, 1);
+	if (isfinite(ub))
+		glp_set_col_bnds(lp, c, ub > lb ? GLP_DB : GLP_FX, lb, ub > lb ? ub : lb);
+	else
+		glp_set_col_bnds(lp, c, GLP_LO, lb, 0);
+	return c;
+}
+
+static void lp_row(glp_prob *lp, int type, double rhs, int n, const int *ind, const double *val)
+{
+	int r = glp_add_rows(lp, 1);
+	glp_set_mat_row(lp, r, n, ind, val);
+	glp_set_row_bnds(lp, r, type, rhs, rhs);
+}
+
+static void tangent(struct cp *P, size_t i, double t)
+{
+	int ind[3] = {0, P->u[i], P->d[i]};
+	double val[3] = {0, 1.0, P->C[i] / (t * t)};
+	lp_row(P->lp, GLP_LO, 2.0 * P->C[i] / t, 2, ind, val);
+}
+
+static void build_paths(struct cp *P, const int64_t *r_ns)
+{
+	const struct opt_inst *in = P->in;
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		const struct pd_task *t = pd_dags_task(in->dags, i);
+		double fixed = P->s->where[i] < 0 ? (double)r_ns[i] * 1e-6 : 0.0;
+		size_t np = t->n_preds ? t->n_preds : 1;
+		for (size_t p = 0; p < np; p++) {
+			int n = 0;
+			P->ind[++n] = P->F[i], P->val[n] = 1.0;
+			if (t->n_preds)
+				P->ind[++n] = P->F[t->preds[p]], P->val[n] = -1.0;
+			if (P->d[i])
+				P->ind[++n] = P->d[i], P->val[n] = -1.0;
+			lp_row(P->lp, GLP_LO, fixed, n, P->ind, P->val);
+		}
+	}
+}
+
+static void build(struct cp *P, const int64_t *r_ns)
+{
+	const struct opt_inst *in = P->in;
+	glp_set_obj_dir(P->lp, GLP_MIN);
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		/* 2 ns below D, as in deadlines.c: floored deadlines never push a path past D */
+		double D = ((double)in->D_ns[i] - 2.0) * 1e-6;
+		P->F[i] = lp_col(P->lp, 0, D);
+		if (P->s->where[i] < 0)
+			continue;
+		double hi = fmin((double)in->T_ns[i] * 1e-6, D);
+		P->d[i] = lp_col(P->lp, fmin(P->C[i] / in->cap, hi), hi);
+		P->u[i] = lp_col(P->lp, 0, in->cap);
+		glp_set_obj_coef(P->lp, P->u[i], 1.0);
+	}
+	for (size_t c = 0; c < in->n_cores; c++)
+		P->core_row[c] = glp_add_rows(P->lp, 1), glp_set_row_bnds(P->lp, P->core_row[c], GLP_UP, 0, in->cap);
+	for (size_t k = 0; k < in->n_isl; k++) {
+		int n = 0;
+		for (size_t i = 0; i < in->n_tasks; i++)
+			if (P->s->where[i] >= 0 && in->core_isl[P->s->where[i]] == k)
+				P->ind[++n] = P->u[i], P->val[n] = 1.0;
+		if (n)
+			lp_row(P->lp, GLP_UP, (double)in->isl_ncores[k] * in->cap, n, P->ind, P->val);
+	}
+	build_paths(P, r_ns);
+	for (size_t i = 0; i < in->n_tasks; i++)
+		if (P->d[i]) {
+			double lo = glp_get_col_lb(P->lp, P->d[i]), hi = glp_get_col_ub(P->lp, P->d[i]);
+			tangent(P, i, lo);
+			tangent(P, i, sqrt(lo * hi));
+			tangent(P, i, hi);
+		}
+}
+
+/* Core c's row lists the tasks now assigned to it. */
+static void set_core_row(struct cp *P, size_t c)
+{
+	int n = 0;
+	for (size_t i = 0; i < P->in->n_tasks; i++)
+		if (P->core_of[i] == (int)c)
+			P->ind[++n] = P->u[i], P->val[n] = 1.0;
+	glp_set_mat_row(P->lp, P->core_row[c], n, P->ind, P->val);
+}
+
+/* Kelley loop: 0 the LP is infeasible (no completion exists), 1 not proven so (possibly a
+ * certificate point: every u_i >= C_i / d_i (1 - tol)), -1 out of time or numerical trouble. */
+static int node_lp(struct cp *P)
+{
+	glp_smcp sp;
+	glp_init_smcp(&sp);
+	sp.msg_lev = GLP_MSG_OFF;
+	sp.meth = GLP_DUALP;
+	for (int round = 0; round < CP_ROUNDS; round++) {
+		double left_ms = (P->deadline_s - opt_now_s()) * 1000.0;
+		if (left_ms < 1)
+			return -1;
+		sp.tm_lim = (int)left_ms;
+		int rc = glp_simplex(P->lp, &sp);
+		if (rc != 0 && rc != GLP_ETMLIM) {
+			glp_std_basis(P->lp);
+			rc = glp_simplex(P->lp, &sp);
+		}
+		if (rc != 0)
+			return -1;
+		if (glp_get_status(P->lp) == GLP_NOFEAS)
+			return 0;
+		if (glp_get_status(P->lp) != GLP_OPT)
+			return -1;
+		int added = 0;
+		for (size_t i = 0; i < P->in->n_tasks; i++) {
+			if (!P->d[i])
+				continue;
+			double d = glp_get_col_prim(P->lp, P->d[i]), u = glp_get_col_prim(P->lp, P->u[i]);
+			if (u < P->C[i] / d * (1 - CP_TOL)) {
+				tangent(P, i, d);
+				added++;
+			}
+		}
+		if (!added)
+			return 1;
+	}
+	return 1;
+}
+
+/* A certificate at a leaf: the plan with these cores and the LP's deadlines. */
+static int leaf(struct cp *P)
+{
+	const struct opt_inst *in = P->in;
+	for (size_t i = 0; i < in->n_tasks; i++)
+		if (P->d[i]) {
+			P->s->where[i] = P->core_of[i];
+			P->s->d_ns[i] = glp_get_col_prim(P->lp, P->d[i]) * 1e6;
+		}
+	if (opt_evaluate(in, P->s, NULL, 0))
+		return 1;
+	/* float dust at the cap: the exact deadline LP for these cores */
+	return opt_deadlines_lp(in, P->s, 0, P->deadline_s) <= 1.0 && opt_evaluate(in, P->s, NULL, 0) ? 1 : -1;
+}
+
+static int dfs(struct cp *P, size_t pos)
+{
+	int r = node_lp(P);
+	if (r <= 0)
+		return r;
+	if (pos == P->n_cpu)
+		return leaf(P);
+	const struct opt_inst *in = P->in;
+	size_t i = P->order[pos], k = in->core_isl[P->s->where[i]];
+	size_t c0 = in->isl_core0[k], nc = in->isl_ncores[k];
+	/* the island's used cores by the LP's load, least loaded first, then one empty core */
+	double load[64];
+	size_t cand[64], n = 0;
+	bool empty_tried = false;
+	for (size_t c = c0; c < c0 + nc && n < 64; c++) {
+		double l = 0;
+		bool used = false;
+		for (size_t j = 0; j < in->n_tasks; j++)
+			if (P->core_of[j] == (int)c)
+				used = true, l += glp_get_col_prim(P->lp, P->u[j]);
+		if (!used && empty_tried)
+			continue;
+		empty_tried = empty_tried || !used;
+		size_t at = n++;
+		while (at && load[at - 1] > l)
+			load[at] = load[at - 1], cand[at] = cand[at - 1], at--;
+		load[at] = l, cand[at] = c;
+	}
+	bool unknown = false;
+	for (size_t t = 0; t < n; t++) {
+		P->core_of[i] = (int)cand[t];
+		set_core_row(P, cand[t]);
+		r = dfs(P, pos + 1);
+		P->core_of[i] = -1;
+		set_core_row(P, cand[t]);
+		if (r == 1)
+			return 1;
+		if (r < 0 && opt_now_s() >= P->deadline_s)
+			return -1;
+		if (r < 0)
+			unknown = true; /* that subtree stays open: this one cannot be proven empty */
+	}
+	return unknown ? -1 : 0;
+}
+
+/* Insertion sort of order[0..n) by key, largest first (n is a task count: small). */
+static void sort_desc(size_t *order, size_t n, const double *key)
+{
+	for (size_t j = 1; j < n; j++) {
+		size_t v = order[j], at = j;
+		while (at && key[order[at - 1]] < key[v])
+			order[at] = order[at - 1], at--;
+		order[at] = v;
+	}
+}
+
+int opt_corepack(const struct opt_inst *in, struct opt_sol *s, double deadline_s)
+{
+	struct cp P = {.in = in, .s = s, .deadline_s = deadline_s};
+	size_t n = in->n_tasks;
+	int64_t *r_ns = calloc(n + 1, sizeof(int64_t));
+	double *key = calloc(n + 1, sizeof(double));
+	P.d = calloc(n + 1, sizeof(int)), P.u = calloc(n + 1, sizeof(int)), P.F = calloc(n + 1, sizeof(int));
+	P.core_row = calloc(in->n_cores + 1, sizeof(int)), P.C = calloc(n + 1, sizeof(double));
+	P.order = calloc(n + 1, sizeof(size_t)), P.core_of = calloc(n + 1, sizeof(int));
+	P.ind = calloc(2 * n + 8, sizeof(int)), P.val = calloc(2 * n + 8, sizeof(double));
+	P.lp = glp_create_prob();
+	int res = -1;
+	if (!r_ns || !key || !P.d || !P.u || !P.F || !P.core_row || !P.C || !P.order || !P.core_of || !P.ind ||
+	    !P.val || !P.lp)
+		goto out;
+	opt_fifo_response(in, s, r_ns);
+	for (size_t i = 0; i < n; i++) {
+		P.core_of[i] = -1;
+		if (s->where[i] < 0)
+			continue;
+		P.C[i] = (double)opt_exec_ns(in, s, i) * 1e-6;
+		key[i] = P.C[i] / fmin(in->hi_ns[i], (double)in->T_ns[i]);
+		P.order[P.n_cpu++] = i;
+	}
+	sort_desc(P.order, P.n_cpu, key);
+	build(&P, r_ns);
+	res = dfs(&P, 0);
+out:
+	if (P.lp)
+		glp_delete_prob(P.lp);
+	free(r_ns), free(key), free(P.d), free(P.u), free(P.F), free(P.core_row), free(P.C), free(P.order);
+	free(P.core_of), free(P.ind), free(P.val);
+	return res;
+}
