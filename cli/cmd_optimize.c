@@ -26,6 +26,20 @@ static int parse_seconds(const char *s, double *out)
 	return 0;
 }
 
+/* A relative gap: a number in [0, 1), or a percentage such as "0.5%". */
+static int parse_gap(const char *s, double *out)
+{
+	char *end = NULL;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (!errno && end != s && *end == '%' && !end[1])
+		v /= 100.0, end++;
+	if (errno || end == s || *end || !isfinite(v) || v < 0 || v >= 1)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 /* "3.5W", "800mW", or a bare number of watts. */
 static int parse_cap(const char *s, int64_t *uw)
 {
@@ -116,7 +130,8 @@ static int parse_opts(int argc, char **argv, struct pd_opt_params *p, const char
 		{"output", required_argument, NULL, 'o'},     {"objective", required_argument, NULL, 'O'},
 		{"power-cap", required_argument, NULL, 'c'},  {"solver", required_argument, NULL, 's'},
 		{"backend", required_argument, NULL, 'b'},    {"time-limit", required_argument, NULL, 't'},
-		{"json", no_argument, NULL, 'j'},             {NULL, 0, NULL, 0},
+		{"gap", required_argument, NULL, 'g'},        {"json", no_argument, NULL, 'j'},
+		{NULL, 0, NULL, 0},
 	};
 	opterr = 0;
 	optind = 1;
@@ -140,6 +155,9 @@ static int parse_opts(int argc, char **argv, struct pd_opt_params *p, const char
 			break;
 		case 't':
 			bad = parse_seconds(optarg, &p->time_limit_s) != 0;
+			break;
+		case 'g':
+			bad = parse_gap(optarg, &p->gap) != 0;
 			break;
 		case 'j':
 			*json = true;
@@ -208,17 +226,22 @@ const struct pd_cmd pd_cmd_optimize = {
 	run,
 	"compute a power-minimal deployment plan (MILP + heuristic)",
 	"optimize DAGS PLATFORM [-o PLAN] [--objective power|slack|balanced] [--power-cap W]\n"
-	"                [--solver exact|heuristic|auto] [--backend glpk|cbc] [--time-limit S] [--json]\n\n"
+	"                [--solver exact|heuristic|auto] [--backend glpk|cbc] [--time-limit S] [--gap G]\n"
+	"                [--json]\n\n"
 	"  -o, --output PLAN   write the plan (atomically); nothing is written unless a plan is found\n"
 	"  --objective OBJ     power (default): minimise average power;\n"
 	"                      slack: maximise the minimum relative slack subject to --power-cap;\n"
 	"                      balanced: minimise power, then maximise slack within 1 % of it\n"
 	"  --power-cap W       power budget for --objective slack (e.g. 3.5W, 800mW)\n"
-	"  --solver S          exact: heuristic warm start + island-level MILP with lazy cuts (proves\n"
-	"                      optimality or a certified gap); heuristic: fast, with a valid lower bound;\n"
+	"  --solver S          exact: heuristic warm start, a relaxation per OPP vector, branch and bound\n"
+	"                      with exact core packing, MILPs with lazy cuts (proves optimality within\n"
+	"                      --gap, or a certified gap); heuristic: fast, with a valid lower bound;\n"
 	"                      auto (default): exact up to 60 tasks, heuristic above\n"
 	"  --backend B         glpk (default) or cbc for the MILP\n"
 	"  --time-limit S      wall-clock limit in seconds (default 60)\n"
+	"  --gap G             optimality tolerance, relative (1e-4, default) or in percent (0.5%):\n"
+	"                      the exact search stops once no plan can be more than G cheaper, and\n"
+	"                      the status is then optimal; 0: as exact as the arithmetic allows\n"
 	"  --json              one JSON object: status, objective, power_w, lower_bound_w, gap,\n"
 	"                      min_relative_slack, solve_time_s, solver\n\n"
 	"exit: 0 plan found, 1 infeasible (the reason names the DAG path or resource), 2 bad input"};

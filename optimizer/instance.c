@@ -192,6 +192,7 @@ int opt_inst_build(struct opt_inst *in, const pd_dagset *dags, const pd_platform
 	in->cap_raw = pd_platform_core_capacity(plat);
 	in->cap = in->cap_raw * (1.0 - eta);
 	in->base_w = (double)pd_platform_base_uw(plat) * 1e-6;
+	in->rel_gap = 1e-7;
 	bool oom = false;
 	build_islands(in, &oom);
 	if (!oom)

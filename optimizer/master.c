@@ -17,7 +17,7 @@
  * the perspective (rows added there live only in the current subtree; we re-separate at every node).
  * GLPK settings per the reference notes: presolve off (the callback must see the original columns),
  * simple rounding off (its incumbents would bypass the lazy rows), dual simplex. The incumbent from the
- * heuristic enters as an objective cut-off row (P <= incumbent (1 - 1e-7)): if the master becomes
+ * heuristic enters as an objective cut-off row (P <= incumbent (1 - gap tolerance)): if the master becomes
  * infeasible, the incumbent is proven optimal; rather than glp_ios_heur_sol, whose solutions GLPK does
  * not check against lazy rows.
  *
@@ -105,6 +105,13 @@ static void add_row(glp_prob *lp, int type, double rhs, int n, const int *ind, c
 }
 
 static double ms(int64_t ns) { return (double)ns * 1e-6; }
+
+/* What a plan must cost less than to matter: the incumbent less the optimality tolerance (every
+ * search prunes at it; INFINITY without an incumbent). */
+static double cut_w(const struct opt_inst *in, const struct opt_sol *inc)
+{
+	return inc->ok ? inc->power_w * (1 - in->rel_gap) : INFINITY;
+}
 
 static void tangent(glp_prob *lp, int a, int d, int v, double t)
 {
@@ -840,7 +847,7 @@ static void screen_vectors(struct master *M, struct vec *vs, size_t nv, const st
 		opt_sol_free(&s);
 		return;
 	}
-	double cut = inc->ok ? inc->power_w * (1 - 1e-7) : INFINITY;
+	double cut = cut_w(in, inc);
 	for (size_t j = 0; j < nv && vs[j].lb < cut; j++) {
 		size_t id = vs[j].id;
 		if (isnan(M->scr_lb[id]) && opt_now_s() < screen_dl) {
@@ -909,7 +916,7 @@ static void round_vectors(struct master *M, const struct vec *vs, size_t nv, str
 		return;
 	}
 	for (size_t j = 0; j < nv && opt_now_s() < dl; j++) {
-		double cut = inc->ok ? inc->power_w * (1 - 1e-7) : INFINITY;
+		double cut = cut_w(in, inc);
 		if (vs[j].lb >= cut)
 			break;
 		decode(in, &s, vs[j].id);
@@ -1001,6 +1008,16 @@ static int pack_exact(struct master *C, const struct cand *cd, struct opt_sol *o
 	for (size_t c = 0; c < C->n_cands; c++)
 		free(C->cands[c].where), free(C->cands[c].isl_opp), free(C->cands[c].acc_opp);
 	C->n_cands = 0;
+	/* C is also the per-core phase's model: the assignment must not stay fixed in it (that made a
+	 * later per-core MILP search a restriction, and "closed" a vector that had a better plan) */
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		for (size_t b = 0; b < C->nb; b++)
+			if (C->a[i * C->nb + b])
+				glp_set_col_bnds(C->lp, C->a[i * C->nb + b], GLP_DB, 0, 1);
+		for (size_t sv = 0; sv < in->n_srv; sv++)
+			if (C->z[i * in->n_srv + sv])
+				glp_set_col_bnds(C->lp, C->z[i * in->n_srv + sv], GLP_DB, 0, 1);
+	}
 	return res;
 }
 
@@ -1129,7 +1146,7 @@ static void bb_node(struct bb *B)
 			B->unfinished = true;
 			return;
 		}
-		double cut = B->inc->ok ? B->inc->power_w * (1 - 1e-7) : INFINITY;
+		double cut = cut_w(in, B->inc);
 		bool inf;
 		double lb = opt_screen_resolve(B->M->scr, B->idle, cut, B->dl, &inf);
 		if (inf || lb >= cut)
@@ -1212,7 +1229,7 @@ static double solve_vector(struct master *M, struct master *C, struct opt_sol *i
 {
 	const struct opt_inst *in = M->in;
 	for (int round = 0; round < 50; round++) {
-		double cut = inc->ok ? inc->power_w * (1 - 1e-7) : INFINITY;
+		double cut = cut_w(in, inc);
 		if (isfinite(cut))
 			glp_set_row_bnds(M->lp, M->cutoff_row, GLP_UP, 0, cut - in->base_w);
 		bool fin = false;
@@ -1223,7 +1240,7 @@ static double solve_vector(struct master *M, struct master *C, struct opt_sol *i
 			repair_candidates(M, inc, deadline_s);
 		if (!fin)
 			return mb;
-		if (!isfinite(mb) || (inc->ok && inc->power_w <= mb * (1 + 1e-7)))
+		if (!isfinite(mb) || mb >= cut_w(in, inc))
 			return INFINITY; /* closed */
 		if (!have || !C || opt_now_s() >= dl)
 			return mb;
@@ -1267,7 +1284,7 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 	size_t nv = opt_vector_count(in);
 	if (nv > OPT_VECTOR_LIMIT) { /* one master with free OPP binaries */
 		if (inc->ok)
-			glp_set_row_bnds(M->lp, M->cutoff_row, GLP_UP, 0, inc->power_w * (1 - 1e-7) - in->base_w);
+			glp_set_row_bnds(M->lp, M->cutoff_row, GLP_UP, 0, cut_w(in, inc) - in->base_w);
 		mip(M, deadline_s, finished);
 		if (M->n_cands)
 			repair_candidates(M, inc, deadline_s);
@@ -1306,7 +1323,7 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 		goto out;
 	size_t j = 0;
 	for (; j < nv && isfinite(vs[j].lb); j++) {
-		double cut = inc->ok ? inc->power_w * (1 - 1e-7) : INFINITY;
+		double cut = cut_w(in, inc);
 		if (vs[j].lb >= cut || opt_now_s() >= deadline_s)
 			break;
 		decode(in, &s, vs[j].id);
@@ -1326,7 +1343,7 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 	 * gathered meanwhile often close them quickly. */
 	for (int pass = 0; pass < 3 && opt_now_s() < deadline_s; pass++)
 		for (size_t t = 0; t < j && opt_now_s() < deadline_s; t++) {
-			double cut = inc->ok ? inc->power_w * (1 - 1e-7) : INFINITY;
+			double cut = cut_w(in, inc);
 			if (ob[t] == INFINITY || vs[t].lb >= cut)
 				continue;
 			decode(in, &s, vs[t].id);
@@ -1336,14 +1353,14 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 		}
 	double open_bound = INFINITY;
 	for (size_t t = 0; t < j; t++) {
-		double cut = inc->ok ? inc->power_w * (1 - 1e-7) : INFINITY;
+		double cut = cut_w(in, inc);
 		if (ob[t] < INFINITY && vs[t].lb < cut) /* -INFINITY (no LP bound in time): the vector's own */
 			open_bound = fmin(open_bound, fmax(vs[t].lb, ob[t]));
 	}
 	free(ob);
 	double rest = j < nv ? vs[j].lb : INFINITY;
 	M->bound = fmin(open_bound, rest);
-	*finished = !isfinite(open_bound) && (j >= nv || !isfinite(rest) || (inc->ok && rest >= inc->power_w * (1 - 1e-7)));
+	*finished = !isfinite(open_bound) && (j >= nv || !isfinite(rest) || rest >= cut_w(in, inc));
 	rc = 0;
 out:
 	free(vs);
@@ -1489,7 +1506,7 @@ int opt_exact(const struct opt_inst *in, const struct pd_opt_params *p, double d
 	struct master M = {0};
 	*finished = false;
 	*lb = -INFINITY;
-	double cutoff = inc->ok ? inc->power_w * (1 - 1e-7) : INFINITY;
+	double cutoff = cut_w(in, inc);
 	/* The island-level master, and for the exact packing checks (up to 60 tasks) the core-level one. */
 	struct master C = {0};
 	bool with_cores = in->n_tasks <= 60 && p->backend == PD_BACKEND_GLPK;
@@ -1516,7 +1533,7 @@ int opt_exact(const struct opt_inst *in, const struct pd_opt_params *p, double d
 		double mid = small ? opt_now_s() + (1 - OPT_PER_CORE_SHARE) * (deadline_s - opt_now_s()) : deadline_s;
 		rc = solve_glpk(&M, with_cores ? &C : NULL, false, mid, inc, finished);
 		if (small && rc == 0 && !*finished && opt_now_s() < deadline_s) {
-			double lb1 = inc->ok ? fmin(M.bound, inc->power_w * (1 - 1e-7)) : M.bound;
+			double lb1 = fmin(M.bound, cut_w(in, inc));
 			rc = solve_glpk(&M, &C, true, deadline_s, inc, finished);
 			if (rc == 0 && lb1 > M.bound)
 				M.bound = lb1;
@@ -1531,7 +1548,7 @@ int opt_exact(const struct opt_inst *in, const struct pd_opt_params *p, double d
 	/* Bound: the master's; when the cut-off made it infeasible, nothing beats the incumbent. */
 	if (rc == 0)
 		repair_candidates(&M, inc, deadline_s);
-	cutoff = inc->ok ? inc->power_w * (1 - 1e-7) : INFINITY;
+	cutoff = cut_w(in, inc);
 	*lb = fmin(M.bound, cutoff);
 	master_free(&M);
 	master_free(&C);

@@ -29,6 +29,7 @@ struct opt_inst {
 	double cap_raw; /* usable density per core: U_max minus the fair-server share */
 	double cap;     /* cap_raw * (1 - eta): what the solvers aim for */
 	double base_w;
+	double rel_gap; /* the searches prune what cannot beat the incumbent by more than this (relative) */
 	/* islands */
 	size_t *isl_nopp, *isl_ncores, *isl_core0, *core_isl;
 	double **idle_w, **busy_w; /* [k][m] per core */

@@ -24,6 +24,7 @@ void pd_opt_defaults(struct pd_opt_params *p)
 	p->time_limit_s = 60;
 	p->power_cap_uw = -1;
 	p->eta = 1e-5;
+	p->gap = 1e-4;
 }
 
 int pd_solver_parse(const char *s, enum pd_solver *out)
@@ -130,7 +131,7 @@ static int solve_power(struct ctx *c, struct opt_sol *best, double slack_frac, d
 		*lb = isfinite(*lb) ? fmax(*lb, mlb) : mlb;
 	if (best->ok)
 		*lb = fmin(*lb, best->power_w);
-	*proven = best->ok && *lb >= best->power_w * (1 - 1e-6);
+	*proven = best->ok && *lb >= best->power_w * (1 - fmax(1e-6, c->p->gap));
 	if (!best->ok && fin)
 		*lb = INFINITY; /* the master proved that nothing is feasible */
 	return 0;
@@ -232,6 +233,7 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 	struct opt_inst in;
 	if (opt_inst_build(&in, pd_plan_dags(plan), pd_plan_platform(plan), p->eta, e))
 		return e ? e->code : PD_EXIT_ENV;
+	in.rel_gap = fmax(1e-7, p->gap); /* below 1e-7 the searches' float noise decides */
 	if (p->backend == PD_BACKEND_CBC && !pd_opt_have_cbc()) {
 		opt_inst_free(&in);
 		return pd_err_set(e, PD_EXIT_USAGE, "this build has no CBC backend (coinor-libcbc-dev was not found)");
@@ -284,7 +286,7 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 	r->gap = r->lower_bound_w >= 0 ? (best.power_w - r->lower_bound_w) / best.power_w : -1.0;
 	if (r->gap >= 0 && r->gap < 1e-9)
 		r->gap = 0;
-	r->status = proven || (p->objective != PD_OBJ_SLACK && r->lower_bound_w >= 0 && r->gap <= 1e-6)
+	r->status = proven || (p->objective != PD_OBJ_SLACK && r->lower_bound_w >= 0 && r->gap <= fmax(1e-6, p->gap))
 			    ? PD_STATUS_OPTIMAL
 			    : PD_STATUS_FEASIBLE;
 	if (p->objective == PD_OBJ_SLACK)

@@ -30,6 +30,9 @@ struct pd_opt_params {
 	double time_limit_s;         /* wall clock for the whole solve, default 60 */
 	int64_t power_cap_uw;        /* slack objective: P <= cap; -1 none */
 	double eta;                  /* capacity shrink that makes incumbents exactly schedulable, 1e-5 */
+	double gap;                  /* relative optimality tolerance: the exact search stops, and the
+				      * status is optimal, once (P - LB) / P <= gap; default 1e-4 (the
+				      * MILP solvers' customary default), 0 = as exact as floats allow */
 };
 
 struct pd_opt_result {

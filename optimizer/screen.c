@@ -351,7 +351,9 @@ double opt_screen_vector(struct opt_screen *S, const struct opt_sol *s, double i
 {
 	prune_pool(S);
 	set_vector(S, s);
+	int term = glp_term_out(GLP_OFF); /* glp_scale_prob reports on the terminal */
 	glp_scale_prob(S->lp, GLP_SF_AUTO);
+	glp_term_out(term);
 	return kelley(S, idle_w, target_w, deadline_s, infeasible);
 }
 

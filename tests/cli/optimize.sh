@@ -89,6 +89,13 @@ expect 2 "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --solver magic
 expect 2 "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --objective slack
 expect 2 "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --time-limit -1
 expect 2 "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --bogus
+for g in -0.1 1 150% abc 1e-4x; do
+	expect 2 "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --gap "$g" -o "$T/plan4.yaml"
+	[ ! -e "$T/plan4.yaml" ] || fail "plan written for --gap $g"
+done
+# --gap in percent: status optimal with a certified gap of at most 5 %
+expect 0 "$POWERDAG" optimize "$T/xu4set.yaml" "$SRC/platforms/odroid-xu4.yaml" --solver exact --gap 5% --json
+jq -e '.status == "optimal" and .gap <= 0.05' "$T/out" >/dev/null || fail "--gap 5%: $(cat "$T/out")"
 expect 0 "$POWERDAG" optimize --help
 
 finish optimize.sh

@@ -30,12 +30,14 @@ static const char *const PLAT2 = "platform:\n"
 				 "        - {freq: 500MHz, busy: 300mW, idle: 100mW}\n"
 				 "        - {freq: 1000MHz, busy: 1W, idle: 200mW}\n";
 
+/* Solves with no optimality tolerance (--gap 0): "optimal" then means optimal. */
 static int solve(pd_plan *plan, enum pd_solver solver, double tl, struct pd_opt_result *r)
 {
 	struct pd_opt_params p;
 	pd_opt_defaults(&p);
 	p.solver = solver;
 	p.time_limit_s = tl;
+	p.gap = 0;
 	pd_err e = {0};
 	int rc = pd_optimize(plan, &p, r, &e);
 	ck_assert_msg(rc == 0 || rc == PD_EXIT_FAIL, "pd_optimize: %s", e.msg);
@@ -306,6 +308,32 @@ START_TEST(heuristic_bound_below_proven_optimum)
 }
 END_TEST
 
+/* --gap G: with a 5 % tolerance the exact mode stops with status optimal and a certified gap of at
+ * most 5 %, and the exact optimum (gap 0) lies between that run's bound and its plan. */
+START_TEST(gap_tolerance_honoured)
+{
+	pd_plan *plan = pd_to_generated(2, 5, 5, 0.15, 0.0, 4, "platforms/odroid-xu4.yaml");
+	struct pd_opt_params p;
+	pd_opt_defaults(&p);
+	ck_assert_double_eq(p.gap, 1e-4);
+	p.solver = PD_SOLVER_EXACT;
+	p.time_limit_s = 5;
+	p.gap = 0.05;
+	struct pd_opt_result loose, tight;
+	pd_err e = {0};
+	ck_assert_int_eq(pd_optimize(plan, &p, &loose, &e), 0);
+	ck_assert_int_eq(loose.status, PD_STATUS_OPTIMAL);
+	ck_assert_double_le(loose.gap, 0.05 + 1e-12);
+	ck_assert_double_le(loose.lower_bound_w, loose.power_w);
+	assert_verified(plan, loose.power_w);
+	ck_assert_int_eq(solve(plan, PD_SOLVER_EXACT, 20, &tight), 0);
+	ck_assert_int_eq(tight.status, PD_STATUS_OPTIMAL);
+	ck_assert_double_le(tight.power_w, loose.power_w * (1 + 1e-9));
+	ck_assert_double_ge(tight.power_w, loose.lower_bound_w * (1 - 1e-9));
+	pd_plan_free(plan);
+}
+END_TEST
+
 /* Small XU4 sets (where the exact mode's per-core phase runs): every plan passes the independent
  * checker, and an "optimal" claim is never beaten by the heuristic's plan. */
 START_TEST(small_xu4_exact_checked)
@@ -555,6 +583,7 @@ int main(void)
 	tcase_add_test(tc, random_plans_verify);
 	tcase_add_test(tc, time_limit_honoured);
 	tcase_add_test(tc, small_xu4_exact_checked);
+	tcase_add_test(tc, gap_tolerance_honoured);
 	tcase_add_test(tc, time_limit_short_returns_valid_plan);
 	tcase_add_test(tc, slack_under_cap);
 	tcase_add_test(tc, cbc_backend_same_optimum);
