@@ -872,11 +872,6 @@ static void screen_vectors(struct master *M, struct vec *vs, size_t nv, const st
  * last bit and its rounding then rarely packs onto cores. The first share that packs is kept. */
 static const double round_shrink[] = {0, 0.01, 0.02, 0.03, 0.045, 0.06, 0.08};
 
-/*
- * LP rounding (incumbents, not bounds): at the vectors with the smallest bounds, every task goes to
- * its largest share of the screening LP solved with some capacity held back, and the heuristic's
- * packing, repair and local search make a plan of it. A better incumbent closes more vectors.
- */
 /* Makes a plan of a rounded screening LP (s->where: island core 0 or server): its deadlines are the
  * LP's, packed exactly (opt_pack_given, which keeps every task on its island); failing that and
  * when repair is set, the heuristic's own packing and repair (which may move tasks elsewhere). */
@@ -904,6 +899,11 @@ static bool round_pack(struct master *M, struct opt_sol *s, struct opt_ws *w, do
 	return ok;
 }
 
+/*
+ * LP rounding (incumbents, not bounds): at the vectors with the smallest bounds, every task goes to
+ * its largest share of the screening LP solved with some capacity held back, and round_pack makes a
+ * plan of it. A better incumbent closes more vectors.
+ */
 static void round_vectors(struct master *M, const struct vec *vs, size_t nv, struct opt_sol *inc, double dl)
 {
 	const struct opt_inst *in = M->in;

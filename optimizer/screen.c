@@ -126,13 +126,18 @@ static void build_tasks(struct opt_screen *S)
 	}
 }
 
-static void build_rows(struct opt_screen *S)
+/* Accelerator latency of task i on server v at the vector (ns). */
+static double lat(const struct opt_inst *in, const struct opt_sol *s, size_t i, size_t v)
+{
+	return (double)opt_latency(in, i, v, s->acc_opp[in->srv[v].accel]);
+}
+
+/* Finish-potential rows F_i - F_p - sum_k d_ik - sum_s L_is z_is >= 0, one per predecessor (or one
+ * at a source): added on the first call (s NULL: no accelerator terms yet), rewritten with the
+ * latencies of vector s afterwards. */
+static void path_rows(struct opt_screen *S, const struct opt_sol *s)
 {
 	const struct opt_inst *in = S->in;
-	for (size_t k = 0; k < in->n_isl; k++)
-		S->cap[k] = row(S->lp, GLP_UP, (double)in->isl_ncores[k] * in->cap, 0, S->ind, S->val);
-	for (size_t s = 0; s < in->n_srv; s++)
-		S->srv[s] = row(S->lp, GLP_UP, 1.0, 0, S->ind, S->val);
 	for (size_t i = 0; i < in->n_tasks; i++) {
 		const struct pd_task *t = pd_dags_task(in->dags, i);
 		size_t np = t->n_preds ? t->n_preds : 1;
@@ -143,11 +148,28 @@ static void build_rows(struct opt_screen *S)
 				S->ind[++n] = S->F[t->preds[p]], S->val[n] = -1.0;
 			for (size_t k = 0; k < in->n_isl; k++)
 				S->ind[++n] = S->d[i * in->n_isl + k], S->val[n] = -1.0;
-			int r = row(S->lp, GLP_LO, 0.0, n, S->ind, S->val);
-			if (!p)
-				S->path0[i] = r;
+			for (size_t v = 0; s && v < in->n_srv; v++)
+				if (S->z[i * in->n_srv + v])
+					S->ind[++n] = S->z[i * in->n_srv + v], S->val[n] = -ms(lat(in, s, i, v));
+			/* a task's rows are consecutive: path0[i] + p */
+			if (s)
+				glp_set_mat_row(S->lp, S->path0[i] + (int)p, n, S->ind, S->val);
+			else if (p)
+				row(S->lp, GLP_LO, 0.0, n, S->ind, S->val);
+			else
+				S->path0[i] = row(S->lp, GLP_LO, 0.0, n, S->ind, S->val);
 		}
 	}
+}
+
+static void build_rows(struct opt_screen *S)
+{
+	const struct opt_inst *in = S->in;
+	for (size_t k = 0; k < in->n_isl; k++)
+		S->cap[k] = row(S->lp, GLP_UP, (double)in->isl_ncores[k] * in->cap, 0, S->ind, S->val);
+	for (size_t s = 0; s < in->n_srv; s++)
+		S->srv[s] = row(S->lp, GLP_UP, 1.0, 0, S->ind, S->val);
+	path_rows(S, NULL);
 }
 
 struct opt_screen *opt_screen_new(const struct opt_inst *in)
@@ -193,12 +215,6 @@ void opt_screen_free(struct opt_screen *S)
 	free(S);
 }
 
-/* Accelerator latency of task i on server s at the vector (ns). */
-static double lat(const struct opt_inst *in, const struct opt_sol *s, size_t i, size_t v)
-{
-	return (double)opt_latency(in, i, v, s->acc_opp[in->srv[v].accel]);
-}
-
 /* Puts the OPP-dependent coefficients of vector s into the LP: objective, single-core rows,
  * island densities, FIFO utilisations, accelerator delays on the paths; options that cannot hold
  * the task alone are fixed to 0. */
@@ -237,22 +253,7 @@ static void set_vector(struct opt_screen *S, const struct opt_sol *s)
 		glp_set_mat_row(S->lp, S->srv[v], n, S->ind, S->val);
 	}
 	if (in->n_srv)
-		for (size_t i = 0; i < in->n_tasks; i++) {
-			const struct pd_task *t = pd_dags_task(in->dags, i);
-			size_t np = t->n_preds ? t->n_preds : 1;
-			for (size_t p = 0; p < np; p++) {
-				int n = 0;
-				S->ind[++n] = S->F[i], S->val[n] = 1.0;
-				if (t->n_preds)
-					S->ind[++n] = S->F[t->preds[p]], S->val[n] = -1.0;
-				for (size_t k = 0; k < in->n_isl; k++)
-					S->ind[++n] = S->d[i * in->n_isl + k], S->val[n] = -1.0;
-				for (size_t v = 0; v < in->n_srv; v++)
-					if (S->z[i * in->n_srv + v])
-						S->ind[++n] = S->z[i * in->n_srv + v], S->val[n] = -ms(lat(in, s, i, v));
-				glp_set_mat_row(S->lp, S->path0[i] + (int)p, n, S->ind, S->val);
-			}
-		}
+		path_rows(S, s);
 }
 
 /* Adds the tangents the LP optimum violates; returns how many. */

@@ -5,6 +5,21 @@
 
 #include <stdio.h>
 
+/* One island of two cores; WCETs at 1000 MHz. Per core: 500 MHz busy 0.3 W idle 0.1 W, 1000 MHz
+ * busy 1.0 W idle 0.2 W; base 1 W; U_max 0.95, no fair server. */
+const char *const pd_to_plat2 = "platform:\n"
+				 "  name: two\n"
+				 "  reference_frequency: 1000MHz\n"
+				 "  base_power: 1W\n"
+				 "  dl: {max_util_per_cpu: 0.95}\n"
+				 "  islands:\n"
+				 "    - name: cpu\n"
+				 "      cpus: [0, 1]\n"
+				 "      capacity: 1.0\n"
+				 "      opps:\n"
+				 "        - {freq: 500MHz, busy: 300mW, idle: 100mW}\n"
+				 "        - {freq: 1000MHz, busy: 1W, idle: 200mW}\n";
+
 pd_plan *pd_to_load(const char *dags, const char *plat)
 {
 	const char *dir = pd_test_tmpdir();

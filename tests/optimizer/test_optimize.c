@@ -15,21 +15,6 @@
 #include <string.h>
 #include <time.h>
 
-/* One island of two cores; WCETs at 1000 MHz. Per core: 500 MHz busy 0.3 W idle 0.1 W, 1000 MHz
- * busy 1.0 W idle 0.2 W; base 1 W; U_max 0.95, no fair server. */
-static const char *const PLAT2 = "platform:\n"
-				 "  name: two\n"
-				 "  reference_frequency: 1000MHz\n"
-				 "  base_power: 1W\n"
-				 "  dl: {max_util_per_cpu: 0.95}\n"
-				 "  islands:\n"
-				 "    - name: cpu\n"
-				 "      cpus: [0, 1]\n"
-				 "      capacity: 1.0\n"
-				 "      opps:\n"
-				 "        - {freq: 500MHz, busy: 300mW, idle: 100mW}\n"
-				 "        - {freq: 1000MHz, busy: 1W, idle: 200mW}\n";
-
 /* Solves with no optimality tolerance (--gap 0): "optimal" then means optimal. */
 static int solve(pd_plan *plan, enum pd_solver solver, double tl, struct pd_opt_result *r)
 {
@@ -59,7 +44,7 @@ START_TEST(independent_low_opp_by_hand)
 	pd_plan *plan = pd_to_load("dags:\n"
 			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n"
 			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n",
-			     PLAT2);
+			     pd_to_plat2);
 	enum pd_solver solvers[] = {PD_SOLVER_EXACT, PD_SOLVER_HEURISTIC};
 	for (int k = 0; k < 2; k++) {
 		struct pd_opt_result r;
@@ -89,7 +74,7 @@ START_TEST(independent_needs_top_opp)
 	pd_plan *plan = pd_to_load("dags:\n"
 			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 5ms}]}\n"
 			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 5ms}]}\n",
-			     PLAT2);
+			     pd_to_plat2);
 	struct pd_opt_result r;
 	ck_assert_int_eq(solve(plan, PD_SOLVER_EXACT, 10, &r), 0);
 	ck_assert_int_eq(r.status, PD_STATUS_OPTIMAL);
@@ -110,7 +95,7 @@ START_TEST(heuristic_capacity_bound_proves)
 			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n"
 			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n"
 			     "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n",
-			     PLAT2);
+			     pd_to_plat2);
 	struct pd_opt_result r;
 	ck_assert_int_eq(solve(plan, PD_SOLVER_HEURISTIC, 10, &r), 0);
 	ck_assert_double_eq_tol(r.power_w, 2.36, 1e-9);
@@ -227,7 +212,7 @@ START_TEST(infeasible_path_named)
 			     "    period: 10ms\n"
 			     "    tasks: [{name: a, wcet: 4ms}, {name: b, wcet: 3ms}, {name: c, wcet: 4ms}, {name: d, wcet: 1ms}]\n"
 			     "    edges: [[a, b], [b, c], [a, d]]\n",
-			     PLAT2);
+			     pd_to_plat2);
 	struct pd_opt_result r;
 	ck_assert_int_eq(solve(plan, PD_SOLVER_AUTO, 5, &r), PD_EXIT_FAIL);
 	ck_assert_int_eq(r.status, PD_STATUS_INFEASIBLE);
@@ -242,7 +227,7 @@ START_TEST(infeasible_capacity_named)
 			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 7ms}]}\n"
 			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 7ms}]}\n"
 			     "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 7ms}]}\n",
-			     PLAT2);
+			     pd_to_plat2);
 	struct pd_opt_result r;
 	ck_assert_int_eq(solve(plan, PD_SOLVER_EXACT, 5, &r), PD_EXIT_FAIL);
 	ck_assert_msg(strstr(r.explain, "over capacity"), "explain: %s", r.explain);
@@ -462,7 +447,7 @@ START_TEST(slack_under_cap)
 			     "    period: 10ms\n"
 			     "    tasks: [{name: a, wcet: 1ms}, {name: b, wcet: 2ms}]\n"
 			     "    edges: [[a, b]]\n",
-			     PLAT2);
+			     pd_to_plat2);
 	struct pd_opt_params p;
 	pd_opt_defaults(&p);
 	p.objective = PD_OBJ_SLACK;
@@ -491,7 +476,7 @@ START_TEST(cbc_backend_same_optimum)
 	pd_plan *plan = pd_to_load("dags:\n"
 			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n"
 			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n",
-			     PLAT2);
+			     pd_to_plat2);
 	struct pd_opt_params p;
 	pd_opt_defaults(&p);
 	p.solver = PD_SOLVER_EXACT;
@@ -517,7 +502,7 @@ START_TEST(balanced_within_one_percent)
 			   "    period: 20ms\n"
 			   "    tasks: [{name: a, wcet: 2ms}, {name: b, wcet: 3ms}]\n"
 			   "    edges: [[a, b]]\n";
-	pd_plan *plan = pd_to_load(dags, PLAT2);
+	pd_plan *plan = pd_to_load(dags, pd_to_plat2);
 	struct pd_opt_result pr, br;
 	ck_assert_int_eq(solve(plan, PD_SOLVER_EXACT, 5, &pr), 0);
 	struct pd_opt_params p;
@@ -540,7 +525,7 @@ START_TEST(evaluator_rejects_tampering)
 	pd_plan *plan = pd_to_load("dags:\n"
 			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n"
 			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n",
-			     PLAT2);
+			     pd_to_plat2);
 	struct pd_opt_result r;
 	ck_assert_int_eq(solve(plan, PD_SOLVER_HEURISTIC, 5, &r), 0);
 	char why[512] = "";

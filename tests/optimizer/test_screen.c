@@ -12,21 +12,6 @@
 
 #include <math.h>
 
-/* One island of two cores, as in test_optimize.c: 500 MHz busy 0.3 W idle 0.1 W, 1000 MHz busy 1 W
- * idle 0.2 W, base 1 W, U_max 0.95. */
-static const char *const PLAT2 = "platform:\n"
-				 "  name: two\n"
-				 "  reference_frequency: 1000MHz\n"
-				 "  base_power: 1W\n"
-				 "  dl: {max_util_per_cpu: 0.95}\n"
-				 "  islands:\n"
-				 "    - name: cpu\n"
-				 "      cpus: [0, 1]\n"
-				 "      capacity: 1.0\n"
-				 "      opps:\n"
-				 "        - {freq: 500MHz, busy: 300mW, idle: 100mW}\n"
-				 "        - {freq: 1000MHz, busy: 1W, idle: 200mW}\n";
-
 struct fixture {
 	pd_plan *plan;
 	struct opt_inst in;
@@ -78,7 +63,7 @@ START_TEST(one_island_bound_is_exact)
 			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n"
 			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n"
 			     "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n",
-			     PLAT2));
+			     pd_to_plat2));
 	bool inf = false;
 	ck_assert(isinf(screen(&f, 0, &inf)));
 	ck_assert(inf);
@@ -103,7 +88,7 @@ START_TEST(shrink_holds_capacity_back)
 			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 6ms}]}\n"
 			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 6ms}]}\n"
 			     "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 6ms}]}\n",
-			     PLAT2));
+			     pd_to_plat2));
 	bool inf = false;
 	ck_assert(isfinite(screen(&f, 1, &inf)));
 	opt_screen_shrink(f.S, 0.10);
