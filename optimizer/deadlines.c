@@ -119,11 +119,11 @@ static double apply_rules(const struct opt_inst *in, struct opt_sol *s, struct o
 	for (size_t i = 0; i < in->n_tasks; i++) {
 		double D = (double)in->D_ns[i] * (1.0 - slack_frac);
 		double emax = w->ef[i] + w->eb[i] - w->e[i], wmax = w->wf[i] + w->wb[i] - w->w[i];
-		worst = fmax(worst, emax / D);
+		worst = opt_max(worst, emax / D);
 		if (s->where[i] < 0)
 			continue;
 		double extra = wmax > 0 ? w->w[i] * (D - emax) / wmax : 0;
-		w->dbest[i] = fmin(w->e[i] + extra, (double)in->T_ns[i]);
+		w->dbest[i] = opt_min(w->e[i] + extra, (double)in->T_ns[i]);
 	}
 	if (worst > 1.0)
 		return OPT_PATH_INFEASIBLE + worst; /* graded, so that a repair can see progress */
@@ -141,7 +141,7 @@ static double apply_rules(const struct opt_inst *in, struct opt_sol *s, struct o
 			continue;
 		double D = (double)in->D_ns[i] * (1.0 - slack_frac);
 		double rmax = w->rf[i] + w->rb[i], wmax = w->wf[i] + w->wb[i] - w->w[i];
-		w->dbest[i] = fmin(w->w[i] * (D - rmax) / wmax, (double)in->T_ns[i]);
+		w->dbest[i] = opt_min(w->w[i] * (D - rmax) / wmax, (double)in->T_ns[i]);
 		ok = w->dbest[i] >= w->e[i];
 	}
 	if (ok) {
@@ -177,7 +177,7 @@ double opt_deadlines_fast(const struct opt_inst *in, struct opt_sol *s, struct o
 	for (int it = 0; it < (iters > 0 ? iters : 1); it++) {
 		double m = apply_rules(in, s, w, slack_frac);
 		if (m >= OPT_PATH_INFEASIBLE) {
-			best = fmin(best, m);
+			best = opt_min(best, m);
 			break;
 		}
 		if (m < best) {
@@ -191,12 +191,12 @@ double opt_deadlines_fast(const struct opt_inst *in, struct opt_sol *s, struct o
 		max_load(in, s, w, s->d_ns);
 		double top = 0;
 		for (size_t c = 0; c < in->n_cores; c++)
-			top = fmax(top, w->load[c]);
+			top = opt_max(top, w->load[c]);
 		if (top <= 0)
 			break;
 		for (size_t c = 0; c < in->n_cores; c++)
 			{
-			double x = fmax(w->load[c] / top, 1e-3);
+			double x = opt_max(w->load[c] / top, 1e-3);
 			w->mu[c] *= x * sqrt(x);
 		}
 	}
