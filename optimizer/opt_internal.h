@@ -162,6 +162,9 @@ double opt_now_s(void);
 #define OPT_PER_CORE_TASKS 30
 #endif
 size_t opt_vector_count(const struct opt_inst *in);
+/* --solver auto: exact up to this many tasks, or above it when the time limit is at least this long */
+#define OPT_AUTO_TASKS 60
+#define OPT_AUTO_LIMIT_S 2.0
 /* False when even the fastest option of every task at the OPPs of s misses a deadline (tmp: n_tasks). */
 bool opt_vector_paths_ok(const struct opt_inst *in, const struct opt_sol *s, double slack_frac, double *tmp);
 

@@ -244,7 +244,11 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 	struct ctx c = {.in = &in, .p = p, .t0 = t0};
 	double limit_s = p->time_limit_s > 0 ? p->time_limit_s : 60;
 	c.deadline = c.t0 + limit_s - fmin(0.1, 0.05 * limit_s);
-	c.exact = p->solver == PD_SOLVER_EXACT || (p->solver == PD_SOLVER_AUTO && in.n_tasks <= 60);
+	/* auto: the exact mode starts from the heuristic's plan and only improves it, so it is the
+	 * better use of any limit that leaves the heuristic its ~1 s on large sets (measured at 120 XU4
+	 * tasks: 28 % gap by the heuristic, 0.02 % by the exact mode in 20 s) */
+	c.exact = p->solver == PD_SOLVER_EXACT ||
+		  (p->solver == PD_SOLVER_AUTO && (in.n_tasks <= OPT_AUTO_TASKS || limit_s >= OPT_AUTO_LIMIT_S));
 	struct opt_sol best;
 	if (opt_sol_init(&best, &in)) {
 		opt_inst_free(&in);

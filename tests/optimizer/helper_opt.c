@@ -41,8 +41,21 @@ pd_plan *pd_to_load(const char *dags, const char *plat)
 	return plan;
 }
 
+static pd_plan *plan_of(const struct pd_gen_params *g, const char *platform)
+{
+	pd_err e = {0};
+	pd_dagset *s = pd_dags_generate(g, &e);
+	ck_assert_msg(s != NULL, "gen: %s", e.msg);
+	pd_diags d;
+	pd_diags_init(&d);
+	pd_platform *p = pd_platform_load_file(pd_test_src(platform), &d);
+	ck_assert_ptr_nonnull(p);
+	pd_diags_free(&d);
+	return pd_plan_new(s, p);
+}
+
 pd_plan *pd_to_generated(unsigned n_dags, unsigned lo, unsigned hi, double util, double accel, uint64_t seed,
-			  const char *platform)
+			 const char *platform)
 {
 	struct pd_gen_params g;
 	pd_gen_defaults(&g);
@@ -52,13 +65,19 @@ pd_plan *pd_to_generated(unsigned n_dags, unsigned lo, unsigned hi, double util,
 	g.util = util;
 	g.accel_ratio = accel;
 	g.seed = seed;
-	pd_err e = {0};
-	pd_dagset *s = pd_dags_generate(&g, &e);
-	ck_assert_msg(s != NULL, "gen: %s", e.msg);
-	pd_diags d;
-	pd_diags_init(&d);
-	pd_platform *p = pd_platform_load_file(pd_test_src(platform), &d);
-	ck_assert_ptr_nonnull(p);
-	pd_diags_free(&d);
-	return pd_plan_new(s, p);
+	return plan_of(&g, platform);
+}
+
+pd_plan *pd_to_bench_set(unsigned n_dags, unsigned per_dag, uint64_t seed, const char *platform)
+{
+	struct pd_gen_params g;
+	pd_gen_defaults(&g);
+	g.n_dags = n_dags;
+	g.min_tasks = g.max_tasks = per_dag;
+	g.util = 0.06 * n_dags;
+	g.seed = seed;
+	g.layers_min = 5;
+	g.layers_max = 8;
+	g.min_wcet_ns = 20000;
+	return plan_of(&g, platform);
 }

@@ -17,5 +17,8 @@ pd_plan *pd_to_load(const char *dags, const char *plat);
 /* A plan over a seeded powerdag-gen DAG set on a shipped platform file (path from the source root). */
 pd_plan *pd_to_generated(unsigned n_dags, unsigned lo, unsigned hi, double util, double accel, uint64_t seed,
 			 const char *platform);
+/* A set shaped as bench/optimizer/run.sh makes them: utilisation 0.06 per DAG, 5-8 layers, tasks
+ * of at least 20 us, no accelerators. */
+pd_plan *pd_to_bench_set(unsigned n_dags, unsigned per_dag, uint64_t seed, const char *platform);
 
 #endif

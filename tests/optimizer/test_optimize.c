@@ -319,6 +319,24 @@ START_TEST(gap_tolerance_honoured)
 }
 END_TEST
 
+/* --solver auto: a 64-task set (above the exact mode's size) gets the heuristic under a 1 s limit
+ * and the exact mode with 3 s, whose plan is then no worse (the exact mode starts from the
+ * heuristic's). Only the choice is asserted for the short run: under ASan 1 s may not be enough. */
+START_TEST(auto_picks_by_size_and_time)
+{
+	pd_plan *plan = pd_to_bench_set(8, 8, 64, "platforms/odroid-xu4.yaml");
+	struct pd_opt_result fast, slow;
+	int rc_fast = solve(plan, PD_SOLVER_AUTO, 1.0, &fast);
+	ck_assert_str_eq(fast.solver, "heuristic");
+	ck_assert_int_eq(solve(plan, PD_SOLVER_AUTO, 3.0, &slow), 0);
+	ck_assert_str_eq(slow.solver, "exact/glpk");
+	if (rc_fast == 0)
+		ck_assert_double_le(slow.power_w, fast.power_w * (1 + 1e-9));
+	assert_verified(plan, slow.power_w);
+	pd_plan_free(plan);
+}
+END_TEST
+
 /* Small XU4 sets (where the exact mode's per-core phase runs): every plan passes the independent
  * checker, and an "optimal" claim is never beaten by the heuristic's plan. */
 START_TEST(small_xu4_exact_checked)
@@ -569,6 +587,7 @@ int main(void)
 	tcase_add_test(tc, time_limit_honoured);
 	tcase_add_test(tc, small_xu4_exact_checked);
 	tcase_add_test(tc, gap_tolerance_honoured);
+	tcase_add_test(tc, auto_picks_by_size_and_time);
 	tcase_add_test(tc, time_limit_short_returns_valid_plan);
 	tcase_add_test(tc, slack_under_cap);
 	tcase_add_test(tc, cbc_backend_same_optimum);
