@@ -1467,7 +1467,7 @@ static void repair_candidates(struct master *M, struct opt_sol *inc, double dead
 	}
 	if (M->n_cands)
 		qsort(M->cands, M->n_cands, sizeof(*M->cands), cmp_cand);
-	for (size_t c = 0; c < M->n_cands && c < 8; c++) {
+	for (size_t c = 0; c < M->n_cands && c < 8 && opt_now_s() < deadline_s; c++) {
 		struct cand *cd = &M->cands[c];
 		if (inc->ok && cd->obj >= inc->power_w * (1 - 1e-9))
 			break;

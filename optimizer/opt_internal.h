@@ -162,6 +162,9 @@ double opt_now_s(void);
 #define OPT_PER_CORE_TASKS 30
 #endif
 size_t opt_vector_count(const struct opt_inst *in);
+/* Time kept back from --time-limit for the final evaluation and the steps that are not interrupted
+ * mid-way (optimize.c). */
+#define OPT_RESERVE_S 0.25
 /* --solver auto: exact up to this many tasks, or above it when the time limit is at least this long */
 #define OPT_AUTO_TASKS 60
 #define OPT_AUTO_LIMIT_S 2.0
