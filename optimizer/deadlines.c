@@ -44,6 +44,7 @@ struct opt_ws *opt_ws_new(const struct opt_inst *in)
 	ok = (w->mu = calloc(nc, sizeof(double))) && ok;
 	ok = (w->load = calloc(nc, sizeof(double))) && ok;
 	ok = (w->pload = calloc(nc, sizeof(double))) && ok;
+	ok = (w->bload = calloc(nc, sizeof(double))) && ok;
 	ok = (w->r = calloc(n, sizeof(int64_t))) && ok;
 	ok = (w->keys = calloc(n, 2 * sizeof(double))) && ok;
 	ok = opt_sol_init(&w->pbest, in) == 0 && ok;
@@ -60,7 +61,7 @@ void opt_ws_free(struct opt_ws *w)
 	if (!w)
 		return;
 	free(w->e), free(w->w), free(w->ef), free(w->eb), free(w->wf), free(w->wb), free(w->keep);
-	free(w->rf), free(w->rb), free(w->mu), free(w->load), free(w->dbest), free(w->r), free(w->pload), free(w->keys);
+	free(w->rf), free(w->rb), free(w->mu), free(w->load), free(w->dbest), free(w->r), free(w->pload), free(w->bload), free(w->keys);
 	opt_sol_free(&w->pbest);
 	opt_sol_free(&w->ptmp);
 	free(w);
@@ -129,6 +130,7 @@ static double apply_rules(const struct opt_inst *in, struct opt_sol *s, struct o
 		return OPT_PATH_INFEASIBLE + worst; /* graded, so that a repair can see progress */
 	best = max_load(in, s, w, w->dbest);
 	memcpy(s->d_ns, w->dbest, in->n_tasks * sizeof(double));
+	memcpy(w->bload, w->load, in->n_cores * sizeof(double));
 	/* proportional rule */
 	for (size_t i = 0; i < in->n_tasks; i++) {
 		if (s->where[i] >= 0)
@@ -149,6 +151,7 @@ static double apply_rules(const struct opt_inst *in, struct opt_sol *s, struct o
 		if (m < best) {
 			best = m;
 			memcpy(s->d_ns, w->dbest, in->n_tasks * sizeof(double));
+			memcpy(w->bload, w->load, in->n_cores * sizeof(double));
 		}
 	}
 	return best;
@@ -186,17 +189,14 @@ double opt_deadlines_fast(const struct opt_inst *in, struct opt_sol *s, struct o
 		}
 		if (best <= 1.0 && it >= 1)
 			break;
-		/* loads of the deadlines just applied sit in w->load only for the last rule evaluated:
-		 * recompute for s->d_ns */
-		max_load(in, s, w, s->d_ns);
+		/* w->bload: the core loads of the deadlines just applied (apply_rules keeps them) */
 		double top = 0;
 		for (size_t c = 0; c < in->n_cores; c++)
-			top = opt_max(top, w->load[c]);
+			top = opt_max(top, w->bload[c]);
 		if (top <= 0)
 			break;
-		for (size_t c = 0; c < in->n_cores; c++)
-			{
-			double x = opt_max(w->load[c] / top, 1e-3);
+		for (size_t c = 0; c < in->n_cores; c++) {
+			double x = opt_max(w->bload[c] / top, 1e-3);
 			w->mu[c] *= x * sqrt(x);
 		}
 	}

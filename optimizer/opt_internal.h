@@ -111,6 +111,7 @@ bool opt_evaluate(const struct opt_inst *in, struct opt_sol *s, char *why, size_
 struct opt_ws {
 	size_t n, nc;
 	double *e, *w, *ef, *eb, *wf, *wb, *rf, *rb, *mu, *load, *dbest, *keep, *pload;
+	double *bload; /* per core: loads of the deadlines opt_deadlines_fast applied last */
 	int64_t *r;
 	void *keys;                  /* pack: n (index, density) pairs */
 	struct opt_sol pbest, ptmp;  /* pack */
