@@ -74,6 +74,41 @@ size_t pd_th_instances(const pd_runlog *r, const char *dag, size_t *misses, int6
 	return n;
 }
 
+size_t pd_th_all_misses(const pd_runlog *r)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < pd_runlog_instance_count(r); i++)
+		m += pd_runlog_instance(r, i)->miss;
+	return m;
+}
+
+int pd_th_run_steady(const char *plan, int64_t duration_ms, struct pd_agent_opts *o, const char **out_dir,
+		     pd_err *e, void (*reset)(void *), void *arg)
+{
+	struct pd_agent_opts keep;
+	if (o)
+		keep = *o; /* pd_th_run fills in paths and the duration; the repeat starts from the same */
+	int rc = 0;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (attempt && reset)
+			reset(arg);
+		if (o)
+			*o = keep;
+		long long steal0 = pd_th_steal_ms();
+		rc = pd_th_run(plan, duration_ms, o, out_dir, e);
+		if (rc)
+			return rc;
+		pd_runlog *r = pd_th_log(*out_dir);
+		size_t m = pd_th_all_misses(r);
+		pd_runlog_free(r);
+		if (!m)
+			break;
+		fprintf(stderr, "run %d missed %zu deadlines, %lld ms of stolen CPU time%s\n", attempt + 1, m,
+			pd_th_steal_ms() - steal0, attempt ? "" : ": repeating once");
+	}
+	return rc;
+}
+
 long pd_th_task(const pd_runlog *r, const char *dag, const char *task)
 {
 	for (size_t i = 0; i < pd_runlog_task_count(r); i++)

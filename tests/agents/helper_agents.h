@@ -23,6 +23,13 @@ long pd_th_task(const pd_runlog *r, const char *dag, const char *task);
  * test VMs' hosts can stall a vCPU for tens of ms; stolen time is charged to the reservations, so a
  * timing test that missed repeats once and prints this: a real executor bug misses in both runs. */
 long long pd_th_steal_ms(void);
+/* Deadline misses of every DAG in the log. */
+size_t pd_th_all_misses(const pd_runlog *r);
+/* pd_th_run for a test that asserts zero misses: a run that missed is repeated once (see
+ * pd_th_steal_ms), after reset(arg) has cleared what the test's recorders collected (reset may be
+ * NULL). Both runs' misses and stolen time are printed. */
+int pd_th_run_steady(const char *plan, int64_t duration_ms, struct pd_agent_opts *o, const char **out_dir,
+		     pd_err *e, void (*reset)(void *), void *arg);
 /* Number of entries of a cpuset cgroup dir named powerdag-agent-* (leftovers). */
 int pd_th_cpuset_leftovers(void);
 

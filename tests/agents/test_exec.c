@@ -26,7 +26,7 @@ START_TEST(checked_plan_runs_without_misses)
 	SKIP_WITHOUT_DL();
 	const char *dir;
 	pd_err e = {0};
-	int rc = pd_th_run(pd_test_src("tests/agents/plans/chain2.plan.yaml"), 1000, NULL, &dir, &e);
+	int rc = pd_th_run_steady(pd_test_src("tests/agents/plans/chain2.plan.yaml"), 1000, NULL, &dir, &e, NULL, NULL);
 	ck_assert_msg(rc == 0, "%s", e.msg);
 	pd_runlog *r = pd_th_log(dir);
 	size_t misses;
@@ -158,6 +158,24 @@ static const char *mix_plan(const char *dir, const char *sym)
 	return pd_test_write(dir, "mix.plan.yaml", text);
 }
 
+/* What a repeated run (pd_th_run_steady) must start without: the recorded GPIO and accelerator
+ * events and the plugin's job lines. */
+struct recorders {
+	struct pd_gpio_rec *g;
+	struct pd_accel_rec *a;
+	const char *count;
+};
+
+static void clear_recorders(void *arg)
+{
+	struct recorders *rs = arg;
+	atomic_store(&rs->g->n, 0);
+	atomic_store(&rs->a->n, 0);
+	FILE *f = fopen(rs->count, "w");
+	if (f)
+		fclose(f);
+}
+
 START_TEST(plugin_gpio_and_accelerator)
 {
 	SKIP_WITHOUT_DL();
@@ -180,7 +198,8 @@ START_TEST(plugin_gpio_and_accelerator)
 	o.accel_ops = &aops;
 	const char *dir;
 	pd_err e = {0};
-	int rc = pd_th_run(plan, 500, &o, &dir, &e);
+	struct recorders rs = {&grec, &arec, count};
+	int rc = pd_th_run_steady(plan, 500, &o, &dir, &e, clear_recorders, &rs);
 	ck_assert_msg(rc == 0, "%s", e.msg);
 	pd_runlog *r = pd_th_log(dir);
 	size_t misses;
@@ -244,7 +263,7 @@ START_TEST(starvation_monitor_stays_quiet_with_a_fair_server)
 	o.starve_threshold_ns = 100 * PD_NS_PER_MS;
 	const char *dir;
 	pd_err e = {0};
-	int rc = pd_th_run(pd_test_src("tests/agents/plans/chain2.plan.yaml"), 600, &o, &dir, &e);
+	int rc = pd_th_run_steady(pd_test_src("tests/agents/plans/chain2.plan.yaml"), 600, &o, &dir, &e, NULL, NULL);
 	ck_assert_msg(rc == 0, "%s", e.msg);
 	pd_runlog *r = pd_th_log(dir);
 	ck_assert_ptr_nonnull(strstr(pd_runlog_header_json(r), "\"starvation_monitor\":true"));
