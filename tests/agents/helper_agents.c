@@ -74,6 +74,25 @@ size_t pd_th_instances(const pd_runlog *r, const char *dag, size_t *misses, int6
 	return n;
 }
 
+void pd_th_describe_misses(const pd_runlog *r)
+{
+	for (size_t i = 0; i < pd_runlog_instance_count(r); i++) {
+		const struct pd_rl_instance *in = pd_runlog_instance(r, i);
+		if (!in->miss)
+			continue;
+		fprintf(stderr, "  missed: dag %s instance %llu response %.3f ms\n", pd_runlog_dag(r, in->dag)->name,
+			(unsigned long long)in->seq, (double)in->response_ns / 1e6);
+		for (size_t j = 0; j < pd_runlog_job_count(r); j++) {
+			const struct pd_rl_job *jb = pd_runlog_job(r, j);
+			if (jb->seq != in->seq || jb->release_ns != in->release_ns)
+				continue;
+			fprintf(stderr, "    job task %u: start +%.3f ms, wall %.3f ms, cpu %.3f ms\n", jb->task,
+				(double)(jb->start_ns - jb->release_ns) / 1e6, (double)(jb->end_ns - jb->start_ns) / 1e6,
+				(double)jb->cpu_ns / 1e6);
+		}
+	}
+}
+
 size_t pd_th_all_misses(const pd_runlog *r)
 {
 	size_t m = 0;
@@ -100,11 +119,14 @@ int pd_th_run_steady(const char *plan, int64_t duration_ms, struct pd_agent_opts
 			return rc;
 		pd_runlog *r = pd_th_log(*out_dir);
 		size_t m = pd_th_all_misses(r);
-		pd_runlog_free(r);
-		if (!m)
+		if (!m) {
+			pd_runlog_free(r);
 			break;
+		}
 		fprintf(stderr, "run %d missed %zu deadlines, %lld ms of stolen CPU time%s\n", attempt + 1, m,
 			pd_th_steal_ms() - steal0, attempt ? "" : ": repeating once");
+		pd_th_describe_misses(r);
+		pd_runlog_free(r);
 	}
 	return rc;
 }

@@ -23,6 +23,9 @@ long pd_th_task(const pd_runlog *r, const char *dag, const char *task);
  * test VMs' hosts can stall a vCPU for tens of ms; stolen time is charged to the reservations, so a
  * timing test that missed repeats once and prints this: a real executor bug misses in both runs. */
 long long pd_th_steal_ms(void);
+/* Prints every missed instance's jobs to stderr (start after release, wall time, CPU time): a
+ * stalled host shows as wall time far above CPU time with no budget used up. */
+void pd_th_describe_misses(const pd_runlog *r);
 /* Deadline misses of every DAG in the log. */
 size_t pd_th_all_misses(const pd_runlog *r);
 /* pd_th_run for a test that asserts zero misses: a run that missed is repeated once (see

@@ -71,6 +71,7 @@ static size_t starve_once(void)
 	ck_assert_uint_ge(found, 1);
 	size_t misses;
 	ck_assert_uint_eq(pd_th_instances(r, "chain", &misses, NULL), 150);
+	pd_th_describe_misses(r);
 	pd_runlog_free(r);
 	return misses;
 }
@@ -81,9 +82,9 @@ START_TEST(starving_fair_thread_is_detected)
 		return;
 	/* The plan's DL tasks are above the hog and the 5 % boost, so the chain never misses; a host that
 	 * stalls the vCPU for a whole 20-ms period makes one miss anyway (seen in CI: 2 of 150), so a run
-	 * that missed is repeated once with its stolen time printed (helper_agents.h). */
+	 * that missed is repeated, up to three runs, with its stolen time printed (helper_agents.h). */
 	size_t misses = 1;
-	for (int attempt = 0; attempt < 2 && misses; attempt++) {
+	for (int attempt = 0; attempt < 3 && misses; attempt++) {
 		long long steal0 = pd_th_steal_ms();
 		misses = starve_once();
 		fprintf(stderr, "attempt %d: %zu misses, %lld ms of stolen CPU time\n", attempt + 1, misses,
@@ -97,7 +98,7 @@ int main(void)
 {
 	Suite *s = suite_create("agents_starve_e2e");
 	TCase *tc = tcase_create("starve");
-	tcase_set_timeout(tc, 90);
+	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, starving_fair_thread_is_detected);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
