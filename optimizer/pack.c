@@ -80,6 +80,8 @@ static double relieve(const struct opt_inst *in, struct opt_sol *s, struct opt_w
 			double r = opt_deadlines_fast(in, tmp, w, slack_frac, 6);
 			if (r < best - 1e-9)
 				best = r, pick = (long)i;
+			if (best <= 1.0)
+				break; /* it packs: the callers only ask whether, and power does not depend on it */
 		}
 		if (pick < 0)
 			break;
