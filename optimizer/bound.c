@@ -222,8 +222,9 @@ static double subgradient(struct opt_bound *b)
  * that every multiplier is in W per "fraction over the limit". */
 #define OPT_BOUND_ITERS 60
 
-double opt_bound_vector(struct opt_bound *b, const struct opt_sol *s, double idle_w, double target_w)
+double opt_bound_vector(struct opt_bound *b, const struct opt_sol *s, double target_w)
 {
+	double idle_w = opt_vector_idle_w(b->in, s);
 	const struct opt_inst *in = b->in;
 	for (size_t i = 0; i < in->n_tasks; i++)
 		for (size_t o = 0; o < b->n_opt; o++) {

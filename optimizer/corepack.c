@@ -266,7 +266,7 @@ int opt_corepack(const struct opt_inst *in, struct opt_sol *s, double deadline_s
 		if (s->where[i] < 0)
 			continue;
 		P.C[i] = (double)opt_exec_ns(in, s, i) * 1e-6;
-		key[i] = P.C[i] / fmin(in->hi_ns[i], (double)in->T_ns[i]);
+		key[i] = P.C[i] / opt_longest_d(in, i);
 		P.order[P.n_cpu++] = i;
 	}
 	sort_desc(P.order, P.n_cpu, key);

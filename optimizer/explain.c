@@ -66,7 +66,7 @@ static bool explain_tasks(const struct opt_inst *in, char *buf, size_t n)
 		bool any = false;
 		for (size_t v = 0; v < in->n_srv && !any; v++)
 			any = in->impl[i * in->n_srv + v] >= 0 &&
-			      (double)in->lat_top[i * in->n_srv + v] <= fmin(in->hi_ns[i], (double)in->T_ns[i]);
+			      (double)in->lat_top[i * in->n_srv + v] <= opt_longest_d(in, i);
 		for (size_t k = 0; k < in->n_isl && !any; k++) {
 			double C = (double)wcet_at(in, i, k, in->isl_nopp[k] - 1);
 			any = C / in->cap <= in->hi_ns[i] && C >= 1024;

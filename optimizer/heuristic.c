@@ -49,56 +49,17 @@ static int cmp_vec(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Decode vector id into the OPPs of s (mixed radix over islands then GPUs). */
-static void set_vector(const struct opt_inst *in, struct opt_sol *s, size_t id)
-{
-	for (size_t k = 0; k < in->n_isl; k++) {
-		s->isl_opp[k] = id % in->isl_nopp[k];
-		id /= in->isl_nopp[k];
-	}
-	for (size_t a = 0; a < in->n_acc; a++) {
-		s->acc_opp[a] = id % in->acc_nopp[a];
-		id /= in->acc_nopp[a];
-	}
-}
-
-/* Can option o hold task i alone at the OPPs of s (its time fits its longest possible deadline)? */
-static bool option_fits(const struct heur *h, const struct opt_sol *s, size_t i, size_t o)
-{
-	const struct opt_inst *in = h->in;
-	double hi = fmin(in->hi_ns[i], (double)in->T_ns[i]) * (1.0 - h->slack_frac);
-	if (o < in->n_isl) {
-		double C = (double)wcet_at(in, i, o, s->isl_opp[o]);
-		return C <= hi && C / in->cap <= hi && C >= 1024;
-	}
-	size_t v = o - in->n_isl;
-	if (in->impl[i * in->n_srv + v] < 0)
-		return false;
-	double L = (double)opt_latency(in, i, v, s->acc_opp[in->srv[v].accel]);
-	return L <= hi && L <= (double)in->T_ns[i];
-}
-
-static double idle_w(const struct opt_inst *in, const struct opt_sol *s)
-{
-	double p = in->base_w;
-	for (size_t k = 0; k < in->n_isl; k++)
-		p += (double)in->isl_ncores[k] * in->idle_w[k][s->isl_opp[k]];
-	for (size_t a = 0; a < in->n_acc; a++)
-		p += in->acc_idle_w[a][s->acc_opp[a]];
-	return p;
-}
-
 /* LB(vector) and, into s->where, the cheapest placement (INFINITY when a task fits nowhere). */
 static double vector_lb(struct heur *h, struct opt_sol *s)
 {
 	const struct opt_inst *in = h->in;
 	if (!opt_vector_paths_ok(in, s, h->slack_frac, h->tmp.d_ns))
 		return INFINITY;
-	double p = idle_w(in, s);
+	double p = opt_vector_idle_w(in, s);
 	for (size_t i = 0; i < in->n_tasks; i++) {
 		double best = INFINITY;
 		for (size_t o = 0; o < h->n_opt; o++) {
-			if (!option_fits(h, s, i, o))
+			if (!opt_option_fits(in, s, i, o, h->slack_frac))
 				continue;
 			/* FPGA slots of one device cost the same: take the first, placement spreads later */
 			double c = opt_task_busy_w(in, s, i, h->opt_where[o]);
@@ -223,7 +184,7 @@ static size_t repair_moves(struct heur *h, const struct opt_sol *s, double r, co
 		double e = (double)opt_exec_ns(in, s, i);
 		double dens = s->where[i] >= 0 && s->d_ns[i] > 0 ? e / s->d_ns[i] : e / (double)in->T_ns[i];
 		for (size_t o = 0; o < h->n_opt; o++) {
-			if (o == cur || !option_fits(h, s, i, o))
+			if (o == cur || !opt_option_fits(in, s, i, o, h->slack_frac))
 				continue;
 			double dc = opt_task_busy_w(in, s, i, h->opt_where[o]) - curw;
 			mv[n++] = (struct move){i, o, (fmax(dc, 0) + 1e-6) / fmax(dens, 1e-9)};
@@ -296,7 +257,7 @@ static void improve(struct heur *h, struct opt_sol *s)
 			double curw = opt_task_busy_w(in, s, i, s->where[i]);
 			size_t cur = option_of(h, s->where[i]);
 			for (size_t o = 0; o < h->n_opt; o++) {
-				if (o == cur || !option_fits(h, s, i, o) ||
+				if (o == cur || !opt_option_fits(in, s, i, o, h->slack_frac) ||
 				    opt_task_busy_w(in, s, i, h->opt_where[o]) >= curw - 1e-12)
 					continue;
 				opt_sol_copy(&h->tmp, s, in);
@@ -317,16 +278,6 @@ static void improve(struct heur *h, struct opt_sol *s)
 		opt_sol_copy(s, entry, in);
 }
 
-size_t opt_vector_count(const struct opt_inst *in)
-{
-	size_t n = 1;
-	for (size_t k = 0; k < in->n_isl; k++)
-		n = n > SIZE_MAX / 64 ? SIZE_MAX / 64 : n * in->isl_nopp[k];
-	for (size_t a = 0; a < in->n_acc; a++)
-		n = n > SIZE_MAX / 64 ? SIZE_MAX / 64 : n * in->acc_nopp[a];
-	return n;
-}
-
 /* Every task on its fastest option that fits alone at the OPPs of s (paths most likely to fit). */
 static void place_fastest(struct heur *h, struct opt_sol *s)
 {
@@ -335,7 +286,7 @@ static void place_fastest(struct heur *h, struct opt_sol *s)
 		double fast = INFINITY;
 		int pick = s->where[i];
 		for (size_t o = 0; o < h->n_opt; o++) {
-			if (!option_fits(h, s, i, o))
+			if (!opt_option_fits(in, s, i, o, h->slack_frac))
 				continue;
 			s->where[i] = h->opt_where[o];
 			double e = (double)opt_exec_ns(in, s, i);
@@ -358,7 +309,7 @@ static void place_capacity(struct heur *h, struct opt_sol *s)
 		for (size_t i = 0; i < in->n_tasks; i++) {
 			double fast = INFINITY;
 			for (size_t k = 0; k < in->n_isl; k++)
-				if (option_fits(h, s, i, k) && (double)wcet_at(in, i, k, s->isl_opp[k]) < fast) {
+				if (opt_option_fits(in, s, i, k, h->slack_frac) && (double)wcet_at(in, i, k, s->isl_opp[k]) < fast) {
 					fast = (double)wcet_at(in, i, k, s->isl_opp[k]);
 					s->where[i] = (int)in->isl_core0[k];
 				}
@@ -402,7 +353,7 @@ static void place_capacity(struct heur *h, struct opt_sol *s)
 		double best = INFINITY;
 		int pick = fast;
 		for (size_t o = 0; o < h->n_opt; o++) {
-			if (!option_fits(h, s, i, o))
+			if (!opt_option_fits(in, s, i, o, h->slack_frac))
 				continue;
 			s->where[i] = h->opt_where[o];
 			double e = (double)opt_exec_ns(in, s, i);
@@ -598,8 +549,8 @@ static void strengthen(struct heur *h, struct vec *vs, size_t nv, const struct o
 	for (size_t j = 0; b && j < nv && opt_now_s() < h->deadline_s; j++) {
 		if (!isfinite(vs[j].lb_w) || vs[j].lb_w >= inc)
 			continue;
-		set_vector(in, &h->cur, vs[j].id);
-		vs[j].lb_w = fmax(vs[j].lb_w, opt_bound_vector(b, &h->cur, idle_w(in, &h->cur), inc));
+		opt_vector_decode(in, &h->cur, vs[j].id);
+		vs[j].lb_w = fmax(vs[j].lb_w, opt_bound_vector(b, &h->cur, inc));
 	}
 	opt_bound_free(b);
 }
@@ -623,7 +574,7 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 	    opt_sol_init(&h.keep, in))
 		goto out;
 	for (size_t o = 0; o < h.n_opt; o++)
-		h.opt_where[o] = o < in->n_isl ? (int)in->isl_core0[o] : -(int)(o - in->n_isl) - 1;
+		h.opt_where[o] = opt_option_where(in, o);
 	if (nv > OPT_VECTOR_LIMIT) {
 		hr->lower_bound_w = separable_bound(&h);
 		descend(&h, power_cap_w, best);
@@ -633,7 +584,7 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 		goto out;
 	}
 	for (size_t id = 0; id < nv; id++) {
-		set_vector(in, &h.cur, id);
+		opt_vector_decode(in, &h.cur, id);
 		vs[id] = (struct vec){id, vector_lb(&h, &h.cur)};
 	}
 	/* A first incumbent from the fastest vector (all top OPPs): it prunes everything above it. */
@@ -659,7 +610,7 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 			break;
 		if (opt_now_s() >= deadline_s || (large && tries++ >= OPT_LARGE_TRIES))
 			break;
-		set_vector(in, &h.cur, vs[j].id);
+		opt_vector_decode(in, &h.cur, vs[j].id);
 		double l = vector_lb(&h, &h.cur);
 		bool solved = try_vector(&h, l, power_cap_w, best);
 		if (!solved && !lb_set) {
@@ -701,7 +652,7 @@ bool opt_heur_polish(const struct opt_inst *in, struct opt_sol *s, double deadli
 	    opt_sol_init(&h.keep, in))
 		goto out;
 	for (size_t o = 0; o < h.n_opt; o++)
-		h.opt_where[o] = o < in->n_isl ? (int)in->isl_core0[o] : -(int)(o - in->n_isl) - 1;
+		h.opt_where[o] = opt_option_where(in, o);
 	double r = opt_pack(in, s, h.ws, 0, true, deadline_s);
 	if (r > 1.0)
 		r = repair(&h, s, r);

@@ -7,6 +7,7 @@
 #include "optimizer/opt_internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -357,6 +358,48 @@ double opt_fifo_response(const struct opt_inst *in, const struct opt_sol *s, int
 		umax = fmax(umax, u);
 	}
 	return umax;
+}
+
+size_t opt_vector_count(const struct opt_inst *in)
+{
+	size_t n = 1;
+	for (size_t k = 0; k < in->n_isl; k++)
+		n = n > SIZE_MAX / 64 ? SIZE_MAX / 64 : n * in->isl_nopp[k];
+	for (size_t a = 0; a < in->n_acc; a++)
+		n = n > SIZE_MAX / 64 ? SIZE_MAX / 64 : n * in->acc_nopp[a];
+	return n;
+}
+
+void opt_vector_decode(const struct opt_inst *in, struct opt_sol *s, size_t id)
+{
+	for (size_t k = 0; k < in->n_isl; k++) {
+		s->isl_opp[k] = id % in->isl_nopp[k];
+		id /= in->isl_nopp[k];
+	}
+	for (size_t a = 0; a < in->n_acc; a++) {
+		s->acc_opp[a] = id % in->acc_nopp[a];
+		id /= in->acc_nopp[a];
+	}
+}
+
+double opt_vector_idle_w(const struct opt_inst *in, const struct opt_sol *s)
+{
+	double p = in->base_w;
+	for (size_t k = 0; k < in->n_isl; k++)
+		p += (double)in->isl_ncores[k] * in->idle_w[k][s->isl_opp[k]];
+	for (size_t a = 0; a < in->n_acc; a++)
+		p += in->acc_idle_w[a][s->acc_opp[a]];
+	return p;
+}
+
+bool opt_option_fits(const struct opt_inst *in, const struct opt_sol *s, size_t i, size_t o, double slack_frac)
+{
+	if (o < in->n_isl)
+		return opt_core_fits(in, i, (double)wcet_at(in, i, o, s->isl_opp[o]), slack_frac);
+	size_t v = o - in->n_isl;
+	if (in->impl[i * in->n_srv + v] < 0)
+		return false;
+	return (double)opt_latency(in, i, v, s->acc_opp[in->srv[v].accel]) <= opt_longest_d(in, i) * (1.0 - slack_frac);
 }
 
 /* With every task on its fastest option at the OPPs of s (accelerators counted alone, a lower bound on

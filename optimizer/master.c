@@ -123,8 +123,7 @@ static void tangent(glp_prob *lp, int a, int d, int v, double t)
 
 static bool isl_fits(const struct opt_inst *in, size_t i, size_t k, size_t m)
 {
-	double C = (double)wcet_at(in, i, k, m);
-	return C >= 1024 && C / in->cap <= fmin(in->hi_ns[i], (double)in->T_ns[i]);
+	return opt_core_fits(in, i, (double)wcet_at(in, i, k, m), 0);
 }
 
 static void build_islands(struct master *M)
@@ -188,7 +187,7 @@ static void build_task_island(struct master *M, size_t i, size_t k, int *ind, do
 		any = any || isl_fits(in, i, k, m);
 	if (!any)
 		return;
-	double hi = ms((int64_t)fmin(in->hi_ns[i], (double)in->T_ns[i]));
+	double hi = ms((int64_t)opt_longest_d(in, i));
 	double ctop = ms(wcet_at(in, i, k, nm - 1));
 	double lo = ctop / in->cap;
 	double pts[4] = {lo, sqrt(lo * hi), hi, ms(wcet_at(in, i, k, 0)) / in->cap};
@@ -739,38 +738,20 @@ static void mip(struct master *M, double deadline_s, bool *finished)
 	}
 }
 
-static double vector_idle_w(const struct opt_inst *in, const struct opt_sol *s)
-{
-	double p = in->base_w;
-	for (size_t k = 0; k < in->n_isl; k++)
-		p += (double)in->isl_ncores[k] * in->idle_w[k][s->isl_opp[k]];
-	for (size_t a = 0; a < in->n_acc; a++)
-		p += in->acc_idle_w[a][s->acc_opp[a]];
-	return p;
-}
-
 /* Valid bound of one OPP vector: idle power + every task on its cheapest option that fits alone. */
 static double vector_bound(const struct opt_inst *in, struct opt_sol *s)
 {
 	if (!opt_vector_paths_ok(in, s, 0, s->d_ns))
 		return INFINITY;
-	double p = in->base_w;
-	for (size_t k = 0; k < in->n_isl; k++)
-		p += (double)in->isl_ncores[k] * in->idle_w[k][s->isl_opp[k]];
-	for (size_t a = 0; a < in->n_acc; a++)
-		p += in->acc_idle_w[a][s->acc_opp[a]];
+	double p = opt_vector_idle_w(in, s);
 	for (size_t i = 0; i < in->n_tasks; i++) {
-		double best = INFINITY, hi = fmin(in->hi_ns[i], (double)in->T_ns[i]);
-		for (size_t k = 0; k < in->n_isl; k++)
-			if (isl_fits(in, i, k, s->isl_opp[k]))
-				best = fmin(best, opt_task_busy_w(in, s, i, (int)in->isl_core0[k]));
-		for (size_t v = 0; v < in->n_srv; v++)
-			if (in->impl[i * in->n_srv + v] >= 0 &&
-			    (double)opt_latency(in, i, v, s->acc_opp[in->srv[v].accel]) <= hi)
-				best = fmin(best, opt_task_busy_w(in, s, i, -(int)v - 1));
-		p += best;
+		double best = INFINITY;
+		for (size_t o = 0; o < in->n_isl + in->n_srv; o++)
+			if (opt_option_fits(in, s, i, o, 0))
+				best = fmin(best, opt_task_busy_w(in, s, i, opt_option_where(in, o)));
 		if (!isfinite(best))
 			return INFINITY;
+		p += best;
 	}
 	return p;
 }
@@ -784,14 +765,6 @@ static int cmp_vec(const void *a, const void *b)
 {
 	double x = ((const struct vec *)a)->lb, y = ((const struct vec *)b)->lb;
 	return (x > y) - (x < y);
-}
-
-static void decode(const struct opt_inst *in, struct opt_sol *s, size_t id)
-{
-	for (size_t k = 0; k < in->n_isl; k++)
-		s->isl_opp[k] = id % in->isl_nopp[k], id /= in->isl_nopp[k];
-	for (size_t a = 0; a < in->n_acc; a++)
-		s->acc_opp[a] = id % in->acc_nopp[a], id /= in->acc_nopp[a];
 }
 
 static void fix_vector(struct master *M, const struct opt_sol *s)
@@ -813,7 +786,7 @@ static bool dominated_infeasible(const struct master *M, const struct opt_sol *s
 {
 	const struct opt_inst *in = M->in;
 	for (size_t j = 0; j < M->n_infeas; j++) {
-		decode(in, tmp, M->infeas[j]);
+		opt_vector_decode(in, tmp, M->infeas[j]);
 		bool dom = true;
 		for (size_t k = 0; dom && k < in->n_isl; k++)
 			dom = s->isl_opp[k] <= tmp->isl_opp[k];
@@ -851,10 +824,10 @@ static void screen_vectors(struct master *M, struct vec *vs, size_t nv, const st
 	for (size_t j = 0; j < nv && vs[j].lb < cut; j++) {
 		size_t id = vs[j].id;
 		if (isnan(M->scr_lb[id]) && opt_now_s() < screen_dl) {
-			decode(in, &s, id);
+			opt_vector_decode(in, &s, id);
 			bool inf = dominated_infeasible(M, &s, &tmp);
 			double b = inf ? INFINITY
-				       : opt_screen_vector(M->scr, &s, vector_idle_w(in, &s), cut, screen_dl, &inf);
+				       : opt_screen_vector(M->scr, &s, cut, screen_dl, &inf);
 			if (inf)
 				M->infeas[M->n_infeas++] = id;
 			if (b > -INFINITY || inf) /* -INFINITY: no LP optimum in time, screen again later */
@@ -883,19 +856,14 @@ static bool round_pack(struct master *M, struct opt_sol *s, struct opt_ws *w, do
 		if (s->where[i] >= 0 && opt_screen_deadline(M->scr, i, in->core_isl[s->where[i]], &t))
 			s->d_ns[i] = t * 1e6;
 		else if (s->where[i] >= 0)
-			s->d_ns[i] = fmin(in->hi_ns[i], (double)in->T_ns[i]);
+			s->d_ns[i] = opt_longest_d(in, i);
 	}
-	int *keep = malloc(in->n_tasks * sizeof(int));
-	if (!keep)
-		return false;
-	memcpy(keep, s->where, in->n_tasks * sizeof(int));
 	double r = opt_pack_given(in, s, w, dl);
 	bool ok = r <= 1.0 && opt_evaluate(in, s, NULL, 0);
-	if (!ok && repair) {
-		memcpy(s->where, keep, in->n_tasks * sizeof(int));
+	/* opt_pack_given moved tasks between cores of their islands only, and opt_pack starts again
+	 * from the islands: no copy of the assignment is needed */
+	if (!ok && repair)
 		ok = opt_heur_polish(in, s, dl);
-	}
-	free(keep);
 	return ok;
 }
 
@@ -919,12 +887,11 @@ static void round_vectors(struct master *M, const struct vec *vs, size_t nv, str
 		double cut = cut_w(in, inc);
 		if (vs[j].lb >= cut)
 			break;
-		decode(in, &s, vs[j].id);
-		double idle = vector_idle_w(in, &s);
+		opt_vector_decode(in, &s, vs[j].id);
 		for (size_t r = 0; r < sizeof(round_shrink) / sizeof(round_shrink[0]) && opt_now_s() < dl; r++) {
 			bool inf;
 			opt_screen_shrink(M->scr, round_shrink[r]);
-			double b = opt_screen_vector(M->scr, &s, idle, INFINITY, dl, &inf);
+			double b = opt_screen_vector(M->scr, &s, INFINITY, dl, &inf);
 			opt_screen_shrink(M->scr, 0);
 			if (inf || b >= cut)
 				break; /* holding back more only makes it worse */
@@ -1073,7 +1040,7 @@ struct bb {
 	long *fixed; /* per task: fixed option, or -1 */
 	int *nogood; /* no-good rows added to the screening LP at this vector */
 	size_t n_nogood, cap_nogood;
-	double idle, dl;
+	double dl;
 	bool unfinished; /* out of time */
 	bool unknown;    /* some leaf's packing was not decided */
 };
@@ -1148,7 +1115,7 @@ static void bb_node(struct bb *B)
 		}
 		double cut = cut_w(in, B->inc);
 		bool inf;
-		double lb = opt_screen_resolve(B->M->scr, B->idle, cut, B->dl, &inf);
+		double lb = opt_screen_resolve(B->M->scr, cut, B->dl, &inf);
 		if (inf || lb >= cut)
 			return;
 		if (!isfinite(lb)) {
@@ -1196,9 +1163,8 @@ static double vector_bb(struct master *M, struct master *C, const struct opt_sol
 	memcpy(B.s.acc_opp, s->acc_opp, in->n_acc * sizeof(size_t));
 	for (size_t i = 0; i < in->n_tasks; i++)
 		B.fixed[i] = -1;
-	B.idle = vector_idle_w(in, &B.s);
 	bool inf;
-	double lb = opt_screen_vector(M->scr, &B.s, B.idle, INFINITY, dl, &inf);
+	double lb = opt_screen_vector(M->scr, &B.s, INFINITY, dl, &inf);
 	if (inf)
 		res = INFINITY;
 	else if (isfinite(lb)) {
@@ -1300,10 +1266,10 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 	 * Lagrangian bound (bound.c); both valid, so pruning at the incumbent stays exact */
 	struct opt_bound *lag = opt_bound_new(in);
 	for (size_t id = 0; id < nv; id++) {
-		decode(in, &s, id);
+		opt_vector_decode(in, &s, id);
 		double lb = vector_bound(in, &s);
 		if (lag && isfinite(lb) && (!inc->ok || lb < inc->power_w) && opt_now_s() < deadline_s)
-			lb = fmax(lb, opt_bound_vector(lag, &s, vector_idle_w(in, &s), inc->ok ? inc->power_w : INFINITY));
+			lb = fmax(lb, opt_bound_vector(lag, &s, inc->ok ? inc->power_w : INFINITY));
 		vs[id] = (struct vec){id, lb};
 	}
 	opt_bound_free(lag);
@@ -1326,7 +1292,7 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 		double cut = cut_w(in, inc);
 		if (vs[j].lb >= cut || opt_now_s() >= deadline_s)
 			break;
-		decode(in, &s, vs[j].id);
+		opt_vector_decode(in, &s, vs[j].id);
 		fix_vector(V, &s);
 		/* later vectors must leave time: at most half of what is left, at least 0.2 s */
 		double left = deadline_s - opt_now_s();
@@ -1346,7 +1312,7 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 			double cut = cut_w(in, inc);
 			if (ob[t] == INFINITY || vs[t].lb >= cut)
 				continue;
-			decode(in, &s, vs[t].id);
+			opt_vector_decode(in, &s, vs[t].id);
 			fix_vector(V, &s);
 			double again = solve_vector(V, P, inc, deadline_s, deadline_s, &cd, &tmp);
 			ob[t] = fmax(ob[t], again); /* both are valid bounds of this vector: keep the larger */

@@ -62,6 +62,25 @@ static inline int64_t wcet_at(const struct opt_inst *in, size_t i, size_t k, siz
 	return in->wcet[i * in->isl_opps_total + in->wcet_off[k] + m];
 }
 
+/* The longest deadline task i can ever get: its period, and D minus the fastest others on its paths. */
+static inline double opt_longest_d(const struct opt_inst *in, size_t i)
+{
+	return in->hi_ns[i] < (double)in->T_ns[i] ? in->hi_ns[i] : (double)in->T_ns[i];
+}
+
+/* The "where" value of option o (islands, then servers): the island's first core, or -(1 + server). */
+static inline int opt_option_where(const struct opt_inst *in, size_t o)
+{
+	return o < in->n_isl ? (int)in->isl_core0[o] : -(int)(o - in->n_isl) - 1;
+}
+
+/* Can a core hold task i alone with execution time C (ns)? SCHED_DEADLINE's 1024-ns floor, and
+ * C / cap within its longest deadline shortened by slack_frac. */
+static inline bool opt_core_fits(const struct opt_inst *in, size_t i, double C, double slack_frac)
+{
+	return C >= 1024 && C / in->cap <= opt_longest_d(in, i) * (1.0 - slack_frac);
+}
+
 /* Latency of task i on server v at accelerator OPP m (GPU scaled; FPGA fixed). */
 int64_t opt_latency(const struct opt_inst *in, size_t i, size_t v, size_t m);
 
@@ -163,6 +182,14 @@ double opt_now_s(void);
 #define OPT_PER_CORE_TASKS 30
 #endif
 size_t opt_vector_count(const struct opt_inst *in);
+/* Vector id -> the OPPs of s (mixed radix over islands, then accelerators). */
+void opt_vector_decode(const struct opt_inst *in, struct opt_sol *s, size_t id);
+/* Idle power of the OPPs of s: base power, every core idling at its island's OPP, every accelerator
+ * at its OPP (what every plan at that vector pays). */
+double opt_vector_idle_w(const struct opt_inst *in, const struct opt_sol *s);
+/* Whether option o of task i (islands, then servers) can hold it alone at the OPPs of s: its time
+ * fits its longest possible deadline shortened by slack_frac, and on a core also the density cap. */
+bool opt_option_fits(const struct opt_inst *in, const struct opt_sol *s, size_t i, size_t o, double slack_frac);
 /* Time kept back from --time-limit for the final evaluation and the steps that are not interrupted
  * mid-way (optimize.c). */
 #define OPT_RESERVE_S 0.25
@@ -188,26 +215,26 @@ bool opt_heur_polish(const struct opt_inst *in, struct opt_sol *s, double deadli
 struct opt_bound;
 struct opt_bound *opt_bound_new(const struct opt_inst *in);
 void opt_bound_free(struct opt_bound *b);
-/* A valid lower bound (W) on every plan at the OPPs of s, whose idle power is idle_w; INFINITY when
- * some task has no possible option there. target_w (an incumbent's power, or INFINITY) steers the
- * search: a bound above it is not needed. */
-double opt_bound_vector(struct opt_bound *b, const struct opt_sol *s, double idle_w, double target_w);
+/* A valid lower bound (W) on every plan at the OPPs of s; INFINITY when some task has no possible
+ * option there. target_w (an incumbent's power, or INFINITY) steers the search: a bound above it is
+ * not needed. */
+double opt_bound_vector(struct opt_bound *b, const struct opt_sol *s, double target_w);
 
 /* Vector screening (screen.c): the continuous relaxation of the island master at one OPP vector,
  * one LP whose rows, tangent pool and basis carry over between vectors. Returns a valid lower bound
- * (W) on every plan at the OPPs of s (idle_w: the vector's idle power incl. base), -INFINITY when no
- * LP optimum came in time, INFINITY with *infeasible set when no plan exists at that vector (then
- * none exists at any vector that is nowhere faster). Stops refining once the bound reaches target_w. */
+ * (W, idle power of the vector included) on every plan at the OPPs of s, -INFINITY when no LP
+ * optimum came in time, INFINITY with *infeasible set when no plan exists at that vector (then none
+ * exists at any vector that is nowhere faster). Stops refining once the bound reaches target_w. */
 struct opt_screen;
 struct opt_screen *opt_screen_new(const struct opt_inst *in);
 void opt_screen_free(struct opt_screen *S);
-double opt_screen_vector(struct opt_screen *S, const struct opt_sol *s, double idle_w, double target_w,
-			 double deadline_s, bool *infeasible);
+double opt_screen_vector(struct opt_screen *S, const struct opt_sol *s, double target_w, double deadline_s,
+			 bool *infeasible);
 /* Branch and bound on the screening LP of the current vector: option o of task i (islands, then
  * servers) is the only one left open (o < 0: every option that fits is open again); resolve runs
  * the Kelley loop on the LP as it stands; share is option o's value in the last LP optimum. */
 void opt_screen_fix(struct opt_screen *S, const struct opt_sol *s, size_t i, long o);
-double opt_screen_resolve(struct opt_screen *S, double idle_w, double target_w, double deadline_s, bool *infeasible);
+double opt_screen_resolve(struct opt_screen *S, double target_w, double deadline_s, bool *infeasible);
 double opt_screen_share(const struct opt_screen *S, size_t i, size_t o);
 /* A no-good row excluding the island / server assignment where (valid at the current vector only:
  * opt_screen_release frees it before the LP moves to another vector); returns the row. */

@@ -48,6 +48,7 @@ struct opt_screen {
 	int *path0;      /* [i]: first path row of task i (one per predecessor, or one) */
 	int *F;          /* [i] */
 	int n_static;    /* rows up to here survive a pool reset */
+	double idle_w;   /* idle power of the vector set last (added to every LP value) */
 	int *ind;
 	double *val, *x;
 };
@@ -78,7 +79,7 @@ static void tangent(struct opt_screen *S, size_t ik, double t)
 
 static double hi_ms(const struct opt_inst *in, size_t i)
 {
-	return ms(fmin(in->hi_ns[i], (double)in->T_ns[i]));
+	return ms(opt_longest_d(in, i));
 }
 
 /* Tangents at the fastest single-core deadline, the geometric middle and the longest deadline:
@@ -226,7 +227,7 @@ static void set_vector(struct opt_screen *S, const struct opt_sol *s)
 		for (size_t i = 0; i < in->n_tasks; i++) {
 			size_t ik = i * in->n_isl + k;
 			double C = (double)wcet_at(in, i, k, s->isl_opp[k]);
-			bool fits = C >= 1024 && C / in->cap <= fmin(in->hi_ns[i], (double)in->T_ns[i]);
+			bool fits = opt_option_fits(in, s, i, k, 0);
 			glp_set_col_bnds(S->lp, S->a[ik], fits ? GLP_DB : GLP_FX, 0, fits ? 1 : 0);
 			glp_set_obj_coef(S->lp, S->a[ik], opt_task_busy_w(in, s, i, (int)in->isl_core0[k]));
 			int ih[3] = {0, S->d[ik], S->a[ik]};
@@ -245,7 +246,7 @@ static void set_vector(struct opt_screen *S, const struct opt_sol *s)
 			if (!c)
 				continue;
 			double L = lat(in, s, i, v);
-			bool fits = L <= fmin(in->hi_ns[i], (double)in->T_ns[i]);
+			bool fits = opt_option_fits(in, s, i, in->n_isl + v, 0);
 			glp_set_col_bnds(S->lp, c, fits ? GLP_DB : GLP_FX, 0, fits ? 1 : 0);
 			glp_set_obj_coef(S->lp, c, opt_task_busy_w(in, s, i, -(int)v - 1));
 			S->ind[++n] = c, S->val[n] = L / (double)in->T_ns[i];
@@ -323,7 +324,7 @@ static int simplex(glp_prob *lp, double deadline_s)
 }
 
 /* Kelley loop on the LP as it stands (vector and any fixings set). */
-static double kelley(struct opt_screen *S, double idle_w, double target_w, double deadline_s, bool *infeasible)
+static double kelley(struct opt_screen *S, double target_w, double deadline_s, bool *infeasible)
 {
 	*infeasible = false;
 	double bound = -INFINITY;
@@ -337,7 +338,7 @@ static double kelley(struct opt_screen *S, double idle_w, double target_w, doubl
 		}
 		if (st != GLP_OPT)
 			break;
-		double z = idle_w + glp_get_obj_val(S->lp);
+		double z = S->idle_w + glp_get_obj_val(S->lp);
 		/* Kelley's tail: stop once a round gains less than 1e-4 relative */
 		bool stalled = z < bound + 1e-4 * fabs(bound);
 		bound = fmax(bound, z);
@@ -347,20 +348,21 @@ static double kelley(struct opt_screen *S, double idle_w, double target_w, doubl
 	return bound;
 }
 
-double opt_screen_vector(struct opt_screen *S, const struct opt_sol *s, double idle_w, double target_w,
-			 double deadline_s, bool *infeasible)
+double opt_screen_vector(struct opt_screen *S, const struct opt_sol *s, double target_w, double deadline_s,
+			 bool *infeasible)
 {
 	prune_pool(S);
 	set_vector(S, s);
+	S->idle_w = opt_vector_idle_w(S->in, s);
 	int term = glp_term_out(GLP_OFF); /* glp_scale_prob reports on the terminal */
 	glp_scale_prob(S->lp, GLP_SF_AUTO);
 	glp_term_out(term);
-	return kelley(S, idle_w, target_w, deadline_s, infeasible);
+	return kelley(S, target_w, deadline_s, infeasible);
 }
 
-double opt_screen_resolve(struct opt_screen *S, double idle_w, double target_w, double deadline_s, bool *infeasible)
+double opt_screen_resolve(struct opt_screen *S, double target_w, double deadline_s, bool *infeasible)
 {
-	return kelley(S, idle_w, target_w, deadline_s, infeasible);
+	return kelley(S, target_w, deadline_s, infeasible);
 }
 
 /* Column of option o of task i (islands, then servers); 0 when the task has no such option. */
@@ -368,17 +370,6 @@ static int option_col(const struct opt_screen *S, size_t i, size_t o)
 {
 	const struct opt_inst *in = S->in;
 	return o < in->n_isl ? S->a[i * in->n_isl + o] : S->z[i * in->n_srv + (o - in->n_isl)];
-}
-
-static bool option_fits(const struct opt_screen *S, const struct opt_sol *s, size_t i, size_t o)
-{
-	const struct opt_inst *in = S->in;
-	double hi = fmin(in->hi_ns[i], (double)in->T_ns[i]);
-	if (o < in->n_isl) {
-		double C = (double)wcet_at(in, i, o, s->isl_opp[o]);
-		return C >= 1024 && C / in->cap <= hi;
-	}
-	return lat(in, s, i, o - in->n_isl) <= hi;
 }
 
 double opt_screen_share(const struct opt_screen *S, size_t i, size_t o)
@@ -394,7 +385,7 @@ void opt_screen_fix(struct opt_screen *S, const struct opt_sol *s, size_t i, lon
 		int c = option_col(S, i, q);
 		if (!c)
 			continue;
-		bool open = (o < 0 || (size_t)o == q) && option_fits(S, s, i, q);
+		bool open = (o < 0 || (size_t)o == q) && opt_option_fits(in, s, i, q, 0);
 		glp_set_col_bnds(S->lp, c, open ? GLP_DB : GLP_FX, 0, open ? 1 : 0);
 	}
 }
