@@ -84,11 +84,12 @@ void pd_th_describe_misses(const pd_runlog *r)
 			(unsigned long long)in->seq, (double)in->response_ns / 1e6);
 		for (size_t j = 0; j < pd_runlog_job_count(r); j++) {
 			const struct pd_rl_job *jb = pd_runlog_job(r, j);
-			if (jb->seq != in->seq || jb->release_ns != in->release_ns)
+			const struct pd_rl_task_info *t = pd_runlog_task(r, jb->task);
+			if (jb->seq != in->seq || strcmp(t->dag, pd_runlog_dag(r, in->dag)->name) != 0)
 				continue;
-			fprintf(stderr, "    job task %u: start +%.3f ms, wall %.3f ms, cpu %.3f ms\n", jb->task,
+			fprintf(stderr, "    job %s: start +%.3f ms, wall %.3f ms, cpu %.3f ms, runtime %.3f ms\n", t->name,
 				(double)(jb->start_ns - jb->release_ns) / 1e6, (double)(jb->end_ns - jb->start_ns) / 1e6,
-				(double)jb->cpu_ns / 1e6);
+				(double)jb->cpu_ns / 1e6, (double)t->runtime_ns / 1e6);
 		}
 	}
 }
@@ -102,17 +103,14 @@ size_t pd_th_all_misses(const pd_runlog *r)
 }
 
 int pd_th_run_steady(const char *plan, int64_t duration_ms, struct pd_agent_opts *o, const char **out_dir,
-		     pd_err *e, void (*reset)(void *), void *arg)
+		     pd_err *e, int runs, void (*reset)(void *), void *arg)
 {
-	struct pd_agent_opts keep;
-	if (o)
-		keep = *o; /* pd_th_run fills in paths and the duration; the repeat starts from the same */
+	struct pd_agent_opts keep = *o; /* pd_th_run fills in paths and the duration; a repeat starts anew */
 	int rc = 0;
-	for (int attempt = 0; attempt < 2; attempt++) {
+	for (int attempt = 0; attempt < runs; attempt++) {
 		if (attempt && reset)
 			reset(arg);
-		if (o)
-			*o = keep;
+		*o = keep;
 		long long steal0 = pd_th_steal_ms();
 		rc = pd_th_run(plan, duration_ms, o, out_dir, e);
 		if (rc)
@@ -124,7 +122,7 @@ int pd_th_run_steady(const char *plan, int64_t duration_ms, struct pd_agent_opts
 			break;
 		}
 		fprintf(stderr, "run %d missed %zu deadlines, %lld ms of stolen CPU time%s\n", attempt + 1, m,
-			pd_th_steal_ms() - steal0, attempt ? "" : ": repeating once");
+			pd_th_steal_ms() - steal0, attempt + 1 < runs ? ": repeating" : "");
 		pd_th_describe_misses(r);
 		pd_runlog_free(r);
 	}

@@ -28,11 +28,12 @@ long long pd_th_steal_ms(void);
 void pd_th_describe_misses(const pd_runlog *r);
 /* Deadline misses of every DAG in the log. */
 size_t pd_th_all_misses(const pd_runlog *r);
-/* pd_th_run for a test that asserts zero misses: a run that missed is repeated once (see
- * pd_th_steal_ms), after reset(arg) has cleared what the test's recorders collected (reset may be
- * NULL). Both runs' misses and stolen time are printed. */
+/* pd_th_run for a test that asserts zero misses: a run that missed is repeated, up to `runs` runs
+ * (see pd_th_steal_ms), after reset(arg) has cleared what the test's recorders collected (reset may
+ * be NULL). Each missed run's misses, stolen time and missed instances are printed. out_dir and o
+ * must not be NULL. */
 int pd_th_run_steady(const char *plan, int64_t duration_ms, struct pd_agent_opts *o, const char **out_dir,
-		     pd_err *e, void (*reset)(void *), void *arg);
+		     pd_err *e, int runs, void (*reset)(void *), void *arg);
 /* Number of entries of a cpuset cgroup dir named powerdag-agent-* (leftovers). */
 int pd_th_cpuset_leftovers(void);
 

@@ -26,7 +26,10 @@ START_TEST(checked_plan_runs_without_misses)
 	SKIP_WITHOUT_DL();
 	const char *dir;
 	pd_err e = {0};
-	int rc = pd_th_run_steady(pd_test_src("tests/agents/plans/chain2.plan.yaml"), 1000, NULL, &dir, &e, NULL, NULL);
+	struct pd_agent_opts o;
+	pd_agent_opts_init(&o);
+	o.no_power = true;
+	int rc = pd_th_run_steady(pd_test_src("tests/agents/plans/chain2.plan.yaml"), 1000, &o, &dir, &e, 2, NULL, NULL);
 	ck_assert_msg(rc == 0, "%s", e.msg);
 	pd_runlog *r = pd_th_log(dir);
 	size_t misses;
@@ -90,6 +93,7 @@ START_TEST(overrun_is_throttled_and_neighbours_keep_deadlines)
 	size_t hog_n = pd_th_instances(r, "hog", &hog_miss, NULL);
 	ck_assert_uint_gt(hog_miss, 0);
 	ck_assert_uint_eq(hog_miss, hog_n); /* 6 ms of work on a 1 ms / 20 ms budget: every one late */
+	pd_th_describe_misses(r); /* the diagnostic the steady runs print: every job of a late instance */
 	long h = pd_th_task(r, "hog", "h");
 	size_t hog_jobs = 0, flagged = 0, sig = 0;
 	for (size_t i = 0; i < pd_runlog_job_count(r); i++) {
@@ -199,7 +203,7 @@ START_TEST(plugin_gpio_and_accelerator)
 	const char *dir;
 	pd_err e = {0};
 	struct recorders rs = {&grec, &arec, count};
-	int rc = pd_th_run_steady(plan, 500, &o, &dir, &e, clear_recorders, &rs);
+	int rc = pd_th_run_steady(plan, 500, &o, &dir, &e, 2, clear_recorders, &rs);
 	ck_assert_msg(rc == 0, "%s", e.msg);
 	pd_runlog *r = pd_th_log(dir);
 	size_t misses;
@@ -263,7 +267,7 @@ START_TEST(starvation_monitor_stays_quiet_with_a_fair_server)
 	o.starve_threshold_ns = 100 * PD_NS_PER_MS;
 	const char *dir;
 	pd_err e = {0};
-	int rc = pd_th_run_steady(pd_test_src("tests/agents/plans/chain2.plan.yaml"), 600, &o, &dir, &e, NULL, NULL);
+	int rc = pd_th_run_steady(pd_test_src("tests/agents/plans/chain2.plan.yaml"), 600, &o, &dir, &e, 2, NULL, NULL);
 	ck_assert_msg(rc == 0, "%s", e.msg);
 	pd_runlog *r = pd_th_log(dir);
 	ck_assert_ptr_nonnull(strstr(pd_runlog_header_json(r), "\"starvation_monitor\":true"));
