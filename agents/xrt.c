@@ -42,8 +42,9 @@ static int xrt_run(void *ctx, const struct pd_agent_accel *a, const struct pd_ag
 	(void)a, (void)seq, (void)latency_ns;
 	if (!c->dev || !t->bitstream)
 		return -ENODEV;
-	char name[128];
-	snprintf(name, sizeof(name), "%s", t->bitstream);
+	char name[128]; /* the kernel is named like the file: no directory, no extension */
+	const char *base = strrchr(t->bitstream, '/');
+	snprintf(name, sizeof(name), "%s", base ? base + 1 : t->bitstream);
 	char *dot = strchr(name, '.');
 	if (dot)
 		*dot = '\0';
