@@ -21,6 +21,10 @@ void pd_cli_help(const char *name, FILE *out);
 int pd_cli_fail(const char *name, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* True when argv holds -h/--help anywhere (handled before getopt so every command has --help). */
 int pd_cli_wants_help(int argc, char **argv);
+struct option;
+/* Refuses an option's value naming the option: li is getopt_long's longindex for it (-1 when a short
+ * option matched; c is then its letter), so "--gap 2" reads "invalid value '2' for --gap". */
+int pd_cli_bad_value(const char *name, const struct option *opts, int li, int c, const char *value);
 
 /* Defined in cli/cmd_<name>.c, with the command's own usage text. */
 extern const struct pd_cmd pd_cmd_validate;

@@ -72,7 +72,8 @@ static int run(int argc, char **argv)
 	pd_gen_defaults(&p);
 	opterr = 0;
 	optind = 1;
-	for (int c; (c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1;) {
+	int li = -1;
+	for (int c; (c = getopt_long(argc, argv, ":o:", opts, &li)) != -1; li = -1) {
 		bool bad = false;
 		switch (c) {
 		case 'd':
@@ -110,7 +111,7 @@ static int run(int argc, char **argv)
 			return pd_cli_fail(NAME, PD_EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
 		}
 		if (bad)
-			return pd_cli_fail(NAME, PD_EXIT_USAGE, "invalid value '%s' for %s", optarg, argv[optind - 1]);
+			return pd_cli_bad_value(NAME, opts, li, c, optarg);
 	}
 	if (optind < argc)
 		return pd_cli_fail(NAME, PD_EXIT_USAGE, "unexpected argument '%s' (see --help)", argv[optind]);

@@ -135,7 +135,8 @@ static int parse_opts(int argc, char **argv, struct pd_opt_params *p, const char
 	};
 	opterr = 0;
 	optind = 1;
-	for (int c; (c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1;) {
+	int li = -1;
+	for (int c; (c = getopt_long(argc, argv, ":o:", opts, &li)) != -1; li = -1) {
 		bool bad = false;
 		switch (c) {
 		case 'o':
@@ -168,7 +169,7 @@ static int parse_opts(int argc, char **argv, struct pd_opt_params *p, const char
 			return pd_cli_fail(NAME, PD_EXIT_USAGE, "unknown option '%s' (see --help)", argv[optind - 1]);
 		}
 		if (bad)
-			return pd_cli_fail(NAME, PD_EXIT_USAGE, "invalid value '%s' for %s", optarg, argv[optind - 1]);
+			return pd_cli_bad_value(NAME, opts, li, c, optarg);
 	}
 	if (argc - optind != 2)
 		return pd_cli_fail(NAME, PD_EXIT_USAGE, "expects DAGS and PLATFORM files (see --help)");

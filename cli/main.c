@@ -5,6 +5,7 @@
  */
 #include "cli/cli.h"
 
+#include <getopt.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -50,6 +51,13 @@ int pd_cli_wants_help(int argc, char **argv)
 			return 1;
 	}
 	return 0;
+}
+
+int pd_cli_bad_value(const char *name, const struct option *opts, int li, int c, const char *value)
+{
+	if (li >= 0)
+		return pd_cli_fail(name, PD_EXIT_USAGE, "invalid value '%s' for --%s (see --help)", value, opts[li].name);
+	return pd_cli_fail(name, PD_EXIT_USAGE, "invalid value '%s' for -%c (see --help)", value, c);
 }
 
 static void usage(FILE *out)

@@ -92,6 +92,7 @@ expect 2 "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --bogus
 for g in -0.1 1 150% abc 1e-4x; do
 	expect 2 "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --gap "$g" -o "$T/plan4.yaml"
 	[ ! -e "$T/plan4.yaml" ] || fail "plan written for --gap $g"
+	grep -q -- "invalid value '$g' for --gap" "$T/err" || fail "--gap $g: the error does not name the option: $(cat "$T/err")"
 done
 # --gap in percent: status optimal with a certified gap of at most 5 %
 expect 0 "$POWERDAG" optimize "$T/xu4set.yaml" "$SRC/platforms/odroid-xu4.yaml" --solver exact --gap 5% --json
