@@ -14,9 +14,12 @@
  *     and max_util_per_cpu - fair_runtime/fair_period > 0;
  *   - an FPGA has slots >= 1; a GPU has >= 1 OPP;
  *   - capacity is a decimal with at most 6 places (the WCET law uses it exactly, see power.c);
- *   - islands and accelerators share one namespace (placements and sensors name either).
+ *   - islands and accelerators share one namespace (placements and sensors name either);
+ *   - job_overhead (platform-wide and per island) in [0, PD_JOB_OVERHEAD_MAX_NS]; budget_margin in
+ *     [0, 1) with at most 6 decimal places (the budget law uses it exactly, see power.c).
  * Defaults: base_power 0W, capacity 1.0, policy "policy<first cpu>", max_util_per_cpu 0.95, no fair
- * server, FPGA idle_power 0W, sensor uri "local:", measures "board", scale 0.001.
+ * server, job_overhead PD_JOB_OVERHEAD_DEFAULT_NS (absent: has_job_overhead false), budget_margin 0,
+ * FPGA idle_power 0W, sensor uri "local:", measures "board", scale 0.001.
  * Locations in the model point at a copy of the file name owned by the platform.
  */
 #ifndef PD_PLATFORM_H
@@ -40,6 +43,8 @@ struct pd_island {
 	struct pd_opp *opps;
 	size_t n_opps;
 	const char *policy; /* cpufreq policy directory name, e.g. "policy4"; default "policy<first cpu>" */
+	bool has_job_overhead;   /* island-level `job_overhead` given: overrides dl.job_overhead */
+	int64_t job_overhead_ns;
 	struct pd_loc loc;
 };
 
@@ -72,6 +77,13 @@ struct pd_dl {
 	double max_util_per_cpu; /* U_max, default 0.95 (sched_rt_runtime_us / sched_rt_period_us) */
 	bool has_fair_server;
 	int64_t fair_runtime_ns, fair_period_ns;
+	/* Kernel-charged time per job beyond the work (wake-up, time stamps, waking successors);
+	 * absent: PD_JOB_OVERHEAD_DEFAULT_NS. Islands may override it. */
+	bool has_job_overhead;
+	int64_t job_overhead_ns;
+	/* Budget margin m: reservation runtime = ceil(demand * (1 + m)); 0 when absent. */
+	bool has_budget_margin;
+	double budget_margin;
 };
 
 typedef struct pd_platform pd_platform;
@@ -101,6 +113,11 @@ size_t pd_platform_core_count(const pd_platform *p);
 /* Usable density per core: max_util_per_cpu minus the fair-server share when configured. */
 double pd_platform_core_capacity(const pd_platform *p);
 
+/* Setters for writers of derived platforms (`profile`): island -1 sets dl.job_overhead, else the
+ * island's override. Return 0, or -1 for an index or value out of range (nothing changed). */
+int pd_platform_set_job_overhead(pd_platform *p, long island, int64_t ns);
+int pd_platform_set_budget_margin(pd_platform *p, double margin);
+
 void pd_platform_emit(const pd_platform *p, pd_yemit *y); /* the mapping value of "platform:" */
 /* "opps: [...]" in the canonical form, for writers of derived platforms (the board twin). */
 void pd_platform_emit_opps(pd_yemit *y, const struct pd_opp *o, size_t n);
@@ -129,6 +146,38 @@ double pd_island_power_w(const struct pd_island *isl, size_t opp, double sum_uti
  * FPGA: idle_power only (opp ignored); the caller adds sum(power_i * L_i / T_i) of its tasks, whose
  * power increments live in the DAG file (pd_impl.power_uw). */
 double pd_accel_power_w(const struct pd_accelerator *a, size_t opp, double sum_util);
+
+/*
+ * Per-job overhead and budget (docs/MODEL.md "Overhead and margin"). A CPU task with work C = C(k, f)
+ * on island k really executes, as the kernel charges it, the demand
+ *     D = C + o_k        o_k = island job_overhead, else dl.job_overhead, else the default below
+ * and gets the reservation runtime
+ *     Q = ceil(D * (1 + m))   m = dl.budget_margin (exact: m is a decimal of at most 6 places).
+ * Every module (optimizer, evaluator, checker, simulator, power prediction) takes D and Q from here.
+ */
+/* Default o when a platform measures none: conservative for a VM-hosted or unprofiled board; the
+ * figures behind it are in docs/MODEL.md. */
+#define PD_JOB_OVERHEAD_DEFAULT_NS (100 * PD_NS_PER_US)
+/* Largest accepted job_overhead: more is a unit mistake, not an overhead. */
+#define PD_JOB_OVERHEAD_MAX_NS (100 * PD_NS_PER_MS)
+
+struct pd_budget {
+	int64_t wcet_ns;     /* C(k, f): the work */
+	int64_t overhead_ns; /* o_k */
+	int64_t demand_ns;   /* D = C + o_k: executed per job */
+	int64_t runtime_ns;  /* Q = ceil(D (1 + m)): the SCHED_DEADLINE runtime */
+};
+
+/* o_k of island k (-1 for an index out of range). */
+int64_t pd_job_overhead_ns(const pd_platform *p, size_t island);
+/* D and Q for work wcet_ns on island k. Returns 0, or -1 (b zeroed) for a bad island or wcet < 0.
+ * Saturates at INT64_MAX. */
+int pd_budget_of(const pd_platform *p, size_t island, int64_t wcet_ns, struct pd_budget *b);
+/* Same with C = pd_wcet_at(p, t, island, opp). */
+int pd_budget_at(const pd_platform *p, const struct pd_task *t, size_t island, size_t opp, struct pd_budget *b);
+/* Q = ceil(D (1 + m)) for a demand D and a margin m (exact on the 6-place decimal; -1 if D < 0). */
+int64_t pd_budget_runtime(int64_t demand_ns, double margin);
+
 /* Index of the OPP with exactly freq_khz in a table, or -1. */
 long pd_opp_find(const struct pd_opp *opps, size_t n, int64_t freq_khz);
 

@@ -2,6 +2,7 @@
 /* Accessors of the platform model and its lifetime. */
 #include "platforms/platform_impl.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,4 +76,32 @@ double pd_platform_core_capacity(const pd_platform *p)
 	if (p->dl.has_fair_server)
 		u -= (double)p->dl.fair_runtime_ns / (double)p->dl.fair_period_ns;
 	return u;
+}
+
+int pd_platform_set_job_overhead(pd_platform *p, long island, int64_t ns)
+{
+	if (ns < 0 || ns > PD_JOB_OVERHEAD_MAX_NS || island < -1 || (island >= 0 && (size_t)island >= p->n_islands))
+		return -1;
+	if (island < 0) {
+		p->dl.has_job_overhead = true;
+		p->dl.job_overhead_ns = ns;
+	} else {
+		p->islands[island].has_job_overhead = true;
+		p->islands[island].job_overhead_ns = ns;
+	}
+	return 0;
+}
+
+/* The margin must stay a 6-place decimal in [0, 1) (the parser's rule): the budget law uses it
+ * exactly and the writer must reproduce it. */
+int pd_platform_set_budget_margin(pd_platform *p, double margin)
+{
+	if (!(margin >= 0.0 && margin < 1.0))
+		return -1;
+	double micro = margin * (double)PD_CAPACITY_SCALE;
+	if (fabs(micro - nearbyint(micro)) > 1e-6 * fmax(1.0, micro))
+		return -1;
+	p->dl.has_budget_margin = true;
+	p->dl.budget_margin = margin;
+	return 0;
 }

@@ -32,6 +32,12 @@ static void emit_dl(pd_yemit *y, const struct pd_dl *dl)
 		pd_yemit_kv_duration(y, "period", dl->fair_period_ns);
 		pd_yemit_map_end(y);
 	}
+	/* Written only when given: an absent job_overhead means "the documented default", and a
+	 * platform read back must still say so. */
+	if (dl->has_job_overhead)
+		pd_yemit_kv_duration(y, "job_overhead", dl->job_overhead_ns);
+	if (dl->has_budget_margin)
+		pd_yemit_kv_double(y, "budget_margin", dl->budget_margin);
 	pd_yemit_map_end(y);
 }
 
@@ -46,6 +52,8 @@ static void emit_island(pd_yemit *y, const struct pd_island *k)
 	pd_yemit_seq_end(y);
 	pd_yemit_kv_double(y, "capacity", k->capacity);
 	pd_yemit_kv_str(y, "policy", k->policy);
+	if (k->has_job_overhead)
+		pd_yemit_kv_duration(y, "job_overhead", k->job_overhead_ns);
 	pd_platform_emit_opps(y, k->opps, k->n_opps);
 	pd_yemit_map_end(y);
 }

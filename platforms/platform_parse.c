@@ -155,7 +155,7 @@ static void parse_opps(struct pp *s, const pd_ynode *map, const char *owner, str
 
 /* ------------------------------------------------------------------ dl */
 
-static const char *const dl_keys[] = {"max_util_per_cpu", "fair_server", NULL};
+static const char *const dl_keys[] = {"max_util_per_cpu", "fair_server", "job_overhead", "budget_margin", NULL};
 static const char *const fair_keys[] = {"runtime", "period", NULL};
 
 static void parse_fair_server(struct pp *s, const pd_ynode *fs)
@@ -175,6 +175,44 @@ static void parse_fair_server(struct pp *s, const pd_ynode *fs)
 	dl->has_fair_server = true;
 }
 
+/* job_overhead (dl or island): a duration >= 0 (0 is allowed: a board measured to charge nothing
+ * beyond the work, or a user who accounts for it in the WCETs), bounded so that a unit mistake
+ * ("100ms" for "100us") is caught instead of silently eating the cores. */
+static void parse_job_overhead(struct pp *s, const pd_ynode *map, bool *has, int64_t *ns)
+{
+	int64_t v = 0;
+	if (pd_yget_duration(map, "job_overhead", false, true, &v, s->d) != 1)
+		return;
+	if (v > PD_JOB_OVERHEAD_MAX_NS) {
+		char b[40];
+		pd_diags_add(s->d, pd_ymap_get(map, "job_overhead")->loc, "'job_overhead' must be at most %s",
+			     pd_fmt_duration(PD_JOB_OVERHEAD_MAX_NS, b, sizeof(b)));
+		return;
+	}
+	*has = true;
+	*ns = v;
+}
+
+/* budget_margin: a fraction 0 <= m < 1 with at most 6 decimal places (the budget law uses it
+ * exactly as millionths, like capacity). */
+static void parse_budget_margin(struct pp *s, const pd_ynode *dln)
+{
+	struct pd_dl *dl = &s->p->dl;
+	double m = 0.0;
+	if (pd_yget_double(dln, "budget_margin", false, 0.0, 1.0, &m, s->d) != 1)
+		return;
+	const pd_ynode *v = pd_ymap_get(dln, "budget_margin");
+	double micro = m * (double)PD_CAPACITY_SCALE;
+	if (m >= 1.0)
+		pd_diags_add(s->d, v->loc, "'budget_margin' must be < 1 (a fraction: 0.05 = +5 %%)");
+	else if (fabs(micro - nearbyint(micro)) > 1e-6 * fmax(1.0, micro))
+		pd_diags_add(s->d, v->loc, "'budget_margin' must have at most 6 decimal places");
+	else {
+		dl->has_budget_margin = true;
+		dl->budget_margin = m;
+	}
+}
+
 static void parse_dl(struct pp *s, const pd_ynode *map)
 {
 	struct pd_dl *dl = &s->p->dl;
@@ -189,6 +227,8 @@ static void parse_dl(struct pp *s, const pd_ynode *map)
 	const pd_ynode *fs = pd_ymap_get(n, "fair_server");
 	if (fs)
 		parse_fair_server(s, fs);
+	parse_job_overhead(s, n, &dl->has_job_overhead, &dl->job_overhead_ns);
+	parse_budget_margin(s, n);
 	/* The fair server reserves runtime/period of every CPU ahead of SCHED_DEADLINE tasks: what is
 	 * left per core must stay positive or no task could ever be admitted. */
 	if (dl->has_fair_server && pd_platform_core_capacity(s->p) <= 0.0)
@@ -198,7 +238,7 @@ static void parse_dl(struct pp *s, const pd_ynode *map)
 
 /* ------------------------------------------------------------------ islands */
 
-static const char *const island_keys[] = {"name", "cpus", "capacity", "opps", "policy", NULL};
+static const char *const island_keys[] = {"name", "cpus", "capacity", "opps", "policy", "job_overhead", NULL};
 
 #define PD_MAX_CPU 4095
 
@@ -250,6 +290,7 @@ static void parse_island(struct pp *s, const pd_ynode *n, struct pd_island *k)
 	k->name = name ? name : "?";
 	parse_cpus(s, n, k);
 	parse_capacity(s, n, k);
+	parse_job_overhead(s, n, &k->has_job_overhead, &k->job_overhead_ns);
 	char owner[160];
 	snprintf(owner, sizeof(owner), "island '%s'", k->name);
 	parse_opps(s, n, owner, &k->opps, &k->n_opps);

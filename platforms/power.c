@@ -19,16 +19,22 @@
 
 #include <math.h>
 
+/* v in millionths, exact when v is a 6-place decimal, else rounded down (up when round_up). */
+static int64_t decimal_micro(double v, bool round_up)
+{
+	double m = v * (double)PD_CAPACITY_SCALE;
+	double r = nearbyint(m);
+	if (fabs(m - r) <= 1e-6 * fmax(1.0, m))
+		return (int64_t)r;
+	return (int64_t)(round_up ? ceil(m) : floor(m));
+}
+
 /* kappa in millionths, rounded down unless it is already a 6-place decimal; 0 when invalid. */
 static int64_t capacity_micro(double capacity)
 {
 	if (!(capacity > 0.0) || capacity > 1e9)
 		return 0;
-	double m = capacity * (double)PD_CAPACITY_SCALE;
-	double r = nearbyint(m);
-	if (fabs(m - r) <= 1e-6 * fmax(1.0, m))
-		return (int64_t)r;
-	return (int64_t)floor(m);
+	return decimal_micro(capacity, false);
 }
 
 int64_t pd_wcet_scale(int64_t wcet_ns, int64_t wcet_fixed_ns, int64_t ref_khz, double capacity, int64_t f_khz)
@@ -49,6 +55,56 @@ int64_t pd_wcet_at(const pd_platform *p, const struct pd_task *t, size_t island,
 		return -1;
 	const struct pd_island *k = &p->islands[island];
 	return pd_wcet_scale(t->wcet_ns, t->wcet_fixed_ns, p->ref_khz, k->capacity, k->opps[opp].freq_khz);
+}
+
+/* ------------------------------------------------------------------ overhead and budget */
+/*
+ * D = C + o_k is what a job really executes as the kernel charges it; Q = ceil(D (1 + m)) is its
+ * reservation. The margin is taken as the 6-place decimal of the file (a computed one is rounded
+ * up, which only lengthens Q), so Q = D + ceil(D * m_micro / 10^6) exactly in integers: like the
+ * WCET, a budget must never come out short by 1 ns through binary floating point.
+ */
+int64_t pd_job_overhead_ns(const pd_platform *p, size_t island)
+{
+	if (island >= p->n_islands)
+		return -1;
+	if (p->islands[island].has_job_overhead)
+		return p->islands[island].job_overhead_ns;
+	return p->dl.has_job_overhead ? p->dl.job_overhead_ns : PD_JOB_OVERHEAD_DEFAULT_NS;
+}
+
+int64_t pd_budget_runtime(int64_t demand_ns, double margin)
+{
+	if (demand_ns < 0)
+		return -1;
+	if (!(margin > 0.0))
+		return demand_ns;
+	int64_t mmicro = decimal_micro(fmin(margin, 1e6), true);
+	int64_t extra = pd_muldiv_ceil((uint64_t)demand_ns, (uint64_t)mmicro, 1, PD_CAPACITY_SCALE, 1);
+	return extra > INT64_MAX - demand_ns ? INT64_MAX : demand_ns + extra;
+}
+
+int pd_budget_of(const pd_platform *p, size_t island, int64_t wcet_ns, struct pd_budget *b)
+{
+	*b = (struct pd_budget){0};
+	int64_t o = pd_job_overhead_ns(p, island);
+	if (o < 0 || wcet_ns < 0)
+		return -1;
+	b->wcet_ns = wcet_ns;
+	b->overhead_ns = o;
+	b->demand_ns = wcet_ns > INT64_MAX - o ? INT64_MAX : wcet_ns + o;
+	b->runtime_ns = pd_budget_runtime(b->demand_ns, p->dl.has_budget_margin ? p->dl.budget_margin : 0.0);
+	return 0;
+}
+
+int pd_budget_at(const pd_platform *p, const struct pd_task *t, size_t island, size_t opp, struct pd_budget *b)
+{
+	int64_t c = pd_wcet_at(p, t, island, opp);
+	if (c < 0) {
+		*b = (struct pd_budget){0};
+		return -1;
+	}
+	return pd_budget_of(p, island, c, b);
 }
 
 /* Accelerator latencies in DAG files are measured at the top OPP; the whole latency scales with

@@ -156,6 +156,14 @@ static const struct rule rules[] = {
 	{"devfreq: 17000000.gv11b", "devfreq: a/b", "'devfreq' 'a/b' must be a plain file name", 19, 40},
 	{"manager: fpga0", "manager: .hidden", "'manager' '.hidden' must be a plain file name", 20, 93},
 	{"rail: VCCINT", "rail: \"VCC INT\"", "'rail' 'VCC INT' must be at most 63 letters", 22, 66},
+	{"period: 1s}}", "period: 1s}, job_overhead: 200ms}", "'job_overhead' must be at most 100ms", 5, 87},
+	{"period: 1s}}", "period: 1s}, job_overhead: 200}", "missing unit", 5, 87},
+	{"period: 1s}}", "period: 1s}, job_overhead: -5us}", "negative", 5, 87},
+	{"period: 1s}}", "period: 1s}, budget_margin: 1}", "'budget_margin' must be < 1", 5, 88},
+	{"period: 1s}}", "period: 1s}, budget_margin: -0.1}", "out of range", 5, 88},
+	{"period: 1s}}", "period: 1s}, budget_margin: 0.1234567}", "at most 6 decimal places", 5, 88},
+	{"period: 1s}}", "period: 1s}, budget_margin: 5%}", "not a number", 5, 88},
+	{"      capacity: 0.3\n", "      capacity: 0.3\n      job_overhead: fast\n", "job_overhead", 16, 21},
 };
 
 START_TEST(rule_reported_with_position)
@@ -237,6 +245,46 @@ START_TEST(emit_is_canonical)
 	ck_assert_ptr_nonnull(q);
 	char *t2 = emit_text(q);
 	ck_assert_str_eq(t1, t2);
+	free(t1);
+	free(t2);
+	pd_platform_free(p);
+	pd_platform_free(q);
+	pd_diags_free(&d);
+}
+END_TEST
+
+/* job_overhead and budget_margin are written only when given, and read back to the same bytes. */
+START_TEST(overhead_keys_round_trip)
+{
+	pd_diags d;
+	pd_diags_init(&d);
+	pd_platform *p = load_text(GOOD, &d);
+	ck_assert_ptr_nonnull(p);
+	char *t0 = emit_text(p);
+	ck_assert_ptr_null(strstr(t0, "job_overhead"));
+	ck_assert_ptr_null(strstr(t0, "budget_margin"));
+	ck_assert(!pd_platform_dl(p)->has_job_overhead && !pd_platform_dl(p)->has_budget_margin);
+	pd_platform_free(p);
+	p = load_text(mutate("period: 1s}}", "period: 1s}, job_overhead: 35.5us, budget_margin: 0.05}"), &d);
+	ck_assert_ptr_nonnull(p);
+	ck_assert(pd_platform_dl(p)->has_job_overhead);
+	ck_assert_int_eq(pd_platform_dl(p)->job_overhead_ns, 35500);
+	ck_assert_double_eq(pd_platform_dl(p)->budget_margin, 0.05);
+	ck_assert_int_eq(pd_platform_set_job_overhead(p, 1, 7000), 0);
+	ck_assert_int_eq(pd_platform_set_job_overhead(p, 2, 7000), -1);
+	ck_assert_int_eq(pd_platform_set_job_overhead(p, 0, -1), -1);
+	ck_assert_int_eq(pd_platform_set_budget_margin(p, 1.0), -1);
+	ck_assert_int_eq(pd_platform_set_budget_margin(p, 0.1234567), -1);
+	char *t1 = emit_text(p);
+	ck_assert(strstr(t1, "    job_overhead: 35.5us\n    budget_margin: 0.05\n  islands:"));
+	ck_assert(strstr(t1, "    policy: policy0\n    job_overhead: 7us\n    opps:"));
+	pd_platform *q = load_text(t1, &d);
+	ck_assert_ptr_nonnull(q);
+	ck_assert(!pd_platform_island(q, 0)->has_job_overhead);
+	ck_assert_int_eq(pd_platform_island(q, 1)->job_overhead_ns, 7000);
+	char *t2 = emit_text(q);
+	ck_assert_str_eq(t1, t2);
+	free(t0);
 	free(t1);
 	free(t2);
 	pd_platform_free(p);
@@ -384,6 +432,7 @@ int main(void)
 	tcase_add_test(tc, every_problem_reported);
 	tcase_add_test(tc, not_a_platform);
 	tcase_add_test(tc, emit_is_canonical);
+	tcase_add_test(tc, overhead_keys_round_trip);
 	tcase_add_test(tc, write_file_round_trip);
 	tcase_add_test(tc, board_zcu102);
 	tcase_add_test(tc, board_xavier);

@@ -18,17 +18,35 @@ static const char *const PLAT = "platform:\n"
 				"    - {name: gpu0, kind: gpu, opps: [{freq: 114750kHz, busy: 345mW, idle: 180mW}, {freq: 1377MHz, busy: 6W, idle: 0.5W}]}\n"
 				"    - {name: pl, kind: fpga, slots: 1, reconfig_time: 22.664ms, idle_power: 812mW}\n";
 
-static pd_platform *plat(void)
+static pd_platform *plat_text(const char *text)
 {
 	static char path[4096];
 	pd_diags d;
 	pd_diags_init(&d);
-	snprintf(path, sizeof(path), "%s", pd_test_write(pd_test_tmpdir(), "p.yaml", PLAT));
+	snprintf(path, sizeof(path), "%s", pd_test_write(pd_test_tmpdir(), "p.yaml", text));
 	pd_platform *p = pd_platform_load_file(path, &d);
 	pd_diags_print(&d, stderr);
 	pd_diags_free(&d);
 	ck_assert_ptr_nonnull(p);
 	return p;
+}
+
+static pd_platform *plat(void) { return plat_text(PLAT); }
+
+/* The same board with a measured overhead (30 us), the big island's own (12.5 us) and a 5 % margin. */
+static pd_platform *plat_overhead(const char *margin)
+{
+	static char text[4096];
+	const char *dl = "  dl: {max_util_per_cpu: 0.95, fair_server: {runtime: 50ms, period: 1s}}\n";
+	const char *at = strstr(PLAT, dl), *big = strstr(PLAT, "capacity: 1.0, ");
+	ck_assert_ptr_nonnull(at);
+	ck_assert_ptr_nonnull(big);
+	snprintf(text, sizeof(text),
+		 "%.*s  dl: {max_util_per_cpu: 0.95, fair_server: {runtime: 50ms, period: 1s}, job_overhead: 30us%s%s}\n"
+		 "%.*sjob_overhead: 12.5us, %s",
+		 (int)(at - PLAT), PLAT, margin ? ", budget_margin: " : "", margin ? margin : "",
+		 (int)(big - (at + strlen(dl))), at + strlen(dl), big);
+	return plat_text(text);
 }
 
 START_TEST(wcet_scale_exact_values)
@@ -148,6 +166,57 @@ START_TEST(island_power)
 }
 END_TEST
 
+/* D = C + o_k, Q = ceil(D (1 + m)): the default when nothing is measured, the island override, the
+ * margin rounded up to whole ns and exact on decimals (0.07 is not a double). */
+START_TEST(budget_overhead_and_margin)
+{
+	struct pd_task t = {.name = "t", .wcet_ns = 10000000, .wcet_fixed_ns = 1000000};
+	struct pd_budget b;
+	pd_platform *p = plat();
+	/* no job_overhead anywhere: the documented default, no margin */
+	ck_assert_int_eq(pd_job_overhead_ns(p, 0), PD_JOB_OVERHEAD_DEFAULT_NS);
+	ck_assert_int_eq(pd_job_overhead_ns(p, 1), PD_JOB_OVERHEAD_DEFAULT_NS);
+	ck_assert_int_eq(pd_budget_at(p, &t, 1, 1, &b), 0);
+	ck_assert_int_eq(b.wcet_ns, 10000000);
+	ck_assert_int_eq(b.overhead_ns, PD_JOB_OVERHEAD_DEFAULT_NS);
+	ck_assert_int_eq(b.demand_ns, 10000000 + PD_JOB_OVERHEAD_DEFAULT_NS);
+	ck_assert_int_eq(b.runtime_ns, b.demand_ns);
+	ck_assert_int_eq(pd_job_overhead_ns(p, 2), -1);
+	ck_assert_int_eq(pd_budget_at(p, &t, 2, 0, &b), -1);
+	ck_assert_int_eq(b.runtime_ns, 0);
+	ck_assert_int_eq(pd_budget_of(p, 0, -1, &b), -1);
+	pd_platform_free(p);
+
+	p = plat_overhead(NULL);
+	ck_assert_int_eq(pd_job_overhead_ns(p, 0), 30000); /* platform-wide */
+	ck_assert_int_eq(pd_job_overhead_ns(p, 1), 12500); /* the island's own */
+	/* little @200 MHz: C = 301 ms (see wcet_at_islands), D = C + 30 us */
+	ck_assert_int_eq(pd_budget_at(p, &t, 0, 0, &b), 0);
+	ck_assert_int_eq(b.wcet_ns, 301000000);
+	ck_assert_int_eq(b.demand_ns, 301030000);
+	ck_assert_int_eq(b.runtime_ns, 301030000);
+	ck_assert_int_eq(pd_budget_at(p, &t, 1, 0, &b), 0);
+	ck_assert_int_eq(b.demand_ns, 37012500);
+	pd_platform_free(p);
+
+	p = plat_overhead("0.05");
+	ck_assert_int_eq(pd_budget_at(p, &t, 1, 1, &b), 0);
+	ck_assert_int_eq(b.demand_ns, 10012500);
+	ck_assert_int_eq(b.runtime_ns, 10513125); /* 10012500 * 1.05 exactly */
+	/* rounded up: 1001 * 1.05 = 1051.05 -> 1052 */
+	ck_assert_int_eq(pd_budget_runtime(1001, 0.05), 1052);
+	pd_platform_free(p);
+	/* 0.07 as a double is 0.07000000000000000666: 100 * 1.07 must be exactly 107, not 108 */
+	ck_assert_int_eq(pd_budget_runtime(100, 0.07), 107);
+	ck_assert_int_eq(pd_budget_runtime(100, 0.0), 100);
+	ck_assert_int_eq(pd_budget_runtime(0, 0.5), 0);
+	ck_assert_int_eq(pd_budget_runtime(-1, 0.5), -1);
+	ck_assert_int_eq(pd_budget_runtime(INT64_MAX - 5, 0.5), INT64_MAX);
+	/* a computed margin that is not a 6-place decimal is rounded up: 1e6 * 0.0000015 -> 2 */
+	ck_assert_int_eq(pd_budget_runtime(1000000, 0.0000015), 1000002);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("platforms_power");
@@ -158,6 +227,7 @@ int main(void)
 	tcase_add_test(tc, wcet_at_islands);
 	tcase_add_test(tc, latency_scaling);
 	tcase_add_test(tc, island_power);
+	tcase_add_test(tc, budget_overhead_and_margin);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }
