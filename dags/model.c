@@ -76,6 +76,25 @@ double pd_dags_utilisation(const pd_dagset *s)
 	return u;
 }
 
+int pd_dags_set_wcet(pd_dagset *s, size_t i, int64_t wcet_ns, bool *bcet_lowered)
+{
+	if (bcet_lowered)
+		*bcet_lowered = false;
+	if (i >= s->n_tasks)
+		return -1;
+	struct pd_task *t = &s->tasks[i];
+	if (wcet_ns < 1 || wcet_ns < t->wcet_fixed_ns || wcet_ns > PD_DAGS_MAX_DURATION_NS)
+		return -1;
+	t->wcet_ns = wcet_ns;
+	/* bcet <= wcet is an invariant; bcet = wcet when the file gave none */
+	if (!t->has_bcet || t->bcet_ns > wcet_ns) {
+		if (bcet_lowered && t->has_bcet)
+			*bcet_lowered = true;
+		t->bcet_ns = wcet_ns;
+	}
+	return 0;
+}
+
 const char *pd_dags__name_problem(const char *name)
 {
 	size_t n = strlen(name);

@@ -133,6 +133,10 @@ int pd_dags_write_file(const pd_dagset *s, const char *path, pd_err *e);
 bool pd_dags_equal(const pd_dagset *a, const pd_dagset *b);
 /* Total utilisation sum C_i / T_g(i) at f_ref on capacity-1.0 cores. */
 double pd_dags_utilisation(const pd_dagset *s);
+/* Replaces task i's WCET C (at f_ref, capacity 1.0; `powerdag refit`), keeping the set's invariants:
+ * refused (-1) when i is out of range or wcet_ns is not in [max(1, wcet_fixed), PD_DAGS_MAX_DURATION_NS];
+ * a best case above the new WCET is lowered to it (*bcet_lowered, may be NULL, says so). */
+int pd_dags_set_wcet(pd_dagset *s, size_t i, int64_t wcet_ns, bool *bcet_lowered);
 
 /* ---------------------------------------------------------------- work strings */
 enum pd_work_kind { PD_WORK_SPIN = 0, PD_WORK_BUSY, PD_WORK_PLUGIN };

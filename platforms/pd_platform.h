@@ -117,6 +117,10 @@ double pd_platform_core_capacity(const pd_platform *p);
  * island's override. Return 0, or -1 for an index or value out of range (nothing changed). */
 int pd_platform_set_job_overhead(pd_platform *p, long island, int64_t ns);
 int pd_platform_set_budget_margin(pd_platform *p, double margin);
+/* Power-table corrections (`powerdag refit`), keeping the invariants: busy >= idle >= 0 for an
+ * existing island OPP, base >= 0; -1 (nothing changed) otherwise. */
+int pd_platform_set_opp_power(pd_platform *p, size_t island, size_t opp, int64_t busy_uw, int64_t idle_uw);
+int pd_platform_set_base_uw(pd_platform *p, int64_t base_uw);
 
 void pd_platform_emit(const pd_platform *p, pd_yemit *y); /* the mapping value of "platform:" */
 /* "opps: [...]" in the canonical form, for writers of derived platforms (the board twin). */

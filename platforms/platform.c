@@ -70,6 +70,23 @@ size_t pd_platform_core_count(const pd_platform *p)
 	return n;
 }
 
+int pd_platform_set_opp_power(pd_platform *p, size_t island, size_t opp, int64_t busy_uw, int64_t idle_uw)
+{
+	if (island >= p->n_islands || opp >= p->islands[island].n_opps || idle_uw < 0 || busy_uw < idle_uw)
+		return -1;
+	p->islands[island].opps[opp].busy_uw = busy_uw;
+	p->islands[island].opps[opp].idle_uw = idle_uw;
+	return 0;
+}
+
+int pd_platform_set_base_uw(pd_platform *p, int64_t base_uw)
+{
+	if (base_uw < 0)
+		return -1;
+	p->base_uw = base_uw;
+	return 0;
+}
+
 double pd_platform_core_capacity(const pd_platform *p)
 {
 	double u = p->dl.max_util_per_cpu;

@@ -92,20 +92,23 @@ static void predicted_table(struct html_ctx *h)
 	const struct rpt_run *r = h->r;
 	const struct rpt_stats *s = h->s;
 	pd_buf_printf(h->b, "<table id='predicted'><tr><th class='l'></th><th>plan</th><th>simulator</th>"
-			    "<th>measured</th><th>error vs plan</th><th>error vs simulator</th></tr>\n"
+			    "<th>measured</th><th>error vs plan</th><th>error vs simulator</th>"
+			    "<th>model at measured utilisation</th><th>model error at measured utilisation</th></tr>\n"
 			    "<tr><td class='l'>average power W</td>");
 	cell_w(h, s->plan_power_w);
 	cell_w(h, r->has_sim ? r->sim_power_w : NAN);
 	cell_w(h, s->power_w);
 	cell_pct(h, s->power_error_pct);
 	cell_pct(h, s->sim_power_error_pct);
+	cell_w(h, s->model_at_measured_w);
+	cell_pct(h, s->model_error_pct);
 	pd_buf_printf(h->b, "</tr>\n<tr><td class='l'>deadline misses</td><td>0</td><td>");
 	if (r->has_sim)
 		pd_buf_printf(h->b, "%" PRId64, r->sim_misses);
 	else
 		pd_buf_printf(h->b, "-");
-	pd_buf_printf(h->b, "</td><td%s>%" PRIu64 "</td><td></td><td></td></tr>\n", s->misses ? " class='bad'" : "",
-		      s->misses);
+	pd_buf_printf(h->b, "</td><td%s>%" PRIu64 "</td><td></td><td></td><td></td><td></td></tr>\n",
+		      s->misses ? " class='bad'" : "", s->misses);
 	for (size_t k = 0; k < s->n_rails; k++) {
 		const struct rpt_rail_stats *rs = &s->rails[k];
 		pd_buf_printf(h->b, "<tr><td class='l'>rail ");
@@ -115,7 +118,10 @@ static void predicted_table(struct html_ctx *h)
 		pd_buf_printf(h->b, "<td>-</td>");
 		cell_w(h, rs->avg_w);
 		cell_pct(h, isnan(rs->predicted_w) ? NAN : (rs->avg_w - rs->predicted_w) / rs->predicted_w * 100);
-		pd_buf_printf(h->b, "<td></td></tr>\n");
+		pd_buf_printf(h->b, "<td></td>");
+		cell_w(h, rs->model_at_measured_w);
+		cell_pct(h, rs->model_error_pct);
+		pd_buf_printf(h->b, "</tr>\n");
 	}
 	pd_buf_printf(h->b, "</table>\n");
 }

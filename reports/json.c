@@ -63,10 +63,14 @@ static json_t *j_measured(const struct rpt_stats *s)
 	for (size_t k = 0; k < s->n_rails; k++) {
 		const struct rpt_rail_stats *rs = &s->rails[k];
 		json_object_set_new(rails, rs->name, num(rs->avg_w));
-		json_array_append_new(detail, json_pack("{s:s, s:o, s:o, s:o, s:I, s:o}", "name", rs->name, "avg_w",
-							num(rs->avg_w), "peak_w", num(rs->peak_w), "energy_j",
-							num(rs->energy_j), "samples", (json_int_t)rs->samples,
-							"predicted_w", num(rs->predicted_w)));
+		json_t *d = json_pack("{s:s, s:o, s:o, s:o, s:I, s:o}", "name", rs->name, "avg_w", num(rs->avg_w), "peak_w",
+				      num(rs->peak_w), "energy_j", num(rs->energy_j), "samples", (json_int_t)rs->samples,
+				      "predicted_w", num(rs->predicted_w));
+		json_object_set_new(d, "planned_busy", num(rs->planned_busy));
+		json_object_set_new(d, "measured_busy", num(rs->measured_busy));
+		json_object_set_new(d, "model_at_measured_w", num(rs->model_at_measured_w));
+		json_object_set_new(d, "model_error_pct", num(rs->model_error_pct));
+		json_array_append_new(detail, d);
 	}
 	for (size_t g = 0; g < s->n_dags; g++)
 		json_array_append_new(dags, j_dag(&s->dags[g]));
@@ -139,6 +143,9 @@ int pd_report_json(const pd_report *rep, pd_buf *out, pd_err *e)
 		json_array_append_new(notes, json_string(r->notes[i]));
 	json_object_set_new(root, "notes", notes);
 	json_object_set_new(root, "frequencies", j_freqs(r));
+	json_object_set_new(root, "model_at_measured",
+			    json_pack("{s:o, s:o}", "power_w", num(s->model_at_measured_w), "error_pct",
+				      num(s->model_error_pct)));
 	json_object_set_new(root, "starvation_boosts", json_integer((json_int_t)r->starvation_boosts));
 	char *text = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
 	json_decref(root);

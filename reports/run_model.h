@@ -84,6 +84,8 @@ struct rpt_run {
 				   * are inferred unfinished (runlog_import.c); END time for clean logs */
 	int64_t sample_period_ns; /* nominal sampling period, 0 when unknown */
 	bool power_sampled;       /* false when the agent ran with --no-power */
+	bool has_log;             /* run.pdlog was read */
+	uint64_t log_plan_hash;   /* the run log header's plan hash (when has_log) */
 
 	struct rpt_rail *rails;
 	size_t n_rails, cap_rails;
@@ -133,6 +135,11 @@ struct rpt_rail_stats {
 	double peak_w;   /* largest sample */
 	double energy_j; /* integral of the samples (trapezoids), gaps included as straight lines */
 	double predicted_w; /* model power of the component the rail measures; NAN when unknown */
+	/* the same model at what the board did (measured_model.c): busy fractions planned (sum C/T) and
+	 * measured over the rail's samples, the model power at the measured busy fraction and OPP, and
+	 * the measured average's error against it; NAN when unknown */
+	double planned_busy, measured_busy;
+	double model_at_measured_w, model_error_pct;
 };
 
 struct rpt_dag_stats {
@@ -189,6 +196,9 @@ struct rpt_stats {
 	double plan_power_w;   /* the plan's model power; NAN when the plan has none */
 	double power_error_pct; /* (measured - plan) / plan * 100; NAN when either is unknown */
 	double sim_power_error_pct; /* against simulate.json; NAN when absent */
+	/* the whole model at the measured busy fractions and OPPs over the sampled span, and the measured
+	 * total's error against it (measured_model.c); NAN when unknown */
+	double model_at_measured_w, model_error_pct;
 	int64_t predicted_misses; /* simulator's misses when present, else 0 (a sound plan misses none) */
 };
 
@@ -204,6 +214,21 @@ static inline int64_t rpt_inst_response_ns(const struct rpt_inst *in)
 {
 	return in->finish_ns < 0 ? -1 : in->finish_ns - in->release_ns;
 }
+
+/* ---------------------------------------------------------------- model at the measured utilisation
+ * (measured_model.c) */
+/* Busy fraction (cores' worth) of island idx (accel false) or accelerator idx over [from, to), from
+ * the job records; NAN for an empty window. */
+double rpt_busy_fraction(const struct rpt_run *r, bool accel, size_t idx, int64_t from, int64_t to);
+/* OPP the component ran at: the read-back frequency when one and in the table, else the plan's. */
+size_t rpt_measured_opp(const struct rpt_run *r, bool accel, size_t idx, bool *read_back);
+/* Model power of the component a rail measures at its measured busy fraction (*busy; NAN when the
+ * component has none) and OPP over [from, to); NAN when unknown. */
+double rpt_model_at_measured_w(const struct rpt_run *r, const char *measures, int64_t from, int64_t to, double *busy);
+/* The whole model (base + islands + accelerators) at the measured busy fractions and OPPs. */
+double rpt_model_total_at_measured_w(const struct rpt_run *r, int64_t from, int64_t to);
+/* Sum C/T of the tasks the plan places on the component; NAN when it is no island / accelerator. */
+double rpt_planned_busy(const struct rpt_run *r, const char *measures);
 
 /* ---------------------------------------------------------------- the report handle (report.c) */
 struct pd_report {

@@ -91,6 +91,8 @@ static void import_meta(struct rpt_run *r, const pd_runlog *log)
 		r->started = started_from_t0(r, log);
 	int64_t hz = pd_runlog_sample_hz(log);
 	r->sample_period_ns = hz > 0 ? PD_NS_PER_S / hz : 0;
+	r->has_log = true;
+	r->log_plan_hash = pd_runlog_plan_hash(log);
 	if (pd_runlog_plan_hash(log) != pd_plan_hash(r->plan))
 		rpt_run_note(r, "the run log's plan hash %016llx differs from plan.yaml's %016llx",
 			     (unsigned long long)pd_runlog_plan_hash(log), (unsigned long long)pd_plan_hash(r->plan));

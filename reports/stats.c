@@ -151,6 +151,27 @@ static double component_predicted_w(const pd_plan *plan, const char *measures)
 	return (double)ac->idle_uw * 1e-6 + accel_w;
 }
 
+/* The whole model at the measured busy fractions over the span the total covers: the board rail's
+ * samples, or from the first to the last sample of any rail (docs/REPORTS.md). */
+static void model_at_measured(const struct rpt_run *r, struct rpt_stats *s, const struct rpt_rail_stats *whole)
+{
+	s->model_at_measured_w = s->model_error_pct = NAN;
+	if (!s->has_power)
+		return;
+	int64_t from = INT64_MAX, to = INT64_MIN;
+	for (size_t k = 0; k < r->n_rails; k++) {
+		const struct rpt_rail *rl = &r->rails[k];
+		if (rl->n == 0 || (whole && strcmp(rl->name, whole->name) != 0))
+			continue;
+		from = rl->t_ns[0] < from ? rl->t_ns[0] : from;
+		to = rl->t_ns[rl->n - 1] > to ? rl->t_ns[rl->n - 1] : to;
+	}
+	if (to > from)
+		s->model_at_measured_w = rpt_model_total_at_measured_w(r, from, to);
+	if (s->model_at_measured_w > 0)
+		s->model_error_pct = (s->power_w - s->model_at_measured_w) / s->model_at_measured_w * 100.0;
+}
+
 static int power_stats(const struct rpt_run *r, struct rpt_stats *s)
 {
 	s->n_rails = r->n_rails;
@@ -165,6 +186,13 @@ static int power_stats(const struct rpt_run *r, struct rpt_stats *s)
 		rs->samples = rl->n;
 		series_stats(rl->t_ns, rl->uw, rl->n, &rs->avg_w, &rs->peak_w, &rs->energy_j);
 		rs->predicted_w = component_predicted_w(r->plan, rl->measures);
+		rs->planned_busy = rpt_planned_busy(r, rl->measures);
+		rs->model_at_measured_w = rs->measured_busy = rs->model_error_pct = NAN;
+		if (rl->n >= 2)
+			rs->model_at_measured_w = rpt_model_at_measured_w(r, rl->measures, rl->t_ns[0], rl->t_ns[rl->n - 1],
+									  &rs->measured_busy);
+		if (rs->model_at_measured_w > 0)
+			rs->model_error_pct = (rs->avg_w - rs->model_at_measured_w) / rs->model_at_measured_w * 100.0;
 		if (!whole && rl->n && measures_everything(rl->measures))
 			whole = rs;
 	}
@@ -188,6 +216,7 @@ static int power_stats(const struct rpt_run *r, struct rpt_stats *s)
 		free(uw);
 	}
 	s->has_power = !isnan(s->power_w);
+	model_at_measured(r, s, whole);
 	return 0;
 }
 

@@ -93,6 +93,33 @@ static void text_predicted(const struct rpt_run *r, const struct rpt_stats *s, p
 		pd_buf_printf(o, "  (simulator: %lld jobs over %.3f s)\n", (long long)r->sim_jobs, r->sim_duration_s);
 }
 
+/* Which is wrong, the table or the utilisation: the model at what the board did next to the plan. */
+static void text_model_error(const struct rpt_stats *s, pd_buf *o)
+{
+	B(a); B(pl); B(ma); B(e1); B(e2);
+	if (!s->has_power)
+		return;
+	pd_buf_printf(o, "\nmodel error at the measured utilisation\n"
+			 "                       busy plan  busy meas  measured W  plan W  model@meas W  err(plan)  err(model@meas)\n");
+	for (size_t k = 0; k < s->n_rails; k++) {
+		const struct rpt_rail_stats *rs = &s->rails[k];
+		double err = isnan(rs->predicted_w) ? NAN : (rs->avg_w - rs->predicted_w) / rs->predicted_w * 100;
+		char bp[32] = "-", bm[32] = "-";
+		if (!isnan(rs->planned_busy))
+			snprintf(bp, sizeof(bp), "%.4f", rs->planned_busy);
+		if (!isnan(rs->measured_busy))
+			snprintf(bm, sizeof(bm), "%.4f", rs->measured_busy);
+		pd_buf_printf(o, "  %-20s %9s  %9s  %10s  %6s  %12s  %9s  %15s\n", rs->name, bp, bm, rpt_fmt_w(rs->avg_w, a, 32),
+			      rpt_fmt_w(rs->predicted_w, pl, 32), rpt_fmt_w(rs->model_at_measured_w, ma, 32),
+			      rpt_fmt_pct(err, e1, 32), rpt_fmt_pct(rs->model_error_pct, e2, 32));
+	}
+	pd_buf_printf(o, "  %-20s %9s  %9s  %10s  %6s  %12s  %9s  %15s\n", "total", "", "", rpt_fmt_w(s->power_w, a, 32),
+		      rpt_fmt_w(s->plan_power_w, pl, 32), rpt_fmt_w(s->model_at_measured_w, ma, 32),
+		      rpt_fmt_pct(s->power_error_pct, e1, 32), rpt_fmt_pct(s->model_error_pct, e2, 32));
+	pd_buf_printf(o, "  (err(plan) large but err(model@meas) small: the utilisation differed from the plan;\n"
+			 "   both large: the power table is off - `powerdag refit --what power` fits it)\n");
+}
+
 static void text_dags(const struct rpt_stats *s, pd_buf *o)
 {
 	B(p50); B(p99); B(mx); B(d); B(sp); B(sm);
@@ -153,6 +180,7 @@ int pd_report_text(const pd_report *rep, pd_buf *o, pd_err *e)
 	text_freqs(r, o);
 	text_power(r, &rep->st, o);
 	text_predicted(r, &rep->st, o);
+	text_model_error(&rep->st, o);
 	text_dags(&rep->st, o);
 	text_tasks(&rep->st, o);
 	text_gaps(r, &rep->st, o);
