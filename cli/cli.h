@@ -36,6 +36,7 @@ extern const struct pd_cmd pd_cmd_simulate;
 extern const struct pd_cmd pd_cmd_twin;
 extern const struct pd_cmd pd_cmd_deploy;
 extern const struct pd_cmd pd_cmd_report;
+extern const struct pd_cmd pd_cmd_refit;
 extern const struct pd_cmd pd_cmd_demo;
 
 #endif
