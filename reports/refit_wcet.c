@@ -137,11 +137,11 @@ static int fit_task(const struct task_fit *tf, const struct pd_task *t, const st
 static void explain(pd_buf *text, json_t *arr, const char *name, const struct task_fit *tf, const struct pd_task *t,
 		    const struct pd_refit_opts *o, const struct fit_result *fr)
 {
-	char a[32], b[32], c[32], d[32], f[32];
+	char a[32], b[32], c[32], d[32], f[32], g[32];
 	pd_buf_printf(text, "  %-24s %-10s %-10s %7zu  %10s  %10s  %10s  %10s -> %-10s %s%s%s\n", name, tf->place,
 		      pd_fmt_freq(tf->freq_khz, f, sizeof(f)), tf->n, pd_fmt_duration(tf->max_raw, a, sizeof(a)),
 		      pd_fmt_duration(fr->q, b, sizeof(b)), pd_fmt_duration(fr->target, c, sizeof(c)),
-		      pd_fmt_duration(t->wcet_ns, d, sizeof(d)), pd_fmt_duration(fr->new_wcet, a, sizeof(a)), fr->bound,
+		      pd_fmt_duration(t->wcet_ns, d, sizeof(d)), pd_fmt_duration(fr->new_wcet, g, sizeof(g)), fr->bound,
 		      tf->several_opps ? ", several OPPs" : "", fr->bcet_lowered ? ", bcet lowered to it" : "");
 	json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:s, s:b, s:b}",
 					     "task", name, "place", tf->place, "freq_khz", (json_int_t)tf->freq_khz,
