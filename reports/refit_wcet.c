@@ -137,12 +137,13 @@ static int fit_task(const struct task_fit *tf, const struct pd_task *t, const st
 static void explain(pd_buf *text, json_t *arr, const char *name, const struct task_fit *tf, const struct pd_task *t,
 		    const struct pd_refit_opts *o, const struct fit_result *fr)
 {
-	char a[32], b[32], c[32], d[32], f[32], g[32];
-	pd_buf_printf(text, "  %-24s %-10s %-10s %7zu  %10s  %10s  %10s  %10s -> %-10s %s%s%s\n", name, tf->place,
+	char a[32], b[32], c[32], d[32], f[32], g[32], h[32];
+	pd_buf_printf(text, "  %-22s %-8s %-8s %7zu  %11s  %11s  %11s  %11s  %9s -> %-11s %s%s%s\n", name, tf->place,
 		      pd_fmt_freq(tf->freq_khz, f, sizeof(f)), tf->n, pd_fmt_duration(tf->max_raw, a, sizeof(a)),
-		      pd_fmt_duration(fr->q, b, sizeof(b)), pd_fmt_duration(fr->target, c, sizeof(c)),
-		      pd_fmt_duration(t->wcet_ns, d, sizeof(d)), pd_fmt_duration(fr->new_wcet, g, sizeof(g)), fr->bound,
-		      tf->several_opps ? ", several OPPs" : "", fr->bcet_lowered ? ", bcet lowered to it" : "");
+		      pd_fmt_duration(tf->ref[tf->n - 1], h, sizeof(h)), pd_fmt_duration(fr->q, b, sizeof(b)),
+		      pd_fmt_duration(fr->target, c, sizeof(c)), pd_fmt_duration(t->wcet_ns, d, sizeof(d)),
+		      pd_fmt_duration(fr->new_wcet, g, sizeof(g)), fr->bound, tf->several_opps ? ", several OPPs" : "",
+		      fr->bcet_lowered ? ", bcet lowered to it" : "");
 	json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:s, s:b, s:b}",
 					     "task", name, "place", tf->place, "freq_khz", (json_int_t)tf->freq_khz,
 					     "samples", (json_int_t)tf->n, "observed_max_ns", (json_int_t)tf->max_raw,
@@ -174,8 +175,8 @@ int refit_wcet(const struct refit_in *in, const struct pd_refit_opts *o, const c
 	pd_buf_printf(text, "refit --what wcet: quantile %g x margin %g, %s; %zu run(s)\n", o->quantile, o->margin,
 		      o->allow_below_max ? "may fall below the observed maximum" : "never below the observed maximum",
 		      in->n);
-	pd_buf_printf(text, "  %-24s %-10s %-10s %7s  %10s  %10s  %10s  %10s    %s\n", "task", "place", "at", "samples",
-		      "max", "quantile", "x margin", "old WCET", "new WCET (reference)");
+	pd_buf_printf(text, "  %-22s %-8s %-8s %7s  %11s  %11s  %11s  %11s  %9s    %s\n", "task", "place", "at", "samples",
+		      "max at OPP", "max (ref)", "quant (ref)", "x margin", "old WCET", "new WCET (ref)");
 	bool short_samples = false;
 	for (size_t i = 0; i < pd_dags_task_count(ds) && rc == 0; i++) {
 		const struct pd_task *t = pd_dags_task(ds0, i);
@@ -185,7 +186,7 @@ int refit_wcet(const struct refit_in *in, const struct pd_refit_opts *o, const c
 		if (collect(in, i, &tf, cap) < 0) {
 			rc = pd_err_set(e, PD_EXIT_ENV, "out of memory");
 		} else if (tf.n == 0 && pd_plan_task_c(in->runs[0]->run->plan, i)->place.kind != PD_PLACE_CPU) {
-			pd_buf_printf(text, "  %-24s %-10s kept: ran on an accelerator (its latency is not a CPU WCET)\n", name,
+			pd_buf_printf(text, "  %-22s %-8s kept: ran on an accelerator (its latency is not a CPU WCET)\n", name,
 				      tf.place);
 			json_array_append_new(kept, json_pack("{s:s, s:s}", "task", name, "reason", "accelerator"));
 		} else if (tf.n < min) {
