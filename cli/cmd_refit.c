@@ -3,11 +3,11 @@
  * powerdag refit RUNDIR... -o OUT [--what wcet|power] [--quantile Q] [--margin M] [--allow-below-max]
  *                [--min-samples N] [--window DUR] [--min-spread U] [--json]
  *
- * A thin layer over reports/pd_refit.h: the explanation of the fit goes to stderr (or, with --json,
+ * A thin layer over reports/pd_reports.h: the explanation of the fit goes to stderr (or, with --json,
  * one JSON object to stdout); OUT is written atomically, and not at all on bad input (exit 2).
  */
 #include "cli/cli.h"
-#include "reports/pd_refit.h"
+#include "reports/pd_reports.h"
 
 #include <getopt.h>
 #include <stdlib.h>

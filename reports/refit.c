@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `powerdag refit`: model files from measured runs (pd_refit.h, docs/REFIT.md). The runs are read
+ * `powerdag refit`: model files from measured runs (reports/pd_reports.h, docs/REFIT.md). The runs are read
  * with the report's loader (load.c, runlog_import.c), so a run directory means the same thing to
  * `report` and to `refit`; what refit adds is stricter input rules (a run log is required, runs must
  * share their DAG set and platform) and the two fits (refit_wcet.c, refit_power.c).
  */
-#include "reports/pd_refit.h"
 #include "reports/pd_reports.h"
 #include "reports/refit_impl.h"
 

@@ -3,7 +3,6 @@
 #ifndef PD_REPORTS_REFIT_IMPL_H
 #define PD_REPORTS_REFIT_IMPL_H
 
-#include "reports/pd_refit.h"
 #include "reports/pd_reports.h"
 #include "reports/run_model.h"
 
