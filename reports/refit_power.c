@@ -220,6 +220,24 @@ static int fit_island(const struct refit_in *in, size_t k, pd_platform *pf, cons
 	return changed;
 }
 
+/* An entry fitted next to kept ones can break the table's order (a higher OPP cheaper than a lower
+ * one): legal, but the optimizer will then avoid the fitted OPP. Said, so the user profiles the island
+ * or runs at the other OPPs too. */
+static void order_notes(const pd_platform *pf, pd_buf *text)
+{
+	char a[32], b[32];
+	for (size_t k = 0; k < pd_platform_island_count(pf); k++) {
+		const struct pd_island *isl = pd_platform_island(pf, k);
+		for (size_t j = 0; j + 1 < isl->n_opps; j++)
+			if (isl->opps[j].busy_uw > isl->opps[j + 1].busy_uw || isl->opps[j].idle_uw > isl->opps[j + 1].idle_uw)
+				pd_buf_printf(text, "note: island %s: %s now costs more than %s (only the OPPs the runs used were "
+						    "fitted): the optimizer will avoid it; run at the other OPPs too, or profile "
+						    "the island\n",
+					      isl->name, pd_fmt_freq(isl->opps[j].freq_khz, a, 32),
+					      pd_fmt_freq(isl->opps[j + 1].freq_khz, b, 32));
+	}
+}
+
 /* base_power from the rails measuring "base": the mean of all their samples. 1 changed, 0 none. */
 static int fit_base(const struct refit_in *in, pd_platform *pf, pd_buf *text, json_t *root)
 {
@@ -288,6 +306,8 @@ int refit_power(const struct refit_in *in, const struct pd_refit_opts *o, const 
 	if (rc == 0)
 		changed += fit_base(in, pf, text, root);
 	unused_rails(in, pf0, text);
+	if (rc == 0)
+		order_notes(pf, text);
 	if (rc == 0 && changed == 0)
 		rc = pd_err_set(e, PD_EXIT_USAGE,
 				"no rail of these runs measures an island or \"base\": nothing constrains the power table; "
