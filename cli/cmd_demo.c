@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -162,6 +163,7 @@ static int pipeline(const char *self, const char *out, const struct twin_info *t
 		.tp = {.identity = ti->identity, .known_hosts = ti->known_hosts},
 		.self_exe = self,
 		.simulate_json = NULL, /* already in RUNDIR */
+		.out_dir_ready = true, /* made by run() above, holds the plan and the prediction */
 		.fault = getenv("POWERDAG_FAULT"),
 		.interrupted = &interrupted,
 		.log = stderr,
@@ -183,7 +185,12 @@ static int pipeline(const char *self, const char *out, const struct twin_info *t
 static int run(int argc, char **argv)
 {
 	static const struct option longopts[] = {{"out", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0}};
-	const char *out = "powerdag-demo";
+	char defout[64];
+	time_t now = time(NULL);
+	struct tm tm;
+	localtime_r(&now, &tm);
+	strftime(defout, sizeof(defout), "powerdag-demo-%Y%m%d-%H%M%S", &tm);
+	const char *out = defout;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
@@ -198,8 +205,13 @@ static int run(int argc, char **argv)
 	if (l <= 0)
 		return pd_cli_fail("demo", PD_EXIT_ENV, "cannot find the powerdag binary: %s", strerror(errno));
 	self[l] = '\0';
-	if (mkdir(out, 0755) < 0 && errno != EEXIST)
-		return pd_cli_fail("demo", PD_EXIT_ENV, "cannot create %s: %s", out, strerror(errno));
+	/* a new directory of ours (docs/DEPLOY.md): no one else can plant a link where the demo writes */
+	int dfd;
+	bool created;
+	pd_err de0 = {0};
+	if (pd_dir_open_private(out, false, &dfd, &created, &de0))
+		return pd_cli_fail("demo", de0.code, "%s", de0.msg);
+	close(dfd);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -250,7 +262,8 @@ static int run(int argc, char **argv)
 const struct pd_cmd pd_cmd_demo = {
 	"demo", run, "hardware-free demo: twin up, optimize, check, simulate, deploy, report, twin down",
 	"demo [--out RUNDIR]\n\n"
-	"  --out RUNDIR   where the run is kept (default ./powerdag-demo)\n\n"
+	"  --out RUNDIR   where the run is kept: a new or empty directory of yours\n"
+	"                 (default ./powerdag-demo-YYYYmmdd-HHMMSS)\n\n"
 	"Needs root (the twin uses network and mount namespaces). Starts the board twin unless one is\n"
 	"already up (then it is used and left up), optimises dags/examples/twin.yaml for it, checks and\n"
 	"simulates the plan (RUNDIR/simulate.json), deploys it over SSH for 10 s, prints the report\n"

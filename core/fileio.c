@@ -7,6 +7,7 @@
 #include "core/pd_core.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdlib.h>
@@ -41,7 +42,9 @@ int pd_write_file_atomic(const char *path, const void *data, size_t len, pd_err 
 	if (!tmp)
 		return pd_err_set(e, PD_EXIT_ENV, "out of memory");
 	snprintf(tmp, n + 32, "%s.tmp.XXXXXX", path);
-	int fd = mkstemp(tmp);
+	/* O_EXCL (mkostemp): a link planted at the temp name is a collision, never followed; the rename
+	 * below replaces a link planted at path itself instead of writing through it */
+	int fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		int r = pd_err_set(e, PD_EXIT_ENV, "cannot create %s: %s", path, strerror(errno));
 		free(tmp);
@@ -105,4 +108,82 @@ int pd_read_file(const char *path, char **out, size_t *len, size_t max_bytes, pd
 	*out = b.data;
 	*len = b.len;
 	return 0;
+}
+
+int pd_dir_open_private(const char *path, bool allow_nonempty, int *dirfd, bool *created, pd_err *e)
+{
+	*dirfd = -1;
+	*created = false;
+	if (mkdir(path, 0755) == 0)
+		*created = true;
+	else if (errno != EEXIST)
+		return pd_err_set(e, errno == ENOENT || errno == ENOTDIR ? PD_EXIT_USAGE : PD_EXIT_ENV,
+				  "cannot create %s: %s", path, strerror(errno));
+	/* O_NOFOLLOW: a link named path (planted, or the user's) is refused, not followed */
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return pd_err_set(e, PD_EXIT_USAGE, "%s: %s", path,
+				  errno == ELOOP || errno == ENOTDIR ? "exists and is not a directory (or is a symbolic link)"
+								     : strerror(errno));
+	struct stat st;
+	const char *why = NULL;
+	if (fstat(fd, &st) < 0)
+		why = strerror(errno);
+	else if (st.st_uid != geteuid())
+		why = "exists and is owned by another user";
+	else if (st.st_mode & (S_IWGRP | S_IWOTH))
+		why = "exists and is writable by group or others (anyone could plant a link in it)";
+	if (!why && !*created && !allow_nonempty) {
+		int dfd = dup(fd);
+		DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+		if (!d) {
+			if (dfd >= 0)
+				close(dfd);
+			why = strerror(errno);
+		} else {
+			struct dirent *de;
+			while (!why && (de = readdir(d)))
+				if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+					why = "exists and is not empty (give a new directory)";
+			closedir(d);
+		}
+	}
+	if (why) {
+		close(fd);
+		return pd_err_set(e, PD_EXIT_USAGE, "--out %s: %s; nothing written", path, why);
+	}
+	*dirfd = fd;
+	return 0;
+}
+
+int pd_open_new_at(int dirfd, const char *name, pd_err *e)
+{
+	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		pd_err_set(e, PD_EXIT_ENV, "cannot create %s: %s", name, strerror(errno));
+	return fd;
+}
+
+int pd_write_file_at(int dirfd, const char *name, const void *data, size_t len, pd_err *e)
+{
+	char tmp[300];
+	int fd = -1;
+	/* a fresh name each try; O_EXCL makes a planted file or link a collision, never a target */
+	for (unsigned i = 0; i < 100 && fd < 0; i++) {
+		snprintf(tmp, sizeof(tmp), ".%.200s.tmp.%ld.%u", name, (long)getpid(), i);
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0)
+		return pd_err_set(e, PD_EXIT_ENV, "cannot create %s: %s", name, strerror(errno));
+	int rc = 0;
+	if (write_all(fd, data, len) < 0 || fsync(fd) < 0)
+		rc = pd_err_set(e, PD_EXIT_ENV, "cannot write %s: %s", name, strerror(errno));
+	close(fd);
+	if (rc == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
+		rc = pd_err_set(e, PD_EXIT_ENV, "cannot rename to %s: %s", name, strerror(errno));
+	if (rc)
+		unlinkat(dirfd, tmp, 0);
+	return rc;
 }

@@ -101,6 +101,32 @@ int pd_write_file_atomic(const char *path, const void *data, size_t len, pd_err 
 /* Reads a whole file (max_bytes cap; 0 = 64 MiB); "-" reads stdin. Caller frees *out. */
 int pd_read_file(const char *path, char **out, size_t *len, size_t max_bytes, pd_err *e);
 
+/* Output directories a privileged run writes into (deploy RUNDIR). A directory that someone else can
+ * write to lets them plant a symlink where we are about to create a file, so: path is created (0755)
+ * when missing; an existing one must be a real directory (not a link), owned by this user, not
+ * writable by group or others, and empty unless allow_nonempty. Returns an O_DIRECTORY fd in *dirfd
+ * (close it); every file is then created relative to it. Refusals are PD_EXIT_USAGE, nothing written;
+ * *created tells whether this call made the directory (so a caller can remove it again). */
+int pd_dir_open_private(const char *path, bool allow_nonempty, int *dirfd, bool *created, pd_err *e);
+/* Creates name (one path component) in dirfd: O_CREAT|O_EXCL|O_NOFOLLOW, mode 0644. Returns the fd
+ * open for writing, or -1 with e set (PD_EXIT_ENV; an existing file or link is EEXIST). */
+int pd_open_new_at(int dirfd, const char *name, pd_err *e);
+/* pd_write_file_atomic relative to dirfd: a temp file created there with O_EXCL, then renameat() over
+ * name, which replaces a link planted at name instead of following it. */
+int pd_write_file_at(int dirfd, const char *name, const void *data, size_t len, pd_err *e);
+
+/* ---------------------------------------------------------------- terminal-safe text */
+/* Appends s to out with everything a terminal could interpret escaped: C0 controls and DEL as \n,
+ * \t, \r, \e or \xNN, C1 controls (U+0080..U+009F) as \u{NN}, bytes that are not valid UTF-8 as
+ * \xNN, and a backslash as \\ (so the escaped text reads back unambiguously). Valid printable UTF-8
+ * is kept. n = (size_t)-1 means strlen(s). The one escaping path for text that came from files,
+ * boards or the command line and goes to a terminal or a text report. */
+int pd_esc_append(pd_buf *out, const char *s, size_t n);
+/* The escaped text in a caller buffer (truncated to fit, never in the middle of an escape). */
+const char *pd_esc(const char *s, char *buf, size_t n);
+/* fputs of the escaped text. */
+int pd_esc_fputs(const char *s, FILE *f);
+
 /* ---------------------------------------------------------------- units */
 #define PD_NS_PER_US 1000LL
 #define PD_NS_PER_MS 1000000LL

@@ -115,32 +115,34 @@ static int load_plan(struct dctx *c, pd_err *e)
 	return 0;
 }
 
+/* RUNDIR is created (or checked: empty, ours, not writable by others) and opened once; every file
+ * in it is then created relative to that descriptor, with O_EXCL|O_NOFOLLOW or an O_EXCL temp file
+ * renamed over the name, so a link planted by someone else is never followed (docs/DEPLOY.md). */
 static int make_rundir(struct dctx *c, pd_err *e)
 {
 	const char *d = c->o->out_dir;
-	if (mkdir(d, 0755) < 0 && errno != EEXIST)
-		return pd_err_set(e, PD_EXIT_ENV, "cannot create %s: %s", d, strerror(errno));
-	char *text;
-	size_t len;
-	int rc = pd_read_file(c->o->plan_path, &text, &len, 0, e);
+	if (!d)
+		return pd_err_set(e, PD_EXIT_USAGE, "no RUNDIR (--out)");
+	bool created;
+	int rc = pd_dir_open_private(d, c->o->out_dir_ready, &c->out_fd, &created, e);
 	if (rc)
 		return rc;
-	char path[1200];
-	snprintf(path, sizeof(path), "%s/plan.yaml", d);
-	rc = pd_write_file_atomic(path, text, len, e);
-	free(text);
-	if (rc == 0 && c->o->simulate_json) {
-		snprintf(path, sizeof(path), "%s/simulate.json", d);
-		if (pd_read_file(c->o->simulate_json, &text, &len, 0, e) == 0) {
-			rc = pd_write_file_atomic(path, text, len, e);
-			free(text);
-		}
+	char *text;
+	size_t len;
+	rc = pd_read_file(c->o->plan_path, &text, &len, 0, e);
+	if (rc == 0) {
+		rc = pd_write_file_at(c->out_fd, "plan.yaml", text, len, e);
+		free(text);
 	}
-	/* run.pdlog is appended to while streaming; a previous run's log in the same RUNDIR goes */
-	snprintf(path, sizeof(path), "%s/run.pdlog", d);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/agent.stderr", d);
-	unlink(path);
+	if (rc == 0 && c->o->simulate_json && pd_read_file(c->o->simulate_json, &text, &len, 0, e) == 0) {
+		rc = pd_write_file_at(c->out_fd, "simulate.json", text, len, e);
+		free(text);
+	}
+	if (rc && created) { /* nothing half-written: the directory this call made goes again */
+		unlinkat(c->out_fd, "plan.yaml", 0);
+		unlinkat(c->out_fd, "simulate.json", 0);
+		rmdir(d);
+	}
 	return rc;
 }
 
@@ -278,13 +280,11 @@ static int write_meta(struct dctx *c, pd_err *e)
 	json_object_set_new(j, "fault", c->fault.step[0] ? json_sprintf("%s:%s", c->fault.step, c->fault.kind) : json_null());
 	char *text = json_dumps(j, JSON_INDENT(2) | JSON_SORT_KEYS);
 	json_decref(j);
-	char path[1200];
-	snprintf(path, sizeof(path), "%s/deploy.json", c->o->out_dir);
 	pd_buf b;
 	pd_buf_init(&b);
 	pd_buf_printf(&b, "%s\n", text);
 	free(text);
-	int rc = pd_write_file_atomic(path, b.data, b.len, e);
+	int rc = pd_write_file_at(c->out_fd, "deploy.json", b.data, b.len, e);
 	pd_buf_free(&b);
 	return rc;
 }
@@ -306,7 +306,7 @@ static void configure_and_run(struct dctx *c)
 
 int pd_deploy_run(const struct pd_deploy_opts *o, struct pd_deploy_result *r, pd_err *e)
 {
-	struct dctx c = {.o = o, .r = r, .reconnect_s = 30};
+	struct dctx c = {.o = o, .r = r, .reconnect_s = 30, .out_fd = -1};
 	memset(r, 0, sizeof(*r));
 	r->agent_status = -1;
 	c.duration_ns = o->duration_ns > 0 ? o->duration_ns : 10 * PD_NS_PER_S;
@@ -318,6 +318,8 @@ int pd_deploy_run(const struct pd_deploy_opts *o, struct pd_deploy_result *r, pd
 	int rc = pd_fault_parse(o->fault, &c.fault, e);
 	if (!rc)
 		rc = load_plan(&c, e);
+	if (!rc) /* every argument is checked before the first write (RUNDIR) */
+		rc = pd_transport_check_uri(o->board_uri, e);
 	if (!rc)
 		rc = make_rundir(&c, e);
 	if (rc) /* nothing touched, nothing to record */
@@ -363,6 +365,8 @@ int pd_deploy_run(const struct pd_deploy_opts *o, struct pd_deploy_result *r, pd
 		snprintf(e->msg + strlen(e->msg), sizeof(e->msg) - strlen(e->msg),
 			 "; and the board could not be fully restored (see deploy.json restore.left_changed)");
 out:
+	if (c.out_fd >= 0)
+		close(c.out_fd);
 	json_decref(c.changes);
 	pd_board_free(c.b);
 	pd_transport_close(c.t);

@@ -46,6 +46,9 @@ struct pd_transport_opts {
  * unknown or changed (message holds the SHA256 fingerprint and the command that accepts it), auth
  * refused → PD_EXIT_ENV. */
 int pd_transport_open(const char *uri, const struct pd_transport_opts *o, pd_transport **out, pd_err *e);
+/* Only the URI check of pd_transport_open, without connecting: PD_EXIT_USAGE when it would refuse
+ * the URI (so a command can refuse a bad --board before it writes anything). */
+int pd_transport_check_uri(const char *uri, pd_err *e);
 void pd_transport_close(pd_transport *t);
 const char *pd_transport_uri(const pd_transport *t);
 bool pd_transport_is_local(const pd_transport *t);
@@ -156,7 +159,10 @@ struct pd_deploy_opts {
 	const char *plan_path;
 	const char *board_uri;
 	int64_t duration_ns;         /* run length; 0 = 10 s */
-	const char *out_dir;         /* RUNDIR */
+	const char *out_dir;         /* RUNDIR: created here; an existing one must be empty, ours, and not
+	                              * writable by group/others (pd_dir_open_private) */
+	bool out_dir_ready;          /* the caller made out_dir itself (pd_dir_open_private) and wrote into
+	                              * it: it may hold files (powerdag demo) */
 	bool no_restore;
 	struct pd_transport_opts tp;
 	const char *agent_path;      /* --agent; NULL: search (docs/DEPLOY.md) */

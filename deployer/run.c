@@ -286,11 +286,14 @@ static int fetch(struct dctx *c, int fd, pd_err *e)
 	int rc = dctx_fault(c, "fetch", e);
 	if (!rc)
 		WITH_RECONNECT(c, rc, stream_once(c, fd, e));
-	char local[1200];
-	snprintf(local, sizeof(local), "%s/agent.stderr", c->o->out_dir);
 	pd_err fe = {0};
+	pd_buf err;
+	pd_buf_init(&err);
 	int frc;
-	WITH_RECONNECT(c, frc, pd_tp_download(c->t, rpath(c, "agent.stderr"), local, &fe));
+	WITH_RECONNECT(c, frc, pd_tp_read(c->t, rpath(c, "agent.stderr"), &err, &fe));
+	if (frc == 0)
+		frc = pd_write_file_at(c->out_fd, "agent.stderr", err.data ? err.data : "", err.len, &fe);
+	pd_buf_free(&err);
 	if (!rc && frc)
 		rc = frc, *e = fe;
 	return rc;
@@ -332,11 +335,10 @@ static int agent_verdict(struct dctx *c, pd_err *e)
 
 int run_agent(struct dctx *c, pd_err *e)
 {
-	char logpath[1200];
-	snprintf(logpath, sizeof(logpath), "%s/run.pdlog", c->o->out_dir);
-	int fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* appended to while streaming: created once, O_EXCL|O_NOFOLLOW under RUNDIR's descriptor */
+	int fd = pd_open_new_at(c->out_fd, "run.pdlog", e);
 	if (fd < 0)
-		return pd_err_set(e, PD_EXIT_ENV, "cannot create %s: %s", logpath, strerror(errno));
+		return e->code;
 	int rc = upload(c, e);
 	if (!rc)
 		rc = start(c, e);

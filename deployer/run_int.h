@@ -14,6 +14,7 @@ struct dctx {
 	pd_board *b;
 	pd_plan *plan;
 	char plan_dir[1024];
+	int out_fd;             /* RUNDIR, opened by pd_dir_open_private: every file is created under it */
 	struct pd_fault fault;
 	int64_t duration_ns;
 	double reconnect_s;     /* give up reconnecting after this long */

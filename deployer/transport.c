@@ -50,6 +50,21 @@ static int parse_ssh_uri(pd_transport *t, const char *uri, pd_err *e)
 	return 0;
 }
 
+int pd_transport_check_uri(const char *uri, pd_err *e)
+{
+	if (!uri)
+		return pd_err_set(e, PD_EXIT_USAGE, "no board URI");
+	if (strcmp(uri, "local") == 0 || strcmp(uri, "local:") == 0)
+		return 0;
+	if (strncmp(uri, "ssh://", 6) != 0)
+		return pd_err_set(e, PD_EXIT_USAGE, "board URI '%s': expected 'local' or ssh://[user@]host[:port]", uri);
+	pd_transport t = {0};
+	int rc = parse_ssh_uri(&t, uri, e);
+	free(t.user);
+	free(t.host);
+	return rc;
+}
+
 int pd_transport_open(const char *uri, const struct pd_transport_opts *o, pd_transport **out, pd_err *e)
 {
 	*out = NULL;

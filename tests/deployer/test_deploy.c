@@ -6,6 +6,7 @@
  * the twin by test_fault_e2e. The stand-in streams numbered lines into DIR/run.pdlog, writes to
  * stderr, and misbehaves on request (FAKE_AGENT=admission|crash).
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +246,98 @@ START_TEST(bad_plan_is_usage_error)
 }
 END_TEST
 
+/* issue 13 item 1: --out DIR writable by others, with run.pdlog a link to a file outside. Before, the
+ * deploy unlinked DIR/run.pdlog and opened the name again following links: the run log overwrote the
+ * link's target (exit 0). Now such a DIR is refused (exit 2) and nothing is written anywhere. */
+START_TEST(out_dir_writable_by_others_is_refused)
+{
+	const char *tmp = pd_test_tmpdir();
+	const char *victim = pd_test_write(tmp, "victim", "precious\n");
+	ck_assert_int_eq(mkdir(out_dir, 0777), 0);
+	ck_assert_int_eq(chmod(out_dir, 0777), 0);
+	char link[600];
+	snprintf(link, sizeof(link), "%s/run.pdlog", out_dir);
+	ck_assert_int_eq(symlink(victim, link), 0);
+	pd_buf before = state_of();
+	struct pd_deploy_opts o;
+	opts(&o, NULL);
+	struct pd_deploy_result r;
+	pd_err e = {0};
+	ck_assert_int_eq(pd_deploy_run(&o, &r, &e), PD_EXIT_USAGE);
+	ck_assert_msg(strstr(e.msg, "writable by group or others") != NULL, "%s", e.msg);
+	char *text;
+	size_t n;
+	ck_assert_int_eq(pd_read_file(victim, &text, &n, 0, &e), 0);
+	ck_assert_str_eq(text, "precious\n");
+	free(text);
+	ck_assert_int_eq(file_size("plan.yaml"), -1);
+	ck_assert_int_eq(file_size("deploy.json"), -1);
+	pd_buf after = state_of();
+	ck_assert_str_eq(before.data, after.data); /* the board was not touched either */
+	pd_buf_free(&before), pd_buf_free(&after);
+	/* a link, a non-empty directory and a file are refused the same way */
+	ck_assert_int_eq(chmod(out_dir, 0755), 0);
+	ck_assert_int_eq(pd_deploy_run(&o, &r, &e), PD_EXIT_USAGE);
+	ck_assert_msg(strstr(e.msg, "not empty") != NULL, "%s", e.msg);
+	char ln[600];
+	snprintf(ln, sizeof(ln), "%s/outlink", tmp);
+	ck_assert_int_eq(symlink(tmp, ln), 0);
+	o.out_dir = ln;
+	ck_assert_int_eq(pd_deploy_run(&o, &r, &e), PD_EXIT_USAGE);
+	ck_assert_msg(strstr(e.msg, "symbolic link") != NULL, "%s", e.msg);
+	o.out_dir = victim;
+	ck_assert_int_eq(pd_deploy_run(&o, &r, &e), PD_EXIT_USAGE);
+}
+END_TEST
+
+/* The race: while the deploy runs, another process keeps planting links named like every file the
+ * deploy writes in RUNDIR, pointing outside. Whatever wins the race, the deploy never writes through
+ * a link (it ends 0, or 3 when a name was taken), and the target stays as it was. Before, the run log
+ * went through the planted run.pdlog into the target. */
+static const char *race_dir, *race_victim;
+static volatile int race_stop;
+static void *plant_links(void *arg)
+{
+	(void)arg;
+	const char *names[] = {"run.pdlog", "agent.stderr", "deploy.json", "plan.yaml"};
+	char p[700];
+	while (!race_stop) {
+		for (size_t i = 0; i < 4; i++) {
+			snprintf(p, sizeof(p), "%s/%s", race_dir, names[i]);
+			/* re-plant a name as soon as it is gone: the window the old code left open */
+			(void)symlink(race_victim, p);
+		}
+		usleep(200);
+	}
+	return NULL;
+}
+
+START_TEST(planted_links_race_writes_nothing_outside)
+{
+	const char *tmp = pd_test_tmpdir();
+	race_victim = pd_test_write(tmp, "victim", "precious\n");
+	race_dir = out_dir;
+	race_stop = 0;
+	pthread_t th;
+	ck_assert_int_eq(pthread_create(&th, NULL, plant_links, NULL), 0);
+	struct pd_deploy_opts o;
+	opts(&o, NULL);
+	struct pd_deploy_result r;
+	pd_err e = {0};
+	int rc = pd_deploy_run(&o, &r, &e);
+	race_stop = 1;
+	pthread_join(th, NULL);
+	ck_assert_msg(rc == 0 || rc == PD_EXIT_ENV || rc == PD_EXIT_USAGE, "rc %d: %s", rc, e.msg);
+	char *text;
+	size_t n;
+	pd_err re = {0};
+	ck_assert_int_eq(pd_read_file(race_victim, &text, &n, 0, &re), 0);
+	ck_assert_msg(!strcmp(text, "precious\n"), "the file outside RUNDIR was written (rc %d: %s)", rc, e.msg);
+	free(text);
+	ck_assert(r.restored);
+}
+END_TEST
+
 /* Faults at every step: the board ends as it started, RUNDIR holds plan.yaml and deploy.json, and
  * the exit code says what happened. */
 struct fault_case {
@@ -317,6 +410,8 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, preflight_failure_touches_nothing);
 	tcase_add_test(tc, wrong_agent_refused_before_touching);
 	tcase_add_test(tc, bad_plan_is_usage_error);
+	tcase_add_test(tc, out_dir_writable_by_others_is_refused);
+	tcase_add_test(tc, planted_links_race_writes_nothing_outside);
 	tcase_add_loop_test(tc, fault_restores_board, 0, (int)(sizeof(cases) / sizeof(cases[0])));
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
