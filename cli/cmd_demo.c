@@ -38,7 +38,7 @@ static int run_self(const char *self, const char *const *args, const char *captu
 		return -1;
 	if (pid == 0) {
 		if (capture_path) {
-			int fd = open(capture_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+			int fd = open(capture_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 			if (fd < 0 || dup2(fd, 1) < 0)
 				_exit(127);
 		}

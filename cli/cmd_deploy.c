@@ -4,11 +4,13 @@
  * restore the board (deployer/pd_deployer.h; docs/DEPLOY.md). Ctrl-C only sets a flag: the deployer
  * then stops the agent, fetches what was collected and restores the board before exiting.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -124,6 +126,19 @@ static int run(int argc, char **argv)
 		return pd_cli_fail("deploy", PD_EXIT_USAGE, "expected one PLAN (see 'powerdag deploy --help')");
 	if (!o.board_uri)
 		return pd_cli_fail("deploy", PD_EXIT_USAGE, "--board URI is required (ssh://[user@]host[:port] or local)");
+	pd_err ue = {0};
+	if (strcmp(o.board_uri, "twin") && pd_transport_check_uri(o.board_uri, &ue))
+		return pd_cli_fail("deploy", PD_EXIT_USAGE, "--board: %s", ue.msg);
+	/* files named on the command line are checked now: exit 2 must come before the first write */
+	const struct {
+		const char *opt, *path;
+		int mode;
+	} files[] = {{"--identity", o.tp.identity, R_OK}, {"--known-hosts", o.tp.known_hosts, R_OK},
+		     {"--agent", o.agent_path, R_OK | X_OK}, {"--board-root", o.board.root, R_OK | X_OK}};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (files[i].path && access(files[i].path, files[i].mode) != 0)
+			return pd_cli_fail("deploy", PD_EXIT_USAGE, "%s %s: %s", files[i].opt, files[i].path,
+					   strerror(errno));
 	if (!strcmp(o.board_uri, "twin")) {
 		int rc = resolve_twin(&o, &tb);
 		if (rc)

@@ -150,7 +150,7 @@ int pd_dir_open_private(const char *path, bool allow_nonempty, int *dirfd, bool 
 	}
 	if (why) {
 		close(fd);
-		return pd_err_set(e, PD_EXIT_USAGE, "--out %s: %s; nothing written", path, why);
+		return pd_err_set(e, PD_EXIT_USAGE, "%s: %s", path, why);
 	}
 	*dirfd = fd;
 	return 0;

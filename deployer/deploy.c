@@ -125,8 +125,11 @@ static int make_rundir(struct dctx *c, pd_err *e)
 		return pd_err_set(e, PD_EXIT_USAGE, "no RUNDIR (--out)");
 	bool created;
 	int rc = pd_dir_open_private(d, c->o->out_dir_ready, &c->out_fd, &created, e);
-	if (rc)
-		return rc;
+	if (rc) {
+		char why[sizeof(e->msg)];
+		snprintf(why, sizeof(why), "%s", e->msg);
+		return pd_err_set(e, rc, "--out %s; nothing written", why);
+	}
 	char *text;
 	size_t len;
 	rc = pd_read_file(c->o->plan_path, &text, &len, 0, e);

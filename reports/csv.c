@@ -18,6 +18,7 @@
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* RFC 4180 field: quoted when it holds a comma, a quote or a line break. */
 static void field(pd_buf *b, const char *s)
@@ -109,8 +110,16 @@ static void csv_jobs(const pd_report *rep, pd_buf *b)
 
 int pd_report_write_csv(const pd_report *rep, const char *dir, pd_err *e)
 {
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return pd_err_set(e, PD_EXIT_ENV, "cannot create %s: %s", dir, strerror(errno));
+	/* DIR is created, or must be ours, not a link, not writable by others: a directory someone else
+	 * controls (or a link they planted at its name) would receive our files wherever they point */
+	int dfd;
+	bool created;
+	int drc = pd_dir_open_private(dir, true, &dfd, &created, e);
+	if (drc) {
+		char why[sizeof(e->msg)];
+		snprintf(why, sizeof(why), "%s", e->msg);
+		return pd_err_set(e, PD_EXIT_ENV, "--csv %s", why);
+	}
 	static const struct {
 		const char *name;
 		void (*fn)(const pd_report *, pd_buf *);
@@ -120,13 +129,14 @@ int pd_report_write_csv(const pd_report *rep, const char *dir, pd_err *e)
 		pd_buf b;
 		pd_buf_init(&b);
 		tables[i].fn(rep, &b);
-		char path[4096];
-		snprintf(path, sizeof(path), "%s/%s", dir, tables[i].name);
-		int rc = b.data ? pd_write_file_atomic(path, b.data, b.len, e)
-				: pd_err_set(e, PD_EXIT_ENV, "out of memory writing %s", path);
+		int rc = b.data ? pd_write_file_at(dfd, tables[i].name, b.data, b.len, e)
+				: pd_err_set(e, PD_EXIT_ENV, "out of memory writing %s", tables[i].name);
 		pd_buf_free(&b);
-		if (rc)
+		if (rc) {
+			close(dfd);
 			return rc;
+		}
 	}
+	close(dfd);
 	return 0;
 }
