@@ -21,9 +21,10 @@ static int64_t pct(const int64_t *v, size_t n, double p)
 
 static void summary(const pd_runlog *r, FILE *o)
 {
+	char board[256], kernel[256]; /* board strings, terminal-safe (core/escape.c) */
 	fprintf(o, "version: %d\nboard: %s\nkernel: %s\nplan_hash: %016llx\n", pd_runlog_version(r),
-		pd_runlog_meta(r, "board") ? pd_runlog_meta(r, "board") : "", pd_runlog_meta(r, "kernel") ? pd_runlog_meta(r, "kernel") : "",
-		(unsigned long long)pd_runlog_plan_hash(r));
+		pd_esc(pd_runlog_meta(r, "board"), board, sizeof(board)),
+		pd_esc(pd_runlog_meta(r, "kernel"), kernel, sizeof(kernel)), (unsigned long long)pd_runlog_plan_hash(r));
 	size_t ni = pd_runlog_instance_count(r), misses = 0;
 	for (size_t g = 0; g < pd_runlog_dag_count(r); g++) {
 		size_t n = 0, m = 0, unfinished = 0;

@@ -116,13 +116,14 @@ static int run(int argc, char **argv)
 		}
 		pd_diags d;
 		pd_diags_init(&d);
+		char name[1024]; /* the file name as typed, terminal-safe */
 		enum pd_file_kind kind = validate_file(argv[i], &d);
 		bool ok = d.n == 0 && d.dropped == 0;
 		bad += !ok;
 		if (json)
 			json_array_append_new(files, file_json(argv[i], kind, &d));
 		else if (ok)
-			printf("%s: ok (%s)\n", argv[i], kind_name(kind));
+			printf("%s: ok (%s)\n", pd_esc(argv[i], name, sizeof(name)), kind_name(kind));
 		else
 			pd_diags_print(&d, stderr);
 		pd_diags_free(&d);

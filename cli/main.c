@@ -7,6 +7,7 @@
 
 #include <getopt.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct pd_cmd *const commands[] = {
@@ -33,11 +34,20 @@ void pd_cli_help(const char *name, FILE *out)
 
 int pd_cli_fail(const char *name, int code, const char *fmt, ...)
 {
+	/* the message quotes files, arguments and board answers: escaped (core/escape.c), lines kept */
 	va_list ap;
-	fprintf(stderr, "powerdag %s: ", name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
+	char *msg = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	fprintf(stderr, "powerdag %s: ", name);
+	if (msg) {
+		va_start(ap, fmt);
+		vsnprintf(msg, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		pd_esc_fputs(msg, stderr);
+		free(msg);
+	}
 	fputc('\n', stderr);
 	return code;
 }

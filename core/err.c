@@ -82,17 +82,28 @@ void pd_diags_add(pd_diags *d, struct pd_loc loc, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Messages quote the input (keys, values, file names): escaped, so that a hostile file cannot send
+ * escape sequences to the terminal through them (core/escape.c). */
 void pd_diags_print(const pd_diags *d, FILE *out)
 {
+	pd_buf f, m;
+	pd_buf_init(&f);
+	pd_buf_init(&m);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct pd_diag *g = &d->v[i];
+		f.len = m.len = 0;
+		pd_esc_append(&f, g->loc.file ? g->loc.file : "", (size_t)-1);
+		pd_esc_append(&m, g->msg, (size_t)-1);
+		const char *fs = f.data ? f.data : "", *ms = m.data ? m.data : "";
 		if (g->loc.file && g->loc.line > 0)
-			fprintf(out, "%s:%d:%d: error: %s\n", g->loc.file, g->loc.line, g->loc.col, g->msg);
+			fprintf(out, "%s:%d:%d: error: %s\n", fs, g->loc.line, g->loc.col, ms);
 		else if (g->loc.file)
-			fprintf(out, "%s: error: %s\n", g->loc.file, g->msg);
+			fprintf(out, "%s: error: %s\n", fs, ms);
 		else
-			fprintf(out, "error: %s\n", g->msg);
+			fprintf(out, "error: %s\n", ms);
 	}
+	pd_buf_free(&f);
+	pd_buf_free(&m);
 	if (d->dropped)
 		fprintf(out, "(%zu more errors not shown)\n", d->dropped);
 }

@@ -45,13 +45,15 @@ static size_t utf8_len(const unsigned char *p, size_t left, uint32_t *cp)
 
 /* The escaped form of the unit (one byte or one UTF-8 sequence) at p into u (at most 8 bytes + NUL);
  * returns its length and sets *used to the input bytes it stands for. */
-static size_t esc_unit(const unsigned char *p, size_t left, char u[16], size_t *used)
+static size_t esc_unit(const unsigned char *p, size_t left, char u[16], size_t *used, bool keep_nl)
 {
 	uint32_t cp;
 	size_t l = utf8_len(p, left, &cp);
 	*used = l ? l : 1;
 	if (l == 0)
 		return (size_t)snprintf(u, 16, "\\x%02X", p[0]);
+	if (cp == '\n' && keep_nl)
+		return (size_t)snprintf(u, 16, "\n");
 	switch (cp) {
 	case '\\': return (size_t)snprintf(u, 16, "\\\\");
 	case '\n': return (size_t)snprintf(u, 16, "\\n");
@@ -69,7 +71,7 @@ static size_t esc_unit(const unsigned char *p, size_t left, char u[16], size_t *
 	return l;
 }
 
-int pd_esc_append(pd_buf *out, const char *s, size_t n)
+static int esc_append(pd_buf *out, const char *s, size_t n, bool keep_nl)
 {
 	if (!s)
 		return 0;
@@ -78,13 +80,17 @@ int pd_esc_append(pd_buf *out, const char *s, size_t n)
 	const unsigned char *p = (const unsigned char *)s;
 	for (size_t i = 0; i < n;) {
 		char u[16];
-		size_t used, l = esc_unit(p + i, n - i, u, &used);
+		size_t used, l = esc_unit(p + i, n - i, u, &used, keep_nl);
 		if (pd_buf_append(out, u, l) < 0)
 			return -1;
 		i += used;
 	}
 	return 0;
 }
+
+int pd_esc_append(pd_buf *out, const char *s, size_t n) { return esc_append(out, s, n, false); }
+
+int pd_esc_append_lines(pd_buf *out, const char *s, size_t n) { return esc_append(out, s, n, true); }
 
 const char *pd_esc(const char *s, char *buf, size_t n)
 {
@@ -95,7 +101,7 @@ const char *pd_esc(const char *s, char *buf, size_t n)
 	size_t left = strlen((const char *)p);
 	while (left) {
 		char u[16];
-		size_t used, l = esc_unit(p, left, u, &used);
+		size_t used, l = esc_unit(p, left, u, &used, false);
 		if (o + l > n - 1) /* never a unit cut in half */
 			break;
 		memcpy(buf + o, u, l);
@@ -109,7 +115,7 @@ int pd_esc_fputs(const char *s, FILE *f)
 {
 	pd_buf b;
 	pd_buf_init(&b);
-	int rc = pd_esc_append(&b, s, (size_t)-1);
+	int rc = pd_esc_append_lines(&b, s, (size_t)-1);
 	if (rc == 0 && b.data)
 		rc = fputs(b.data, f) < 0 ? -1 : 0;
 	pd_buf_free(&b);

@@ -122,9 +122,12 @@ int pd_write_file_at(int dirfd, const char *name, const void *data, size_t len, 
  * is kept. n = (size_t)-1 means strlen(s). The one escaping path for text that came from files,
  * boards or the command line and goes to a terminal or a text report. */
 int pd_esc_append(pd_buf *out, const char *s, size_t n);
+/* The same, keeping line feeds: for multi-line messages whose lines are ours (each value in them
+ * still cannot move the cursor, change colours or retitle the terminal). */
+int pd_esc_append_lines(pd_buf *out, const char *s, size_t n);
 /* The escaped text in a caller buffer (truncated to fit, never in the middle of an escape). */
 const char *pd_esc(const char *s, char *buf, size_t n);
-/* fputs of the escaped text. */
+/* fputs of the text escaped with pd_esc_append_lines (messages, logs). */
 int pd_esc_fputs(const char *s, FILE *f);
 
 /* ---------------------------------------------------------------- units */

@@ -43,12 +43,15 @@ void dlog(struct dctx *c, const char *fmt, ...)
 {
 	if (!c->o->log)
 		return;
+	/* lines quote the board's answers: escaped (core/escape.c) */
+	char line[8192];
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(c->o->log, "deploy: ");
-	vfprintf(c->o->log, fmt, ap);
-	fputc('\n', c->o->log);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	fprintf(c->o->log, "deploy: ");
+	pd_esc_fputs(line, c->o->log);
+	fputc('\n', c->o->log);
 	fflush(c->o->log);
 }
 
@@ -156,7 +159,7 @@ static int do_preflight(struct dctx *c, pd_err *e)
 		return rc;
 	rc = pd_board_preflight(c->b, c->plan, c->plan_dir, &c->problems, e);
 	if (rc && c->problems.len && c->o->log)
-		fprintf(c->o->log, "%s", c->problems.data);
+		pd_esc_fputs(c->problems.data, c->o->log);
 	return rc;
 }
 

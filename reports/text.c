@@ -13,24 +13,39 @@ static const char *or_dash(const char *s)
 	return s && *s ? s : "-";
 }
 
-static void text_meta(const struct rpt_run *r, pd_buf *o)
+/* Strings from the run directory (board uname, platform and rail names, agent version, paths) are
+ * printed through pd_esc_append: a terminal never sees their control characters (core/escape.c).
+ * The escaped copies live in the arena of one pd_report_text call. */
+static const char *E(pd_arena *a, const char *s)
+{
+	if (!s)
+		return NULL;
+	pd_buf b;
+	pd_buf_init(&b);
+	const char *r = pd_esc_append(&b, s, (size_t)-1) == 0 && b.data ? pd_arena_strdup(a, b.data) : NULL;
+	pd_buf_free(&b);
+	return r ? r : "?";
+}
+
+static void text_meta(const struct rpt_run *r, pd_buf *o, pd_arena *A)
 {
 	const pd_plan *p = r->plan;
 	const struct pd_plan_meta *m = pd_plan_meta_c(p);
-	pd_buf_printf(o, "powerdag report: %s\n", r->rundir);
+	pd_buf_printf(o, "powerdag report: %s\n", E(A, r->rundir));
 	if (r->incomplete)
-		pd_buf_printf(o, "  INCOMPLETE RUN: %s\n", r->incomplete_why);
-	pd_buf_printf(o, "  board     %s (kernel %s, %s)\n", or_dash(r->board), or_dash(r->kernel), or_dash(r->arch));
-	pd_buf_printf(o, "  plan      %s: platform %s, %zu DAGs, %zu tasks, objective %s, %s\n", r->plan_path,
-		      pd_platform_name(pd_plan_platform(p)), pd_dags_count(pd_plan_dags(p)),
+		pd_buf_printf(o, "  INCOMPLETE RUN: %s\n", E(A, r->incomplete_why));
+	pd_buf_printf(o, "  board     %s (kernel %s, %s)\n", or_dash(E(A, r->board)), or_dash(E(A, r->kernel)),
+		      or_dash(E(A, r->arch)));
+	pd_buf_printf(o, "  plan      %s: platform %s, %zu DAGs, %zu tasks, objective %s, %s\n", E(A, r->plan_path),
+		      E(A, pd_platform_name(pd_plan_platform(p))), pd_dags_count(pd_plan_dags(p)),
 		      pd_dags_task_count(pd_plan_dags(p)), pd_objective_name(m->objective), pd_status_name(m->status));
 	pd_buf_printf(o, "  duration  %.3f s logged (start %s, end %s), restore %s\n", (double)r->duration_ns / 1e9,
-		      or_dash(r->started), or_dash(r->ended), or_dash(r->restore));
+		      or_dash(E(A, r->started)), or_dash(E(A, r->ended)), or_dash(E(A, r->restore)));
 	if (r->agent_version)
-		pd_buf_printf(o, "  agent     %s\n", r->agent_version);
+		pd_buf_printf(o, "  agent     %s\n", E(A, r->agent_version));
 }
 
-static void text_freqs(const struct rpt_run *r, pd_buf *o)
+static void text_freqs(const struct rpt_run *r, pd_buf *o, pd_arena *A)
 {
 	if (r->n_freqs == 0)
 		return;
@@ -39,7 +54,7 @@ static void text_freqs(const struct rpt_run *r, pd_buf *o)
 	for (size_t i = 0; i < r->n_freqs; i++) {
 		const struct rpt_freq *f = &r->freqs[i];
 		char name[64];
-		snprintf(name, sizeof(name), "%s (%s)", f->name, f->accel ? "accelerator" : "island");
+		snprintf(name, sizeof(name), "%s (%s)", E(A, f->name), f->accel ? "accelerator" : "island");
 		pd_buf_printf(o, "  %-26s %9s  ", name, f->planned_khz > 0 ? pd_fmt_freq(f->planned_khz, pl, 32) : "-");
 		if (f->max_khz < 0)
 			pd_buf_printf(o, "unreadable");
@@ -54,7 +69,7 @@ static void text_freqs(const struct rpt_run *r, pd_buf *o)
 		pd_buf_printf(o, "  starvation monitor boosted %zu times\n", r->starvation_boosts);
 }
 
-static void text_power(const struct rpt_run *r, const struct rpt_stats *s, pd_buf *o)
+static void text_power(const struct rpt_run *r, const struct rpt_stats *s, pd_buf *o, pd_arena *A)
 {
 	B(a); B(pk); B(pr); B(er); B(en);
 	pd_buf_printf(o, "\npower                      avg W    peak W  energy J  model W    error  samples\n");
@@ -65,7 +80,7 @@ static void text_power(const struct rpt_run *r, const struct rpt_stats *s, pd_bu
 	for (size_t k = 0; k < s->n_rails; k++) {
 		const struct rpt_rail_stats *rs = &s->rails[k];
 		double err = isnan(rs->predicted_w) ? NAN : (rs->avg_w - rs->predicted_w) / rs->predicted_w * 100;
-		pd_buf_printf(o, "  %-22s %8s  %8s  %8s  %7s  %7s  %zu\n", rs->name, rpt_fmt_w(rs->avg_w, a, 32),
+		pd_buf_printf(o, "  %-22s %8s  %8s  %8s  %7s  %7s  %zu\n", E(A, rs->name), rpt_fmt_w(rs->avg_w, a, 32),
 			      rpt_fmt_w(rs->peak_w, pk, 32), rpt_fmt_w(rs->energy_j, en, 32),
 			      rpt_fmt_w(rs->predicted_w, pr, 32), rpt_fmt_pct(err, er, 32), rs->samples);
 	}
@@ -94,7 +109,7 @@ static void text_predicted(const struct rpt_run *r, const struct rpt_stats *s, p
 }
 
 /* Which is wrong, the table or the utilisation: the model at what the board did next to the plan. */
-static void text_model_error(const struct rpt_stats *s, pd_buf *o)
+static void text_model_error(const struct rpt_stats *s, pd_buf *o, pd_arena *A)
 {
 	B(a); B(pl); B(ma); B(e1); B(e2);
 	if (!s->has_power)
@@ -109,7 +124,7 @@ static void text_model_error(const struct rpt_stats *s, pd_buf *o)
 			snprintf(bp, sizeof(bp), "%.4f", rs->planned_busy);
 		if (!isnan(rs->measured_busy))
 			snprintf(bm, sizeof(bm), "%.4f", rs->measured_busy);
-		pd_buf_printf(o, "  %-20s %9s  %9s  %10s  %6s  %12s  %9s  %15s\n", rs->name, bp, bm, rpt_fmt_w(rs->avg_w, a, 32),
+		pd_buf_printf(o, "  %-20s %9s  %9s  %10s  %6s  %12s  %9s  %15s\n", E(A, rs->name), bp, bm, rpt_fmt_w(rs->avg_w, a, 32),
 			      rpt_fmt_w(rs->predicted_w, pl, 32), rpt_fmt_w(rs->model_at_measured_w, ma, 32),
 			      rpt_fmt_pct(err, e1, 32), rpt_fmt_pct(rs->model_error_pct, e2, 32));
 	}
@@ -120,7 +135,7 @@ static void text_model_error(const struct rpt_stats *s, pd_buf *o)
 			 "   both large: the power table is off - `powerdag refit --what power` fits it)\n");
 }
 
-static void text_dags(const struct rpt_stats *s, pd_buf *o)
+static void text_dags(const struct rpt_stats *s, pd_buf *o, pd_arena *A)
 {
 	B(p50); B(p99); B(mx); B(d); B(sp); B(sm);
 	pd_buf_printf(o, "\ndags            instances  misses   ratio   p50 ms   p99 ms   max ms     D ms  worst slack"
@@ -132,7 +147,7 @@ static void text_dags(const struct rpt_stats *s, pd_buf *o)
 			snprintf(slack, sizeof(slack), "%+.1f%%", ds->worst_slack * 100);
 		rpt_fmt_w(ds->sim_p99_ms, sp, 32); /* same 3-decimal look, ms instead of W */
 		rpt_fmt_w(ds->sim_max_ms, sm, 32);
-		pd_buf_printf(o, "  %-14s %9llu  %6llu  %5.1f%%  %7s  %7s  %7s  %7s  %11s  %7s  %7s\n", ds->name,
+		pd_buf_printf(o, "  %-14s %9llu  %6llu  %5.1f%%  %7s  %7s  %7s  %7s  %11s  %7s  %7s\n", E(A, ds->name),
 			      (unsigned long long)ds->instances, (unsigned long long)ds->misses, ds->miss_ratio * 100,
 			      rpt_fmt_ms(ds->p50_ns, p50, 32), rpt_fmt_ms(ds->p99_ns, p99, 32),
 			      rpt_fmt_ms(ds->max_ns, mx, 32), rpt_fmt_ms(ds->deadline_ns, d, 32), slack, sp, sm);
@@ -144,22 +159,22 @@ static void text_dags(const struct rpt_stats *s, pd_buf *o)
 		      (unsigned long long)s->misses);
 }
 
-static void text_tasks(const struct rpt_stats *s, pd_buf *o)
+static void text_tasks(const struct rpt_stats *s, pd_buf *o, pd_arena *A)
 {
 	B(bu); B(mx);
 	pd_buf_printf(o, "\ntasks                          place         jobs  overruns  budget ms  max exec ms\n");
 	for (size_t i = 0; i < s->n_tasks; i++) {
 		const struct rpt_task_stats *t = &s->tasks[i];
 		char name[64];
-		snprintf(name, sizeof(name), "%s/%s", t->dag, t->name);
-		pd_buf_printf(o, "  %-30s %-12s %6llu  %8llu  %9s  %11s\n", name, t->place, (unsigned long long)t->jobs,
+		snprintf(name, sizeof(name), "%s/%s", E(A, t->dag), E(A, t->name));
+		pd_buf_printf(o, "  %-30s %-12s %6llu  %8llu  %9s  %11s\n", name, E(A, t->place), (unsigned long long)t->jobs,
 			      (unsigned long long)t->overruns, rpt_fmt_ms(t->budget_ns, bu, 32),
 			      rpt_fmt_ms(t->max_exec_ns, mx, 32));
 	}
 	pd_buf_printf(o, "  overruns in total: %llu\n", (unsigned long long)s->overruns);
 }
 
-static void text_gaps(const struct rpt_run *r, const struct rpt_stats *s, pd_buf *o)
+static void text_gaps(const struct rpt_run *r, const struct rpt_stats *s, pd_buf *o, pd_arena *A)
 {
 	B(a); B(b);
 	pd_buf_printf(o, "\nsampling gaps: %zu, %.3f ms in total", s->n_gaps, (double)s->gap_total_ns / 1e6);
@@ -167,7 +182,7 @@ static void text_gaps(const struct rpt_run *r, const struct rpt_stats *s, pd_buf
 		pd_buf_printf(o, " (nominal period %.3f ms)", (double)r->sample_period_ns / 1e6);
 	pd_buf_printf(o, "\n");
 	for (size_t i = 0; i < s->n_gaps && i < 10; i++)
-		pd_buf_printf(o, "  %-14s %s .. %s ms\n", s->gaps[i].rail ? s->gaps[i].rail : "all rails",
+		pd_buf_printf(o, "  %-14s %s .. %s ms\n", s->gaps[i].rail ? E(A, s->gaps[i].rail) : "all rails",
 			      rpt_fmt_ms(s->gaps[i].from_ns, a, 32), rpt_fmt_ms(s->gaps[i].to_ns, b, 32));
 	if (s->n_gaps > 10)
 		pd_buf_printf(o, "  ... %zu more (see --csv / --json)\n", s->n_gaps - 10);
@@ -176,15 +191,19 @@ static void text_gaps(const struct rpt_run *r, const struct rpt_stats *s, pd_buf
 int pd_report_text(const pd_report *rep, pd_buf *o, pd_err *e)
 {
 	const struct rpt_run *r = rep->run;
-	text_meta(r, o);
-	text_freqs(r, o);
-	text_power(r, &rep->st, o);
+	pd_arena *A = pd_arena_new();
+	if (!A)
+		return pd_err_set(e, PD_EXIT_ENV, "out of memory");
+	text_meta(r, o, A);
+	text_freqs(r, o, A);
+	text_power(r, &rep->st, o, A);
 	text_predicted(r, &rep->st, o);
-	text_model_error(&rep->st, o);
-	text_dags(&rep->st, o);
-	text_tasks(&rep->st, o);
-	text_gaps(r, &rep->st, o);
+	text_model_error(&rep->st, o, A);
+	text_dags(&rep->st, o, A);
+	text_tasks(&rep->st, o, A);
+	text_gaps(r, &rep->st, o, A);
 	for (size_t i = 0; i < r->n_notes; i++)
-		pd_buf_printf(o, "%snote: %s\n", i == 0 ? "\n" : "", r->notes[i]);
+		pd_buf_printf(o, "%snote: %s\n", i == 0 ? "\n" : "", E(A, r->notes[i]));
+	pd_arena_free(A);
 	return 0;
 }

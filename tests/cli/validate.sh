@@ -100,6 +100,18 @@ fi
 expect 0 "$POWERDAG" validate --json "$SRC/platforms/zcu102.yaml"
 grep -q '"valid": true' "$T/out" || fail "--json valid:true missing"
 
+# control characters in the input are echoed escaped (issue 13 item 8): a file cannot clear the
+# screen, retitle the terminal or recolour the output through an error message or its own name
+printf 'dags:\n  - name: "a\\e]0;pwned\\a\\e[2J"\n    period: 10ms\n    "\\e[31mkey": 1\n' >"$T/esc.yaml"
+expect 2 "$POWERDAG" validate "$T/esc.yaml"
+LC_ALL=C grep -q $'\033' "$T/err" && fail "validate echoed an ESC byte: $(cat -v "$T/err")"
+grep -qF "'a\\e]0;pwned\\x07\\e[2J'" "$T/err" || fail "the DAG name is not shown escaped: $(cat -v "$T/err")"
+grep -qF '\e[31mkey' "$T/err" || fail "the unknown key is not shown escaped: $(cat -v "$T/err")"
+cp "$SRC/platforms/odroid-xu4.yaml" "$T/"$'\033[1mp.yaml'
+expect 0 "$POWERDAG" validate "$T/"$'\033[1mp.yaml'
+LC_ALL=C grep -q $'\033' "$T/out" && fail "validate echoed the file name raw: $(cat -v "$T/out")"
+grep -qF '\e[1mp.yaml: ok (platform)' "$T/out" || fail "the file name is not shown escaped: $(cat -v "$T/out")"
+
 if [ "$fails" -ne 0 ]; then
 	echo "$fails failure(s)"
 	exit 1

@@ -50,6 +50,30 @@ START_TEST(complete_run_prints_summary_and_writes_files)
 }
 END_TEST
 
+/* issue 13 item 8: board strings (deploy.json's board, kernel, arch; the log's agent version) and the
+ * platform name reach the terminal escaped. Before, the report printed them raw: a board could clear
+ * the user's screen or retitle the terminal through `uname -r`. */
+START_TEST(board_strings_are_escaped_in_text)
+{
+	static struct syn_run s;
+	syn_write(&s);
+	pd_test_write(s.dir, "deploy.json",
+		      "{\"board\": \"ssh://root@b\\u001b[31m:22\", \"kernel\": \"6.1\\u001b]0;pwned\\u0007\\u001b[2J\", "
+		      "\"arch\": \"x86\\u009b1m\\n_64\", \"start\": \"2026-12-03T05:00:00Z\"}\n");
+	int rc = pd_test_run(out, sizeof(out), "%s report %s 2>&1", powerdag(), s.dir);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_msg(strchr(out, '\033') == NULL, "an ESC byte reached the terminal:\n%s", out);
+	ck_assert_msg(strstr(out, "\xc2\x9b") == NULL, "a C1 CSI reached the terminal:\n%s", out);
+	ck_assert_msg(strstr(out, "kernel 6.1\\e]0;pwned\\x07\\e[2J") != NULL, "%s", out);
+	ck_assert_msg(strstr(out, "ssh://root@b\\e[31m:22") != NULL, "%s", out);
+	ck_assert_msg(strstr(out, "x86\\u{9B}1m\\n_64") != NULL, "%s", out);
+	/* --json keeps the bytes (JSON escapes them itself) */
+	rc = pd_test_run(out, sizeof(out), "%s report --json %s", powerdag(), s.dir);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_msg(strcasestr(out, "6.1\\u001b]0;pwned") != NULL, "%.400s", out);
+}
+END_TEST
+
 START_TEST(truncated_run_is_reported_with_exit_0)
 {
 	static struct syn_run s;
@@ -103,6 +127,7 @@ int main(void)
 	TCase *tc = tcase_create("cli");
 	tcase_add_test(tc, complete_run_prints_summary_and_writes_files);
 	tcase_add_test(tc, truncated_run_is_reported_with_exit_0);
+	tcase_add_test(tc, board_strings_are_escaped_in_text);
 	tcase_add_test(tc, bad_usage_and_inputs_exit_2_and_write_nothing);
 	tcase_add_test(tc, unwritable_output_exits_3);
 	suite_add_tcase(s, tc);
