@@ -80,6 +80,66 @@ static const char *keyscan_type(const char *t)
 	return t;
 }
 
+/* known_hosts markers, which libssh 0.10 does not know (it reads "@revoked" as a host name that never
+ * matches, so a revoked key listed again on a plain line would be accepted):
+ *   @revoked PATTERNS TYPE KEY         the key is refused, for every host (stricter than OpenSSH,
+ *                                      which applies the line to the hosts it names)
+ *   @cert-authority PATTERNS TYPE KEY  host certificates are not supported: such a line never makes a
+ *                                      key trusted, and an unknown key says why
+ * The files read are the ones libssh verifies against: --known-hosts alone, else ~/.ssh/known_hosts
+ * and /etc/ssh/ssh_known_hosts. */
+struct kh_markers {
+	char revoked_in[512];  /* file:line of the @revoked line naming the server's key, "" when none */
+	char ca_in[512];       /* file:line of the first @cert-authority line, "" when none */
+};
+
+static void scan_markers(const char *file, ssh_key server, struct kh_markers *m)
+{
+	char *text = NULL;
+	size_t len;
+	pd_err ig = {0};
+	if (pd_read_file(file, &text, &len, 16u << 20, &ig))
+		return; /* a missing file has no markers; libssh reports the key unknown */
+	char *save = NULL;
+	unsigned lineno = 0;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		lineno++; /* empty lines are skipped by strtok: numbers count the non-empty ones */
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (*line != '@')
+			continue;
+		char marker[32], hosts[1024], type[64], b64[8192];
+		if (sscanf(line, "%31s %1023s %63s %8191s", marker, hosts, type, b64) != 4)
+			continue;
+		if (!strcmp(marker, "@cert-authority") && !m->ca_in[0]) {
+			snprintf(m->ca_in, sizeof(m->ca_in), "%s:%u", file, lineno);
+		} else if (!strcmp(marker, "@revoked") && !m->revoked_in[0]) {
+			ssh_key k = NULL;
+			if (ssh_pki_import_pubkey_base64(b64, ssh_key_type_from_name(type), &k) == SSH_OK &&
+			    ssh_key_cmp(k, server, SSH_KEY_CMP_PUBLIC) == 0)
+				snprintf(m->revoked_in, sizeof(m->revoked_in), "%s:%u", file, lineno);
+			ssh_key_free(k);
+		}
+	}
+	free(text);
+}
+
+static void find_markers(pd_transport *t, ssh_key server, struct kh_markers *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (t->known_hosts) {
+		scan_markers(t->known_hosts, server, m);
+		return;
+	}
+	const char *home = getenv("HOME");
+	char user[1024];
+	if (home) {
+		snprintf(user, sizeof(user), "%s/.ssh/known_hosts", home);
+		scan_markers(user, server, m);
+	}
+	scan_markers("/etc/ssh/ssh_known_hosts", server, m);
+}
+
 static int verify_host_key(pd_transport *t, pd_err *e)
 {
 	ssh_session s = IMPL(t)->s;
@@ -99,8 +159,16 @@ static int verify_host_key(pd_transport *t, pd_err *e)
 		snprintf(hostpat, sizeof(hostpat), "%s", t->host);
 	else
 		snprintf(hostpat, sizeof(hostpat), "[%s]:%u", t->host, t->port);
+	struct kh_markers mk;
+	find_markers(t, key, &mk);
 	int rc = 0;
-	switch (k) {
+	if (mk.revoked_in[0]) /* whatever else the files say: OpenSSH never accepts a revoked key */
+		rc = pd_err_set(e, PD_EXIT_ENV,
+				"host key of %s (%s key %s) is REVOKED (@revoked at %s); refusing to connect. A "
+				"revoked key means the board's key was compromised or retired: give the board a new "
+				"host key and check its fingerprint on the console before accepting it",
+				hostpat, type, fp ? fp : "?", mk.revoked_in);
+	else switch (k) {
 	case SSH_KNOWN_HOSTS_OK:
 		break;
 	case SSH_KNOWN_HOSTS_CHANGED:
@@ -114,10 +182,14 @@ static int verify_host_key(pd_transport *t, pd_err *e)
 	case SSH_KNOWN_HOSTS_UNKNOWN:
 	case SSH_KNOWN_HOSTS_NOT_FOUND:
 		rc = pd_err_set(e, PD_EXIT_ENV,
-				"host key of %s is unknown (%s key %s); refusing to connect. Check the fingerprint "
-				"on the board (ssh-keygen -lf /etc/ssh/ssh_host_%s_key.pub), then accept it with: "
-				"ssh-keyscan -p %u -t %s %s >> %s",
-				hostpat, type, fp ? fp : "?", type, t->port, type, t->host, kh);
+				"host key of %s is unknown (%s key %s); refusing to connect.%s%s%s Check the "
+				"fingerprint on the board (ssh-keygen -lf /etc/ssh/ssh_host_%s_key.pub), then accept "
+				"it with: ssh-keyscan -p %u -t %s %s >> %s",
+				hostpat, type, fp ? fp : "?",
+				mk.ca_in[0] ? " The @cert-authority line at " : "", mk.ca_in,
+				mk.ca_in[0] ? " is not supported (host certificates are not verified; list the "
+					      "board's own key instead)." : "",
+				type, t->port, type, t->host, kh);
 		break;
 	default:
 		rc = pd_err_set(e, PD_EXIT_ENV, "cannot verify the host key of %s against %s: %s", hostpat, kh,

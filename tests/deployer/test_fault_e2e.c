@@ -175,12 +175,44 @@ START_TEST(fault_on_twin)
 }
 END_TEST
 
+/* issue 13 item 7 on the twin: its host key listed in known_hosts and also on an "@revoked" line. The
+ * CLI refuses to connect (exit 3, the message names the line), the board is not touched and RUNDIR
+ * holds only what a refused connection leaves (plan.yaml, deploy.json). Before, libssh's parser skipped
+ * the marker line and the deploy ran. */
+START_TEST(revoked_twin_key_refused)
+{
+	ck_assert_msg(twin_ok, "the twin could not be started (root, netns, sshd, fuse needed)");
+	wait_board_free();
+	pd_buf before = board_state();
+	const char *tmp = pd_test_tmpdir();
+	char kh[600], out[600], cmd[4096], text[8192] = {0};
+	snprintf(kh, sizeof(kh), "%s/known_hosts", tmp);
+	snprintf(out, sizeof(out), "%s/run", tmp);
+	/* the twin's line, then the same key revoked */
+	snprintf(cmd, sizeof(cmd), "cp %s %s && awk '{print \"@revoked * \" $2 \" \" $3}' %s >> %s", known_hosts, kh,
+		 known_hosts, kh);
+	ck_assert_int_eq(pd_test_run(NULL, 0, "%s", cmd), 0);
+	int rc = pd_test_run(text, sizeof(text), "%s deploy %s --board %s --identity %s --known-hosts %s --agent %s "
+				     "--duration 1s --out %s 2>&1",
+			     pd_test_bin("powerdag"), plan_path, uri, identity, kh, pd_test_bin("agents/powerdag-agent"), out);
+	ck_assert_msg(rc == PD_EXIT_ENV, "exit %d: %s", rc, text);
+	ck_assert_msg(strstr(text, "REVOKED") && strstr(text, "known_hosts:2"), "%s", text);
+	pd_buf after = board_state();
+	ck_assert_str_eq(before.data, after.data);
+	char p[700];
+	snprintf(p, sizeof(p), "%s/run.pdlog", out);
+	ck_assert_int_ne(access(p, F_OK), 0);
+	pd_buf_free(&before), pd_buf_free(&after);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("deployer_fault_e2e");
 	TCase *tc = tcase_create("twin");
 	tcase_add_unchecked_fixture(tc, twin_up, twin_down);
 	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, revoked_twin_key_refused);
 	tcase_add_loop_test(tc, fault_on_twin, 0, (int)(sizeof(cases) / sizeof(cases[0])));
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);

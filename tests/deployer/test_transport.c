@@ -238,6 +238,71 @@ START_TEST(ssh_changed_key)
 }
 END_TEST
 
+/* issue 13 item 7: "@revoked" lines. libssh reads "@revoked" as a host name that never matches, so
+ * before this change the key below (revoked, and still listed on a plain line) was accepted. */
+static const char *kh_with(const char *name, const char *extra_lines, bool plain_line)
+{
+	const char *p = test_sshd_known_hosts(&sshd, name, plain_line ? sshd.host_pub : NULL);
+	FILE *f = fopen(p, "a");
+	ck_assert_ptr_nonnull(f);
+	fputs(extra_lines, f);
+	fclose(f);
+	return p;
+}
+
+static void pub_line(const char *pub, char *out, size_t n)
+{
+	FILE *in = fopen(pub, "r");
+	char type[64], b64[1024];
+	ck_assert(in && fscanf(in, "%63s %1023s", type, b64) == 2);
+	fclose(in);
+	snprintf(out, n, "%s %s", type, b64);
+}
+
+START_TEST(ssh_revoked_key)
+{
+	ck_assert(have_sshd);
+	char key[1200], lines[2600];
+	pub_line(sshd.host_pub, key, sizeof(key));
+	/* the same key revoked under another host pattern: refused for every host */
+	snprintf(lines, sizeof(lines), "# retired after the board was stolen\n@revoked *.example.org %s\n", key);
+	struct pd_transport_opts o = opts_with(kh_with("revoked_kh", lines, true));
+	pd_transport *t;
+	pd_err e = {0};
+	ck_assert_int_eq(pd_transport_open(sshd.uri, &o, &t, &e), PD_EXIT_ENV);
+	ck_assert_ptr_null(t);
+	ck_assert_msg(strstr(e.msg, "REVOKED") && strstr(e.msg, "revoked_kh:3"), "%s", e.msg);
+	/* a revoked line for another key does not get in the way */
+	char other[400], okey[1200];
+	snprintf(other, sizeof(other), "%s/other_rev", sshd.dir);
+	pd_test_run(NULL, 0, "ssh-keygen -q -t ed25519 -N '' -f %s >/dev/null 2>&1", other);
+	strcat(other, ".pub");
+	pub_line(other, okey, sizeof(okey));
+	snprintf(lines, sizeof(lines), "@revoked * %s\n", okey);
+	o = opts_with(kh_with("revoked_other_kh", lines, true));
+	ck_assert_msg(pd_transport_open(sshd.uri, &o, &t, &e) == 0, "%s", e.msg);
+	pd_transport_close(t);
+}
+END_TEST
+
+/* @cert-authority is not supported: it never makes a key trusted, and the refusal says so. */
+START_TEST(ssh_cert_authority_refused)
+{
+	ck_assert(have_sshd);
+	char key[1200], lines[2600];
+	pub_line(sshd.host_pub, key, sizeof(key));
+	snprintf(lines, sizeof(lines), "@cert-authority * %s\n", key);
+	struct pd_transport_opts o = opts_with(kh_with("ca_kh", lines, false));
+	pd_transport *t;
+	pd_err e = {0};
+	ck_assert_int_eq(pd_transport_open(sshd.uri, &o, &t, &e), PD_EXIT_ENV);
+	ck_assert_ptr_null(t);
+	ck_assert_msg(strstr(e.msg, "unknown") && strstr(e.msg, "@cert-authority line at") &&
+			      strstr(e.msg, "ca_kh:1") && strstr(e.msg, "not supported"),
+		      "%s", e.msg);
+}
+END_TEST
+
 START_TEST(ssh_bad_identity)
 {
 	ck_assert(have_sshd);
@@ -298,6 +363,8 @@ int main(void)
 	tcase_add_test(ssh, ssh_unknown_key);
 	tcase_add_test(ssh, ssh_changed_key);
 	tcase_add_test(ssh, ssh_bad_identity);
+	tcase_add_test(ssh, ssh_revoked_key);
+	tcase_add_test(ssh, ssh_cert_authority_refused);
 	tcase_add_test(ssh, ssh_drop_reconnect);
 	suite_add_tcase(s, ssh);
 	return pd_test_main(s);
