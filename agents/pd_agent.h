@@ -51,7 +51,8 @@ struct pd_agent_task {
 	const char *dag_name; /* its DAG's name */
 	size_t dag;
 	enum pd_agent_work work;
-	const char *plugin_lib, *plugin_sym; /* PD_AW_PLUGIN */
+	const char *plugin_lib, *plugin_sym; /* PD_AW_PLUGIN: LIB as written in the plan, SYMBOL */
+	const char *plugin_dir;              /* absolute directory of the plan (relative LIBs); NULL = cwd */
 	int cpu;                             /* Linux CPU id; -1 for accelerated tasks */
 	/* SCHED_DEADLINE triple as written in the plan (wall clock); exec converts runtime for the
 	 * kernel's accounting on arm (sched.c). */
@@ -125,6 +126,19 @@ int pd_agent_spec_from_plan(const pd_plan *p, struct pd_agent_spec *s, pd_err *e
 /* Loads a plan file and resolves it; diagnostics of the plan reader are printed to errf. */
 int pd_agent_spec_load(const char *plan_path, struct pd_agent_spec *s, FILE *errf, pd_err *e);
 void pd_agent_spec_free(struct pd_agent_spec *s);
+
+/* ---------------------------------------------------------------- plugins (plugin_check.c) */
+/* A plugin is code the root agent runs (docs/DEPLOY.md, trust model). Before anything is dlopen()ed,
+ * LIB must pass: no ".." component; a relative LIB is relative to the plan's directory (dir; NULL =
+ * the current one) and nothing else (no library search path); the file exists, is a regular file,
+ * and it and every directory from / down to it (along the path as written and along the resolved
+ * one) are owned by root or by this user and not writable by group or others. Returns 0 with the
+ * resolved path in out, or -1 with the reason (one line, no newline) in why. */
+int pd_agent_plugin_path(const char *lib, const char *dir, char *out, size_t n, pd_buf *why);
+/* `powerdag-agent check-plugins PLAN`: every plugin task's LIB through pd_agent_plugin_path, then
+ * dlopen(RTLD_NOW) and dlsym(SYMBOL). One line per problem in problems ("task 'd/t': plugin LIB:
+ * why"); returns the number of problems. */
+size_t pd_agent_check_plugins(const struct pd_agent_spec *s, pd_buf *problems);
 
 /* ---------------------------------------------------------------- SCHED_DEADLINE (sched.c) */
 /* Our own copy of the uapi struct (glibc < 2.41 has no wrapper and the uapi header clashes with

@@ -133,6 +133,7 @@ int pd_agent_spec_from_plan(const pd_plan *p, struct pd_agent_spec *s, pd_err *e
 
 int pd_agent_spec_load(const char *plan_path, struct pd_agent_spec *s, FILE *errf, pd_err *e)
 {
+	memset(s, 0, sizeof(*s)); /* pd_agent_spec_free is safe on every path */
 	pd_diags d;
 	pd_diags_init(&d);
 	pd_plan *p = pd_plan_load_file(plan_path, &d);
@@ -163,12 +164,13 @@ int pd_agent_spec_load(const char *plan_path, struct pd_agent_spec *s, FILE *err
 			if (t->bitstream)
 				t->bitstream = pd_arena_strdup(s->arena, t->bitstream);
 			if (t->plugin_lib && t->plugin_lib[0] != '/') {
-				/* relative plugin paths are relative to the plan's directory when the file is there */
+				/* relative plugin paths are relative to the plan's directory, and only to it
+				 * (pd_agent_plugin_path): never the dynamic linker's search path */
 				char *dup = strdup(plan_path);
-				char *cand = pd_arena_printf(s->arena, "%s/%s", dirname(dup), t->plugin_lib);
+				char *real = dup ? realpath(dirname(dup), NULL) : NULL;
+				t->plugin_dir = real ? pd_arena_strdup(s->arena, real) : NULL;
+				free(real);
 				free(dup);
-				if (access(cand, R_OK) == 0)
-					t->plugin_lib = cand;
 			}
 		}
 		for (size_t g = 0; g < s->n_dags; g++)

@@ -9,6 +9,7 @@
 #include "agents/work.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -68,7 +69,18 @@ int pd_work_init(struct pd_xwork *w, const struct pd_agent_task *t, uint64_t see
 	w->iters_per_ref_ns = 1.0;
 	pd_rng_seed(&w->rng, seed * 0x9E3779B97F4A7C15ULL + index + 1);
 	if (w->kind == PD_AW_PLUGIN) {
-		w->dl = dlopen(t->plugin_lib, RTLD_NOW | RTLD_LOCAL);
+		/* the same rules as `check-plugins` (plugin_check.c), right before the dlopen */
+		char real[PATH_MAX];
+		pd_buf why;
+		pd_buf_init(&why);
+		if (pd_agent_plugin_path(t->plugin_lib, t->plugin_dir, real, sizeof(real), &why)) {
+			int rc = pd_err_set(e, PD_EXIT_USAGE, "task '%s/%s': plugin %s refused: %s", t->dag_name, t->name,
+					    t->plugin_lib, why.data ? why.data : "");
+			pd_buf_free(&why);
+			return rc;
+		}
+		pd_buf_free(&why);
+		w->dl = dlopen(real, RTLD_NOW | RTLD_LOCAL);
 		if (!w->dl)
 			return pd_err_set(e, PD_EXIT_USAGE, "task '%s/%s': cannot load plugin %s: %s", t->dag_name, t->name,
 					  t->plugin_lib, dlerror());

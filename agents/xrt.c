@@ -30,7 +30,12 @@ static int xrt_load(void *ctx, const struct pd_agent_accel *a, int slot, const c
 	(void)a, (void)slot;
 	if (!c->dev && !(c->dev = xrtDeviceOpen(0)))
 		return -ENODEV;
-	if (xrtDeviceLoadXclbinFile(c->dev, bitstream))
+	/* a bitstream is a plain file name (docs/FORMATS.md) in the firmware directory, as for the FPGA
+	 * manager: never a path relative to wherever the agent was started */
+	char path[600];
+	if (strchr(bitstream, '/') || (size_t)snprintf(path, sizeof(path), "/lib/firmware/%s", bitstream) >= sizeof(path))
+		return -EINVAL;
+	if (xrtDeviceLoadXclbinFile(c->dev, path))
 		return -EIO;
 	return xrtDeviceGetXclbinUUID(c->dev, c->uuid) ? -EIO : 0;
 }

@@ -152,15 +152,60 @@ static int make_rundir(struct dctx *c, pd_err *e)
 	return rc;
 }
 
+static bool plan_has_plugins(const pd_plan *p)
+{
+	const pd_dagset *ds = pd_plan_dags(p);
+	for (size_t i = 0; i < pd_dags_task_count(ds); i++) {
+		const char *w = pd_dags_task(ds, i)->work;
+		if (w && !strncmp(w, "plugin:", 7) && pd_plan_task_c(p, i)->place.kind == PD_PLACE_CPU)
+			return true;
+	}
+	return false;
+}
+
+/* The plan's plugins as the root agent will load them, checked by that agent on the board
+ * (`powerdag-agent check-plugins`, agents/plugin_check.c: path rules, then dlopen + dlsym): the
+ * deployer cannot judge a board path from here. Problems are appended, one per line. */
+static int check_plugins(struct dctx *c, pd_err *e)
+{
+	if (!plan_has_plugins(c->plan))
+		return 0;
+	char agent[600], plan[600];
+	snprintf(agent, sizeof(agent), "%s/powerdag-agent", c->remote_dir);
+	snprintf(plan, sizeof(plan), "%s/plan.yaml", c->remote_dir);
+	const char *argv[] = {agent, "check-plugins", plan, NULL};
+	struct pd_exec_result r;
+	int rc = pd_tp_exec(c->t, argv, &r, e);
+	if (rc == 0 && r.status == PD_EXIT_ENV && r.out.len)
+		pd_buf_append(&c->problems, r.out.data, r.out.len);
+	else if (rc == 0 && r.status != 0)
+		pd_buf_printf(&c->problems, "the agent could not check the plan's plugins (exit %d): %s\n", r.status,
+			      r.err.data ? r.err.data : "");
+	pd_exec_result_free(&r);
+	return rc;
+}
+
 static int do_preflight(struct dctx *c, pd_err *e)
 {
 	int rc = dctx_fault(c, "preflight", e);
 	if (rc)
 		return rc;
+	size_t before = c->problems.len;
 	rc = pd_board_preflight(c->b, c->plan, c->plan_dir, &c->problems, e);
-	if (rc && c->problems.len && c->o->log)
-		pd_esc_fputs(c->problems.data, c->o->log);
-	return rc;
+	if (rc && c->problems.len == before)
+		return rc; /* the transport failed: not a list of problems */
+	rc = check_plugins(c, e);
+	if (rc)
+		return rc;
+	if (c->problems.len == before)
+		return 0;
+	size_t lines = 0;
+	for (size_t i = before; i < c->problems.len; i++)
+		lines += c->problems.data[i] == '\n';
+	if (c->o->log)
+		pd_esc_fputs(c->problems.data + before, c->o->log);
+	return pd_err_set(e, PD_EXIT_ENV, "pre-flight found %zu problem(s) on %s; the board was not touched", lines,
+			  pd_transport_uri(c->t));
 }
 
 static int do_snapshot(struct dctx *c, pd_err *e)
@@ -335,19 +380,25 @@ int pd_deploy_run(const struct pd_deploy_opts *o, struct pd_deploy_result *r, pd
 		c.b = pd_board_new(c.t, &o->board);
 		pd_board_set_hooks(c.b, &c.fault, o->interrupted);
 		dlog(&c, "connected to %s", o->board_uri);
-		rc = do_preflight(&c, e);
+		rc = board_probe(c.b, e);
 	}
-	if (!rc)
-		rc = do_snapshot(&c, e);
+	/* the agent goes into the work directory first: pre-flight asks it about the plan's plugins */
 	if (!rc) {
 		rc = pd_find_agent(o->agent_path, o->self_exe, pd_board_info(c.b)->arch, c.agent, sizeof(c.agent), e);
 		if (!rc)
 			dlog(&c, "agent %s for %s", c.agent, pd_board_info(c.b)->arch);
 	}
+	if (!rc)
+		rc = run_upload(&c, e);
+	if (!rc)
+		rc = do_preflight(&c, e);
+	if (!rc)
+		rc = do_snapshot(&c, e);
 	keep_err(&c, rc, e);
 	if (rc) { /* failed before apply: the board was not touched */
 		r->restored = true;
 		c.state_equal = true;
+		run_cleanup_remote(&c);
 	} else {
 		configure_and_run(&c);
 		if (!r->setup_s)
@@ -356,6 +407,8 @@ int pd_deploy_run(const struct pd_deploy_opts *o, struct pd_deploy_result *r, pd
 		do_restore(&c);
 		r->teardown_s = c.stop_s + (now_s() - t1);
 	}
+	if (c.t) /* apply failed before the run, or the run did not get to it */
+		run_cleanup_remote(&c);
 	if (c.b && !c.changes)
 		c.changes = json_array();
 	pd_err me = {0};

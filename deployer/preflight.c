@@ -113,6 +113,38 @@ static void check_cpus(pd_board *b, const pd_plan *p, pd_buf *problems)
 	pd_buf_free(&v);
 }
 
+/* The images in /lib/firmware are code loaded into the FPGA (and read by the kernel as root): the
+ * directory and the ones above it must not be writable by group or others, or an image could be
+ * swapped between the upload and the load. */
+static void check_firmware_dirs(pd_board *b, const char *accel, pd_buf *problems)
+{
+	const char *dirs[] = {"/", "/lib", "/lib/firmware"};
+	for (size_t i = 0; i < 3; i++) {
+		struct pd_tp_stat st;
+		pd_err e = {0};
+		if (pd_tp_stat(b->t, pd_board_path(b, dirs[i]), &st, &e) == 0 && st.exists && (st.mode & 022))
+			PROBLEM("FPGA %s: %s on the board is writable by %s (mode %04o): anyone there could replace "
+				"a bitstream\n", accel, dirs[i], st.mode & 02 ? "others" : "its group", st.mode & 07777);
+	}
+}
+
+/* A slot's first image is uploaded by the deployer; the others are loaded by the agent at run time
+ * from the board's /lib/firmware, so they must be there already (a plain file, not writable by
+ * group or others). Bitstream names are plain file names (docs/FORMATS.md): no path to escape. */
+static void check_board_image(pd_board *b, const char *accel, int slot, const char *name, pd_buf *problems)
+{
+	char path[600];
+	snprintf(path, sizeof(path), "/lib/firmware/%s", name);
+	struct pd_tp_stat st;
+	pd_err e = {0};
+	if (pd_tp_stat(b->t, pd_board_path(b, path), &st, &e) || !st.exists || st.is_dir)
+		PROBLEM("FPGA %s slot %d: bitstream %s is loaded by the agent from %s on the board, where it is "
+			"missing (only each slot's first image is uploaded)\n", accel, slot, name, path);
+	else if (st.mode & 022)
+		PROBLEM("FPGA %s slot %d: %s on the board is writable by %s (mode %04o)\n", accel, slot, path,
+			st.mode & 02 ? "others" : "its group", st.mode & 07777);
+}
+
 static void check_accels(pd_board *b, const pd_plan *p, const char *plan_dir, pd_buf *problems)
 {
 	const pd_platform *pl = pd_plan_platform(p);
@@ -139,15 +171,19 @@ static void check_accels(pd_board *b, const pd_plan *p, const char *plan_dir, pd
 				PROBLEM("FPGA %s: no FPGA manager %s on the board (%s)\n", ac->name, m, path);
 			if (!board_exists(b, "/lib/firmware"))
 				PROBLEM("FPGA %s: /lib/firmware missing on the board\n", ac->name);
+			else
+				check_firmware_dirs(b, ac->name, problems);
 			for (int s = 0; s < ac->slots; s++) {
 				const char *bits[16];
 				size_t nb = pd_plan_slot_bitstreams(p, a, s, bits, 16);
 				for (size_t i = 0; i < nb; i++) {
 					char local[1200];
 					snprintf(local, sizeof(local), "%s/%s", bits[i][0] == '/' ? "" : plan_dir, bits[i]);
-					if (access(local, R_OK) != 0)
+					if (i == 0 && access(local, R_OK) != 0)
 						PROBLEM("FPGA %s slot %d: bitstream %s not found here (%s)\n", ac->name, s,
 							bits[i], local);
+					else if (i > 0)
+						check_board_image(b, ac->name, s, bits[i], problems);
 				}
 			}
 		}

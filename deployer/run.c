@@ -67,7 +67,7 @@ int agent_signal(struct dctx *c, const char *sig)
 	return rc;
 }
 
-static int upload(struct dctx *c, pd_err *e)
+int run_upload(struct dctx *c, pd_err *e)
 {
 	snprintf(c->remote_dir, sizeof(c->remote_dir), "/tmp/powerdag-run.%ld.%ld", (long)getpid(),
 		 (long)time(NULL));
@@ -85,8 +85,12 @@ static int upload(struct dctx *c, pd_err *e)
 		 * refuses the agent (EBUSY) exactly as it would a plan that does not fit */
 		c->fault.fired = true;
 		size_t nt = pd_dags_task_count(pd_plan_dags(c->plan));
+		int64_t *keep = calloc(2 * nt + 1, sizeof(int64_t));
+		if (!keep)
+			return pd_err_set(e, PD_EXIT_ENV, "out of memory");
 		for (size_t i = 0; i < nt; i++) {
 			struct pd_plan_task *t = pd_plan_task(c->plan, i);
+			keep[2 * i] = t->runtime_ns, keep[2 * i + 1] = t->deadline_ns;
 			if (t->place.kind == PD_PLACE_CPU)
 				t->runtime_ns = t->deadline_ns = t->period_ns;
 		}
@@ -95,6 +99,12 @@ static int upload(struct dctx *c, pd_err *e)
 		if (fd >= 0)
 			close(fd);
 		rc = pd_plan_write_file(c->plan, tmp, e);
+		/* only the uploaded copy asks too much: pre-flight and apply see the real plan */
+		for (size_t i = 0; i < nt; i++) {
+			struct pd_plan_task *t = pd_plan_task(c->plan, i);
+			t->runtime_ns = keep[2 * i], t->deadline_ns = keep[2 * i + 1];
+		}
+		free(keep);
 		if (!rc)
 			WITH_RECONNECT(c, rc, pd_tp_upload(c->t, tmp, rpath(c, "plan.yaml"), 0644, e));
 		unlink(tmp);
@@ -299,14 +309,15 @@ static int fetch(struct dctx *c, int fd, pd_err *e)
 	return rc;
 }
 
-static void cleanup_remote(struct dctx *c)
+void run_cleanup_remote(struct dctx *c)
 {
-	if (!c->remote_dir[0] || dctx_reconnect(c))
+	if (!c->remote_dir[0] || c->remote_cleaned || dctx_reconnect(c))
 		return;
 	const char *argv[] = {"rm", "-rf", "--", c->remote_dir, NULL};
 	struct pd_exec_result r;
 	pd_err e = {0};
-	pd_tp_exec(c->t, argv, &r, &e);
+	if (pd_tp_exec(c->t, argv, &r, &e) == 0 && r.status == 0)
+		c->remote_cleaned = true;
 	pd_exec_result_free(&r);
 }
 
@@ -339,9 +350,7 @@ int run_agent(struct dctx *c, pd_err *e)
 	int fd = pd_open_new_at(c->out_fd, "run.pdlog", e);
 	if (fd < 0)
 		return e->code;
-	int rc = upload(c, e);
-	if (!rc)
-		rc = start(c, e);
+	int rc = start(c, e); /* the work directory was filled before pre-flight (run_upload) */
 	c->r->setup_s = now_s() - c->t_start; /* connect .. agent started: the deploy overhead */
 	if (!rc)
 		rc = stream_loop(c, fd, e);
@@ -354,7 +363,7 @@ int run_agent(struct dctx *c, pd_err *e)
 	int frc = c->remote_dir[0] ? fetch(c, fd, &fe) : 0;
 	fsync(fd);
 	close(fd);
-	cleanup_remote(c);
+	run_cleanup_remote(c);
 	c->stop_s = now_s() - t_stop;
 	if (!rc && src)
 		rc = src, *e = se;

@@ -21,6 +21,7 @@ struct dctx {
 	char start_iso[32];
 	char agent[1024];       /* local agent binary */
 	char remote_dir[256];   /* board work directory (agent, plan, out/, stderr, pid, exit) */
+	bool remote_cleaned;    /* remote_dir removed */
 	long agent_pid;
 	pd_err err;             /* first error */
 	int restore_rc;
@@ -36,8 +37,13 @@ struct dctx {
 void dlog(struct dctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int dctx_reconnect(struct dctx *c);
 int dctx_fault(struct dctx *c, const char *step, pd_err *e);
-/* Upload, start, stream, stop, fetch. */
+/* The board's private work directory (0700) with the agent and the plan: before pre-flight, which
+ * runs the agent's check-plugins there. */
+int run_upload(struct dctx *c, pd_err *e);
+/* Start, stream, stop, fetch, remove the work directory. */
 int run_agent(struct dctx *c, pd_err *e);
+/* rm -rf of the work directory (once; every exit path after run_upload). */
+void run_cleanup_remote(struct dctx *c);
 /* kill -SIG agent_pid on the board; 0 when sent. */
 int agent_signal(struct dctx *c, const char *sig);
 

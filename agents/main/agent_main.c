@@ -4,6 +4,7 @@
  *
  *   powerdag-agent run PLAN --out DIR [--duration SEC] [--cgroup-root PATH] [--iio URI]
  *                  [--sample-hz N] [--no-power] [--gpio CHIP:LINE] [--seed S] [--starvation-monitor]
+ *   powerdag-agent check-plugins PLAN
  *   powerdag-agent --self-test
  *   powerdag-agent --version
  */
@@ -20,6 +21,7 @@ static const char usage[] =
 	"usage: powerdag-agent run PLAN --out DIR [--duration SEC] [--cgroup-root PATH] [--iio URI]\n"
 	"                      [--sample-hz N] [--no-power] [--gpio CHIP:LINE] [--seed S] [--starvation-monitor]\n"
 	"       powerdag-agent dump RUNLOG [summary|instances|jobs|power|gaps]\n"
+	"       powerdag-agent check-plugins PLAN\n"
 	"       powerdag-agent --self-test\n"
 	"       powerdag-agent --version\n";
 
@@ -115,6 +117,27 @@ static int cmd_run(int argc, char **argv)
 	return rc;
 }
 
+/* powerdag-agent check-plugins PLAN: the deployer's pre-flight of the plan's plugins on the board
+ * (plugin_check.c). One problem per line on stdout; exit 0 none, 3 some, 2 bad plan. */
+static int cmd_check_plugins(const char *plan)
+{
+	struct pd_agent_spec s = {0}; /* freed on every path, also when the load fails early */
+	pd_err e = {0};
+	if (pd_agent_spec_load(plan, &s, stderr, &e)) {
+		fprintf(stderr, "powerdag-agent: %s\n", e.msg);
+		pd_agent_spec_free(&s);
+		return e.code ? e.code : PD_EXIT_USAGE;
+	}
+	pd_buf problems;
+	pd_buf_init(&problems);
+	size_t n = pd_agent_check_plugins(&s, &problems);
+	if (n)
+		fputs(problems.data, stdout);
+	pd_buf_free(&problems);
+	pd_agent_spec_free(&s);
+	return n ? PD_EXIT_ENV : PD_EXIT_OK;
+}
+
 /* powerdag-agent dump RUNLOG [summary|instances|jobs|power|gaps]: read a run log on the board */
 static int cmd_dump(const char *path, const char *what)
 {
@@ -147,6 +170,8 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 2 && strcmp(argv[1], "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
+	if (argc == 3 && strcmp(argv[1], "check-plugins") == 0)
+		return cmd_check_plugins(argv[2]);
 	if (argc >= 3 && strcmp(argv[1], "dump") == 0)
 		return cmd_dump(argv[2], argc >= 4 ? argv[3] : "summary");
 	fputs(usage, stderr);

@@ -338,6 +338,89 @@ START_TEST(planted_links_race_writes_nothing_outside)
 }
 END_TEST
 
+/* issue 13 item 2: the plan's plugins are checked on the board, by the agent that will dlopen() them,
+ * before the board is touched: a relative path climbing out of the work directory, a missing
+ * library, a library in a directory anyone can write, a missing symbol. Every problem is listed,
+ * exit 3, nothing changed. Before, pre-flight never looked at plugins: the board was configured and
+ * the agent's refusal came afterwards (exit 2 after touching the board). */
+static void plan_with_plugins(const char *work_a, const char *work_b)
+{
+	char *text;
+	size_t n;
+	pd_err e = {0};
+	ck_assert_int_eq(pd_read_file(plan_path, &text, &n, 0, &e), 0);
+	const char *ta = "    - name: a\n      wcet: 2ms\n", *tb = "    - name: b\n      wcet: 2ms\n";
+	char *pa = strstr(text, ta), *pb = strstr(text, tb);
+	ck_assert(pa && pb && pa < pb);
+	pd_buf out;
+	pd_buf_init(&out);
+	pd_buf_append(&out, text, (size_t)(pa - text) + strlen(ta));
+	pd_buf_printf(&out, "      work: '%s'\n", work_a);
+	pd_buf_append(&out, pa + strlen(ta), (size_t)(pb - pa) - strlen(ta) + strlen(tb));
+	pd_buf_printf(&out, "      work: '%s'\n", work_b);
+	pd_buf_printf(&out, "%s", pb + strlen(tb));
+	ck_assert_int_eq(pd_write_file_atomic(plan_path, out.data, out.len, &e), 0);
+	pd_buf_free(&out);
+	free(text);
+}
+
+static void expect_plugin_refusal(size_t n_problems, const char *const *needles)
+{
+	pd_buf before = state_of();
+	struct pd_deploy_opts o;
+	opts(&o, NULL);
+	o.agent_path = pd_test_bin("agents/powerdag-agent"); /* the real one: it does the check */
+	struct pd_deploy_result r;
+	pd_err e = {0};
+	ck_assert_int_eq(pd_deploy_run(&o, &r, &e), PD_EXIT_ENV);
+	char want[64];
+	snprintf(want, sizeof(want), "pre-flight found %zu problem(s)", n_problems);
+	ck_assert_msg(strstr(e.msg, want) != NULL, "%s", e.msg);
+	pd_buf after = state_of();
+	ck_assert_str_eq(before.data, after.data);
+	json_t *j = meta();
+	json_t *pr = json_object_get(j, "preflight_problems");
+	ck_assert_uint_eq(json_array_size(pr), n_problems);
+	char *all = json_dumps(pr, 0);
+	for (size_t i = 0; needles[i]; i++)
+		ck_assert_msg(strstr(all, needles[i]) != NULL, "'%s' not in %s", needles[i], all);
+	free(all);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "changes")), 0);
+	/* the work directory on the board is gone again */
+	const char *rd = json_string_value(json_object_get(j, "remote_dir"));
+	ck_assert_ptr_nonnull(rd);
+	ck_assert_int_ne(access(rd, F_OK), 0);
+	json_decref(j);
+	ck_assert_int_eq(file_size("run.pdlog"), -1);
+	pd_buf_free(&before), pd_buf_free(&after);
+}
+
+START_TEST(plugin_escape_and_missing_refused_before_touching)
+{
+	plan_with_plugins("plugin:../x.so:run", "plugin:/nonexistent/libw.so:run");
+	const char *needles[] = {"task 'g/a': plugin ../x.so: a '..' component is refused",
+				 "task 'g/b': plugin /nonexistent/libw.so: /nonexistent/libw.so: No such file", NULL};
+	expect_plugin_refusal(2, needles);
+}
+END_TEST
+
+START_TEST(plugin_writable_dir_and_missing_symbol_refused)
+{
+	/* a copy of the test plugin in a directory anyone can write, and the real one without the symbol */
+	char ww[600], lib[700], work_a[800], work_b[800];
+	snprintf(ww, sizeof(ww), "%s/shared", pd_test_tmpdir());
+	ck_assert_int_eq(mkdir(ww, 0777), 0);
+	ck_assert_int_eq(chmod(ww, 0777), 0);
+	snprintf(lib, sizeof(lib), "%s/libp.so", ww);
+	ck_assert_int_eq(pd_test_run(NULL, 0, "cp %s %s", pd_test_bin("agents/pd_agent_test_plugin.so"), lib), 0);
+	snprintf(work_a, sizeof(work_a), "plugin:%s:pd_test_work", lib);
+	snprintf(work_b, sizeof(work_b), "plugin:%s:no_such_symbol", pd_test_bin("agents/pd_agent_test_plugin.so"));
+	plan_with_plugins(work_a, work_b);
+	const char *needles[] = {"writable by others (mode 0777)", "no symbol 'no_such_symbol'", NULL};
+	expect_plugin_refusal(2, needles);
+}
+END_TEST
+
 /* Faults at every step: the board ends as it started, RUNDIR holds plan.yaml and deploy.json, and
  * the exit code says what happened. */
 struct fault_case {
@@ -412,6 +495,8 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, bad_plan_is_usage_error);
 	tcase_add_test(tc, out_dir_writable_by_others_is_refused);
 	tcase_add_test(tc, planted_links_race_writes_nothing_outside);
+	tcase_add_test(tc, plugin_escape_and_missing_refused_before_touching);
+	tcase_add_test(tc, plugin_writable_dir_and_missing_symbol_refused);
 	tcase_add_loop_test(tc, fault_restores_board, 0, (int)(sizeof(cases) / sizeof(cases[0])));
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
