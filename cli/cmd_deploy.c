@@ -172,7 +172,8 @@ const struct pd_cmd pd_cmd_deploy = {
 	"  --board URI         ssh://[user@]host[:port], local (this machine, no SSH), or twin\n"
 	"                      (the board twin that is up, with its key and known_hosts)\n"
 	"  --duration T        run length (10s, 500ms; a bare number is seconds); default 10s\n"
-	"  --out RUNDIR        where plan.yaml, run.pdlog, deploy.json, agent.stderr go;\n"
+	"  --out RUNDIR        where plan.yaml, run.pdlog, deploy.json, agent.stderr go: a new\n"
+	"                      or empty directory of yours, not writable by group or others;\n"
 	"                      default ./run-YYYYmmdd-HHMMSS\n"
 	"  --no-restore        leave the board configured for the plan afterwards\n"
 	"  --identity KEY      SSH private key (default: ~/.ssh/id_ed25519, id_rsa, agent)\n"
@@ -181,6 +182,9 @@ const struct pd_cmd pd_cmd_deploy = {
 	"  --agent PATH        powerdag-agent binary for the board's architecture (default: next\n"
 	"                      to powerdag, or in the build tree)\n"
 	"  --board-root DIR    (tests) prefix of every board file: a fake sysfs tree\n\n"
-	"Pre-flight checks the board before touching it (exit 3 with every problem listed); the\n"
-	"board is restored on every exit path, Ctrl-C included. Environment POWERDAG_FAULT=STEP:KIND\n"
-	"injects faults (tests only; docs/DEPLOY.md)."};
+	"Pre-flight checks the board before touching it (exit 3 with every problem listed), the\n"
+	"plan's plugins included: a plan is code run as root on the board, its plugins must be\n"
+	"absolute paths that only root can write (docs/DEPLOY.md, trust model). The board is\n"
+	"restored on every exit path, Ctrl-C included. known_hosts @revoked keys are refused,\n"
+	"@cert-authority lines are not supported. Environment POWERDAG_FAULT=STEP:KIND injects\n"
+	"faults (tests only; docs/DEPLOY.md)."};
