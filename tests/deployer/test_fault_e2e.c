@@ -206,6 +206,46 @@ START_TEST(revoked_twin_key_refused)
 }
 END_TEST
 
+/* issue 13 item 2 on the twin: a plan whose plugin climbs out of the work directory
+ * (plugin:../x.so:run, /tmp/x.so being writable by anyone on the board) and one naming a missing
+ * library are refused by pre-flight, which asks the agent on the board; exit 3, board untouched. */
+START_TEST(plugin_escape_refused_on_twin)
+{
+	ck_assert_msg(twin_ok, "the twin could not be started (root, netns, sshd, fuse needed)");
+	wait_board_free();
+	pd_buf before = board_state();
+	const char *tmp = pd_test_tmpdir();
+	char plan[600], out[600];
+	snprintf(plan, sizeof(plan), "%s/plugin.plan.yaml", tmp);
+	snprintf(out, sizeof(out), "%s/run", tmp);
+	ck_assert_int_eq(pd_test_run(NULL, 0, "sed -e '0,/work: builtin:spin/s//work: \"plugin:..\\/x.so:run\"/' "
+				     "-e '0,/work: builtin:spin/s//work: \"plugin:\\/nonexistent\\/w.so:run\"/' %s > %s",
+				     plan_path, plan), 0);
+	struct pd_deploy_opts o = {
+		.plan_path = plan,
+		.board_uri = uri,
+		.duration_ns = PD_NS_PER_S,
+		.out_dir = out,
+		.tp = {.identity = identity, .known_hosts = known_hosts},
+		.agent_path = pd_test_bin("agents/powerdag-agent"),
+	};
+	struct pd_deploy_result r;
+	pd_err e = {0};
+	ck_assert_int_eq(pd_deploy_run(&o, &r, &e), PD_EXIT_ENV);
+	ck_assert_msg(strstr(e.msg, "pre-flight found 2 problem(s)"), "%s", e.msg);
+	char p[700], *text;
+	size_t n;
+	snprintf(p, sizeof(p), "%s/deploy.json", out);
+	ck_assert_int_eq(pd_read_file(p, &text, &n, 0, &e), 0);
+	ck_assert_msg(strstr(text, "plugin ../x.so: a '..' component is refused") &&
+			      strstr(text, "/nonexistent/w.so: No such file"), "%s", text);
+	free(text);
+	pd_buf after = board_state();
+	ck_assert_str_eq(before.data, after.data);
+	pd_buf_free(&before), pd_buf_free(&after);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("deployer_fault_e2e");
@@ -213,6 +253,7 @@ int main(void)
 	tcase_add_unchecked_fixture(tc, twin_up, twin_down);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, revoked_twin_key_refused);
+	tcase_add_test(tc, plugin_escape_refused_on_twin);
 	tcase_add_loop_test(tc, fault_on_twin, 0, (int)(sizeof(cases) / sizeof(cases[0])));
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
