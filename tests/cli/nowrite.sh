@@ -44,6 +44,8 @@ nothing_written "$POWERDAG" deploy "$PLAN" --board local --out "$W/run" --agent 
 nothing_written "$POWERDAG" deploy "$PLAN" --board bogus # the default RUNDIR (in W) is not created either
 nothing_written "$POWERDAG" demo --out "$W/demo" unexpected
 nothing_written "$POWERDAG" demo --bogus
+nothing_written "$POWERDAG" refit "$T/no-such-run" -o "$W/refit.yaml"
+nothing_written "$POWERDAG" refit "$T/no-such-run" -o "$W/refit.yaml" --quantile 2
 nothing_written "$POWERDAG" twin up --state "$W/state" --port nope
 nothing_written "$POWERDAG" twin frobnicate --state "$W/state"
 nothing_written "$POWERDAG" twin up "$T/bad.yaml" --state "$W/state"
