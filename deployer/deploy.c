@@ -178,9 +178,11 @@ static int check_plugins(struct dctx *c, pd_err *e)
 	int rc = pd_tp_exec(c->t, argv, &r, e);
 	if (rc == 0 && r.status == PD_EXIT_ENV && r.out.len)
 		pd_buf_append(&c->problems, r.out.data, r.out.len);
-	else if (rc == 0 && r.status != 0)
-		pd_buf_printf(&c->problems, "the agent could not check the plan's plugins (exit %d): %s\n", r.status,
-			      r.err.data ? r.err.data : "");
+	else if (rc == 0 && r.status != 0) { /* one line: the first of its message */
+		const char *m = r.err.data ? r.err.data : "";
+		pd_buf_printf(&c->problems, "the agent could not check the plan's plugins (exit %d): %.*s\n", r.status,
+			      (int)strcspn(m, "\n"), m);
+	}
 	pd_exec_result_free(&r);
 	return rc;
 }

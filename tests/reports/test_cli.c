@@ -3,6 +3,7 @@
  * `powerdag report` as a user runs it: exit codes (0 complete or incomplete, 1 --fail-on-miss with
  * misses, 2 bad usage / run directory / plan, 3 unwritable output), stdout forms and output files.
  */
+#include "core/pd_core.h"
 #include "helper_rundir.h"
 #include "pd_test.h"
 
@@ -74,6 +75,41 @@ START_TEST(board_strings_are_escaped_in_text)
 }
 END_TEST
 
+/* issue 13 item 1 for the report's outputs: links planted at --html/--perfetto names and at a --csv
+ * file are replaced, never written through; a --csv DIR that is a link is refused (exit 3). */
+START_TEST(planted_links_are_not_followed)
+{
+	static struct syn_run s;
+	syn_write(&s);
+	char victim[600], cmd[4096];
+	snprintf(victim, sizeof(victim), "%s/victim", s.dir);
+	pd_test_write(s.dir, "victim", "precious\n");
+	snprintf(cmd, sizeof(cmd), "ln -s %s %s/r.html && ln -s %s %s/t.json && mkdir %s/csv && ln -s %s %s/csv/power.csv",
+		 victim, s.dir, victim, s.dir, s.dir, victim, s.dir);
+	ck_assert_int_eq(pd_test_run(NULL, 0, "%s", cmd), 0);
+	int rc = pd_test_run(out, sizeof(out), "%s report %s --html %s/r.html --csv %s/csv --perfetto %s/t.json 2>&1",
+			     powerdag(), s.dir, s.dir, s.dir, s.dir);
+	ck_assert_msg(rc == 0, "%s", out);
+	char *text;
+	size_t n;
+	pd_err e = {0};
+	ck_assert_int_eq(pd_read_file(victim, &text, &n, 0, &e), 0);
+	ck_assert_str_eq(text, "precious\n");
+	free(text);
+	const char *names[] = {"r.html", "t.json", "csv/power.csv"};
+	for (size_t i = 0; i < 3; i++) {
+		char p[700];
+		snprintf(p, sizeof(p), "%s/%s", s.dir, names[i]);
+		struct stat st;
+		ck_assert_msg(lstat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0, "%s is not our file", p);
+	}
+	snprintf(cmd, sizeof(cmd), "ln -s %s/csv %s/csvlink", s.dir, s.dir);
+	ck_assert_int_eq(pd_test_run(NULL, 0, "%s", cmd), 0);
+	rc = pd_test_run(out, sizeof(out), "%s report %s --csv %s/csvlink 2>&1", powerdag(), s.dir, s.dir);
+	ck_assert_msg(rc == 3 && strstr(out, "symbolic link"), "exit %d: %s", rc, out);
+}
+END_TEST
+
 START_TEST(truncated_run_is_reported_with_exit_0)
 {
 	static struct syn_run s;
@@ -128,6 +164,7 @@ int main(void)
 	tcase_add_test(tc, complete_run_prints_summary_and_writes_files);
 	tcase_add_test(tc, truncated_run_is_reported_with_exit_0);
 	tcase_add_test(tc, board_strings_are_escaped_in_text);
+	tcase_add_test(tc, planted_links_are_not_followed);
 	tcase_add_test(tc, bad_usage_and_inputs_exit_2_and_write_nothing);
 	tcase_add_test(tc, unwritable_output_exits_3);
 	suite_add_tcase(s, tc);
