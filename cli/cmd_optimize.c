@@ -76,6 +76,8 @@ static void print_json(const struct pd_opt_result *r, const struct pd_opt_params
 	}
 	if (p->power_cap_uw >= 0)
 		json_object_set_new(o, "power_cap_w", json_real((double)p->power_cap_uw * 1e-6));
+	if (r->note[0])
+		json_object_set_new(o, "note", json_string(r->note));
 	json_object_set_new(o, "plan", out ? json_string(out) : json_null());
 	char *txt = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(10));
 	if (txt)
@@ -218,6 +220,8 @@ static int run(int argc, char **argv)
 		print_text(&r, &p, rc == 0 ? out : NULL);
 	if (rc == PD_EXIT_FAIL && !json)
 		fprintf(stderr, "powerdag optimize: infeasible: %s\n", r.explain);
+	if (r.note[0])
+		fprintf(stderr, "powerdag optimize: warning: %s\n", r.note);
 	pd_plan_free(plan);
 	return rc;
 }

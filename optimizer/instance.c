@@ -279,6 +279,8 @@ void opt_sol_copy(struct opt_sol *dst, const struct opt_sol *src, const struct o
 	dst->power_w = src->power_w;
 	dst->slack = src->slack;
 	dst->ok = src->ok;
+	if (dst->publish)
+		opt_pub_sol(in, dst);
 }
 
 int64_t opt_exec_ns(const struct opt_inst *in, const struct opt_sol *s, size_t i)

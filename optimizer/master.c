@@ -1467,7 +1467,7 @@ static void repair_candidates(struct master *M, struct opt_sol *inc, double dead
 }
 
 int opt_exact(const struct opt_inst *in, const struct pd_opt_params *p, double deadline_s, struct opt_sol *inc,
-	      double *lb, bool *finished, char *solver_name, size_t n)
+	      double *lb, bool *finished)
 {
 	struct master M = {0};
 	*finished = false;
@@ -1485,12 +1485,10 @@ int opt_exact(const struct opt_inst *in, const struct pd_opt_params *p, double d
 	int rc;
 #ifdef PD_HAVE_CBC
 	if (p->backend == PD_BACKEND_CBC) {
-		snprintf(solver_name, n, "exact/cbc");
 		rc = solve_cbc(&M, deadline_s, finished);
 	} else
 #endif
 	{
-		snprintf(solver_name, n, "exact/glpk");
 		/* Small sets: a portfolio on one valid bound. The island search (screening, branch and
 		 * bound with exact packing) proves most sets; the per-core search then gets what is left
 		 * and proves some that the island search does not. Each phase's bound is valid (min with

@@ -50,6 +50,8 @@ struct opt_inst {
 	int64_t *lat_top;  /* [i * n_srv + v]: latency at top OPP */
 	double *fast_ns;   /* per task: fastest execution anywhere (top OPP / accelerator alone) */
 	double *hi_ns;     /* per task: largest useful deadline (D minus fastest others on its paths) */
+	/* where the solver worker publishes incumbents and bounds (worker.c); NULL: not published */
+	struct opt_pub *pub;
 };
 
 /* min / max for values that are never NaN: fmin / fmax keep NaN semantics and are library calls
@@ -94,6 +96,7 @@ struct opt_sol {
 	double power_w;
 	double slack;    /* min relative slack */
 	bool ok;         /* passed the exact evaluator */
+	bool publish;    /* the search's incumbent: opt_sol_copy into it also publishes it (worker.c) */
 };
 
 int opt_inst_build(struct opt_inst *in, const pd_dagset *dags, const pd_platform *plat, double eta, pd_err *e);
@@ -193,6 +196,9 @@ bool opt_option_fits(const struct opt_inst *in, const struct opt_sol *s, size_t 
 /* Time kept back from --time-limit for the final evaluation and the steps that are not interrupted
  * mid-way (optimize.c). */
 #define OPT_RESERVE_S 0.25
+/* The solver worker is killed this long before --time-limit (at most 2 % of it): reaping it,
+ * evaluating the plan and writing it take milliseconds. */
+#define OPT_KILL_MARGIN_S 0.04
 /* --solver auto: exact up to this many tasks, or above it when the time limit is at least this long */
 #define OPT_AUTO_TASKS 60
 #define OPT_AUTO_LIMIT_S 2.0
@@ -253,7 +259,40 @@ void opt_screen_shrink(struct opt_screen *S, double frac);
  * incumbent (may be !ok) is improved in place; returns the proven lower bound (W) in *lb and
  * whether the master finished (proved its bound). */
 int opt_exact(const struct opt_inst *in, const struct pd_opt_params *p, double deadline_s, struct opt_sol *inc,
-	      double *lb, bool *finished, char *solver_name, size_t n);
+	      double *lb, bool *finished);
+
+/* ---------------------------------------------------------------- the solver worker (worker.c) */
+
+/* Which search produced the plan (the plan's meta.solver names it). */
+enum opt_used { OPT_USED_HEURISTIC = 0, OPT_USED_BISECTION, OPT_USED_EXACT_GLPK, OPT_USED_EXACT_CBC };
+const char *opt_used_name(enum opt_used u);
+
+/* The page shared with the worker: the last incumbent, the best valid bound, how the work ended. */
+struct opt_pub;
+struct opt_pub *opt_pub_new(const struct opt_inst *in);
+void opt_pub_free(struct opt_pub *P);
+/* Child side (no-ops when in->pub is NULL): publish an incumbent that passed the evaluator (called
+ * by opt_sol_copy into a solution with publish set), a valid lower bound (W; the largest is kept),
+ * the search now running. */
+void opt_pub_sol(const struct opt_inst *in, const struct opt_sol *s);
+void opt_pub_bound(const struct opt_inst *in, double lb);
+void opt_pub_used(const struct opt_inst *in, enum opt_used u);
+void opt_pub_set_proven(const struct opt_inst *in, bool proven);
+/* Parent side, after the worker ended: the last published incumbent (false: none), bound, search. */
+bool opt_pub_take(const struct opt_pub *P, const struct opt_inst *in, struct opt_sol *dst);
+double opt_pub_lb(const struct opt_pub *P);
+bool opt_pub_proven(const struct opt_pub *P);
+enum opt_used opt_pub_used_get(const struct opt_pub *P);
+
+typedef int (*opt_work_fn)(void *arg);
+struct opt_worker_end {
+	enum { OPT_END_DONE, OPT_END_KILLED, OPT_END_CRASH, OPT_END_INPROC } how;
+	int rc;            /* the work function's result (DONE, INPROC) */
+	char reason[320];  /* CRASH: what happened; DONE with rc != 0: the child's message */
+};
+/* Runs fn(arg) in a forked child that publishes into P, and kills it at kill_at_s (opt_now_s
+ * clock). Without fork it runs fn in this process (how = OPT_END_INPROC). */
+int opt_worker_run(struct opt_pub *P, double kill_at_s, opt_work_fn fn, void *arg, struct opt_worker_end *end);
 
 /* Why nothing is feasible (a path too long at top speed, a resource over capacity); "" if unknown. */
 void opt_explain_infeasible(const struct opt_inst *in, char *buf, size_t n);

@@ -11,9 +11,11 @@
  */
 #include "optimizer/opt_internal.h"
 
+#include <glpk.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void pd_opt_defaults(struct pd_opt_params *p)
 {
@@ -102,30 +104,69 @@ struct ctx {
 	const struct pd_opt_params *p;
 	double t0, deadline;
 	bool exact;
-	char solver[64];
+	enum opt_used used;
+	/* the worker's results (read by the parent through the published page) */
+	struct opt_sol best;
+	double lb;
+	bool proven;
 };
 
-/* Min power; returns the bound and whether it is proven tight. */
-static int solve_power(struct ctx *c, struct opt_sol *best, double slack_frac, double cap_w, double deadline,
-		       double *lb, bool *proven)
+const char *opt_used_name(enum opt_used u)
+{
+	switch (u) {
+	case OPT_USED_BISECTION:
+		return "heuristic/bisection";
+	case OPT_USED_EXACT_GLPK:
+		return "exact/glpk";
+	case OPT_USED_EXACT_CBC:
+		return "exact/cbc";
+	case OPT_USED_HEURISTIC:
+		break;
+	}
+	return "heuristic";
+}
+
+static void set_used(struct ctx *c, enum opt_used u)
+{
+	c->used = u;
+	opt_pub_used(c->in, u);
+}
+
+/* Tests only (pd_opt_params.fault): fail the way a solver library can, where the exact phase starts. */
+static void inject_fault(enum pd_opt_fault f)
+{
+	if (f == PD_OPT_FAULT_GLPK_ERROR)
+		glp_error("injected fault (test)\n"); /* GLPK's own error path: its error hook, or abort() */
+	if (f == PD_OPT_FAULT_ABORT)
+		abort();
+	while (f == PD_OPT_FAULT_HANG) { /* ignores every clock: only the hard kill ends it */
+		struct timespec ts = {0, 10000000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Min power; returns the bound and whether it is proven tight. Every valid bound is published as
+ * soon as it is known (min with the incumbent: what the worker is killed with is still honest). */
+static int solve_power(struct ctx *c, struct opt_sol *best, double deadline, double *lb, bool *proven)
 {
 	struct opt_heur_result hr;
-	double hd = deadline;
-	if (c->exact) { /* the heuristic is the warm start: a fraction of the budget, more for large sets
-			  * where the MILP mostly tightens the bound */
-		double share = c->in->n_tasks <= 30 ? 0.25 : 0.5;
-		hd = fmin(deadline, opt_now_s() + fmax(0.5, share * (deadline - opt_now_s())));
-	}
-	if (opt_heuristic(c->in, c->p, hd, cap_w, slack_frac, best, &hr))
+	/* The heuristic gets the same deadline as in --solver heuristic: the exact mode starts from
+	 * exactly the plan the heuristic alone would return, so it is never worse (it finishes in well
+	 * under a second on most sets and leaves the rest to the exact search). */
+	if (opt_heuristic(c->in, c->p, deadline, INFINITY, 0, best, &hr))
 		return -1;
 	*lb = hr.lower_bound_w;
 	*proven = hr.proven;
-	snprintf(c->solver, sizeof(c->solver), "heuristic");
-	if (!c->exact || *proven || slack_frac > 0 || isfinite(cap_w))
+	set_used(c, OPT_USED_HEURISTIC);
+	if (isfinite(*lb) && best->ok)
+		opt_pub_bound(c->in, fmin(*lb, best->power_w));
+	if (!c->exact || *proven)
 		return 0;
+	set_used(c, c->p->backend == PD_BACKEND_CBC ? OPT_USED_EXACT_CBC : OPT_USED_EXACT_GLPK);
+	inject_fault(c->p->fault);
 	double mlb = -INFINITY;
 	bool fin = false;
-	if (opt_exact(c->in, c->p, deadline, best, &mlb, &fin, c->solver, sizeof(c->solver)))
+	if (opt_exact(c->in, c->p, deadline, best, &mlb, &fin))
 		return -1;
 	if (mlb > *lb || !isfinite(*lb))
 		*lb = isfinite(*lb) ? fmax(*lb, mlb) : mlb;
@@ -200,7 +241,7 @@ static int solve_slack(struct ctx *c, struct opt_sol *best, double cap_w)
 	}
 	opt_sol_free(&s);
 	stretch_slack(c, best);
-	snprintf(c->solver, sizeof(c->solver), "heuristic/bisection");
+	set_used(c, OPT_USED_BISECTION);
 	return 0;
 }
 
@@ -225,6 +266,55 @@ static void explain(const struct opt_inst *in, const struct pd_opt_params *p, st
 			 in->cap_raw, r->solve_time_s);
 }
 
+/* The worker's work (worker.c runs it in a child process): the objective's searches on c->best,
+ * which publishes every incumbent; then the final bound. */
+static int work(void *arg)
+{
+	struct ctx *c = arg;
+	const struct pd_opt_params *p = c->p;
+	double cap_w = p->power_cap_uw >= 0 ? (double)p->power_cap_uw * 1e-6 : INFINITY;
+	int rc;
+	c->lb = -1;
+	c->proven = false;
+	if (p->objective == PD_OBJ_SLACK)
+		return solve_slack(c, &c->best, cap_w);
+	/* balanced: keep a third of the time for the slack phase */
+	double dl = p->objective == PD_OBJ_BALANCED ? c->t0 + (c->deadline - c->t0) * 2.0 / 3.0 : c->deadline;
+	rc = solve_power(c, &c->best, dl, &c->lb, &c->proven);
+	if (!rc && !isnan(c->lb) && (c->lb > 0 || !c->best.ok))
+		opt_pub_bound(c->in, c->best.ok ? fmin(c->lb, c->best.power_w) : c->lb);
+	if (!rc && c->best.ok && p->objective == PD_OBJ_BALANCED) {
+		double pstar = c->best.power_w;
+		rc = solve_slack(c, &c->best, pstar * 1.01);
+		c->proven = false;
+	}
+	opt_pub_set_proven(c->in, c->proven);
+	return rc;
+}
+
+/* The parent's view after the worker ended: the last published plan and bound. */
+static int collect(struct ctx *c, struct opt_pub *P, const struct opt_worker_end *end, struct pd_opt_result *r,
+		   pd_err *e)
+{
+	if (end->how == OPT_END_INPROC) /* c->best, lb, proven are this process's own */
+		return end->rc ? pd_err_set(e, PD_EXIT_ENV, "the solver failed: %s", end->reason) : 0;
+	c->best.ok = false;
+	opt_pub_take(P, c->in, &c->best);
+	c->used = opt_pub_used_get(P);
+	double plb = opt_pub_lb(P);
+	c->lb = isinf(plb) && plb < 0 ? -1 : plb;
+	c->proven = end->how == OPT_END_DONE && !end->rc && opt_pub_proven(P);
+	if (end->how == OPT_END_CRASH || (end->how == OPT_END_DONE && end->rc)) {
+		const char *why = end->reason[0] ? end->reason : "out of memory";
+		if (!c->best.ok)
+			return pd_err_set(e, PD_EXIT_ENV, "the solver failed before finding a plan: %s", why);
+		/* the reason is cut to what fits: the note must not be */
+		snprintf(r->note, sizeof(r->note), "the %s search stopped early (%.300s); best plan found before",
+			 opt_used_name(c->used), why);
+	}
+	return 0;
+}
+
 int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_result *r, pd_err *e)
 {
 	memset(r, 0, sizeof(*r));
@@ -242,42 +332,39 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 	 * each gets at most what is left of it, never a fresh allowance of its own. A small reserve
 	 * (5 % of the limit, at most OPT_RESERVE_S) is kept for the final evaluation and filling the
 	 * plan, and for the steps that only check the clock between calls (one packing of a 120-task
-	 * candidate takes up to ~0.15 s). */
+	 * candidate takes up to ~0.15 s). The worker is killed at the hard deadline whatever it does
+	 * (OPT_KILL_MARGIN_S before the limit: reaping, evaluating and writing the plan). */
 	struct ctx c = {.in = &in, .p = p, .t0 = t0};
 	double limit_s = p->time_limit_s > 0 ? p->time_limit_s : 60;
 	c.deadline = c.t0 + limit_s - fmin(OPT_RESERVE_S, 0.05 * limit_s);
+	double kill_at = c.t0 + limit_s - fmin(OPT_KILL_MARGIN_S, 0.02 * limit_s);
 	/* auto: the exact mode starts from the heuristic's plan and only improves it, so it is the
 	 * better use of any limit that leaves the heuristic its ~1 s on large sets (measured at 120 XU4
 	 * tasks: 28 % gap by the heuristic, 0.02 % by the exact mode in 20 s) */
 	c.exact = p->solver == PD_SOLVER_EXACT ||
 		  (p->solver == PD_SOLVER_AUTO && (in.n_tasks <= OPT_AUTO_TASKS || limit_s >= OPT_AUTO_LIMIT_S));
-	struct opt_sol best;
-	if (opt_sol_init(&best, &in)) {
+	struct opt_pub *P = opt_pub_new(&in);
+	if (!P || opt_sol_init(&c.best, &in)) {
+		opt_pub_free(P);
 		opt_inst_free(&in);
 		return pd_err_set(e, PD_EXIT_ENV, "out of memory");
 	}
-	double cap_w = p->power_cap_uw >= 0 ? (double)p->power_cap_uw * 1e-6 : INFINITY;
-	double lb = -1;
-	bool proven = false;
-	int rc = 0;
-	if (p->objective == PD_OBJ_SLACK) {
-		rc = solve_slack(&c, &best, cap_w);
-	} else {
-		/* balanced: keep a third of the time for the slack phase */
-		double dl = p->objective == PD_OBJ_BALANCED ? c.t0 + (c.deadline - c.t0) * 2.0 / 3.0 : c.deadline;
-		rc = solve_power(&c, &best, 0, INFINITY, dl, &lb, &proven);
-		if (!rc && best.ok && p->objective == PD_OBJ_BALANCED) {
-			double pstar = best.power_w;
-			rc = solve_slack(&c, &best, pstar * 1.01);
-			proven = false;
-		}
-	}
+	in.pub = P;
+	c.best.publish = true;
+	struct opt_worker_end end;
+	opt_worker_run(P, kill_at, work, &c, &end);
+	in.pub = NULL;
+	c.best.publish = false;
+	int rc = collect(&c, P, &end, r, e);
+	opt_pub_free(P);
 	r->solve_time_s = opt_now_s() - c.t0;
-	snprintf(r->solver, sizeof(r->solver), "%s", c.solver);
-	if (rc) {
-		rc = pd_err_set(e, PD_EXIT_ENV, "the solver failed (out of memory or a GLPK error)");
+	snprintf(r->solver, sizeof(r->solver), "%s", opt_used_name(c.used));
+	if (rc)
 		goto out;
-	}
+	double cap_w = p->power_cap_uw >= 0 ? (double)p->power_cap_uw * 1e-6 : INFINITY;
+	double lb = c.lb;
+	bool proven = c.proven;
+	struct opt_sol best = c.best;
 	char why[512] = "";
 	if (!best.ok || !opt_evaluate(&in, &best, why, sizeof(why))) {
 		r->status = PD_STATUS_INFEASIBLE;
@@ -287,7 +374,7 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 	}
 	r->power_w = best.power_w;
 	r->min_relative_slack = best.slack;
-	r->lower_bound_w = isfinite(lb) && lb >= 0 ? fmin(lb, best.power_w) : -1;
+	r->lower_bound_w = p->objective != PD_OBJ_SLACK && isfinite(lb) && lb >= 0 ? fmin(lb, best.power_w) : -1;
 	/* gap is about power; unknown (-1) without a bound, e.g. for the slack objective */
 	r->gap = r->lower_bound_w >= 0 ? (best.power_w - r->lower_bound_w) / best.power_w : -1.0;
 	if (r->gap >= 0 && r->gap < 1e-9)
@@ -301,8 +388,7 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 	struct pd_plan_meta *m = pd_plan_meta(plan);
 	m->status = r->status;
 	m->objective = p->objective;
-	m->solver = r->solver[0] == 'e' ? (strstr(r->solver, "cbc") ? "exact/cbc" : "exact/glpk")
-					: (strstr(r->solver, "bisection") ? "heuristic/bisection" : "heuristic");
+	m->solver = opt_used_name(c.used);
 	m->gap = r->gap >= 0 ? r->gap : 1.0;
 	m->solve_time_s = r->solve_time_s;
 	m->power_uw = (int64_t)llround(r->power_w * 1e6);
@@ -310,7 +396,7 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 	m->min_relative_slack = r->min_relative_slack;
 	m->power_cap_uw = p->power_cap_uw;
 out:
-	opt_sol_free(&best);
+	opt_sol_free(&c.best);
 	opt_inst_free(&in);
 	return rc;
 }

@@ -22,6 +22,11 @@
 
 enum pd_solver { PD_SOLVER_AUTO = 0, PD_SOLVER_EXACT, PD_SOLVER_HEURISTIC };
 enum pd_backend { PD_BACKEND_GLPK = 0, PD_BACKEND_CBC };
+/* Tests only: make the solver worker fail where the exact phase would start (after the heuristic
+ * published its plan), the way a solver library can: a GLPK internal error, abort(), or a hang that
+ * ignores every clock. pd_optimize must still return the heuristic's plan with an honest gap, on
+ * time. */
+enum pd_opt_fault { PD_OPT_FAULT_NONE = 0, PD_OPT_FAULT_GLPK_ERROR, PD_OPT_FAULT_ABORT, PD_OPT_FAULT_HANG };
 
 struct pd_opt_params {
 	enum pd_objective objective; /* default power */
@@ -33,6 +38,7 @@ struct pd_opt_params {
 	double gap;                  /* relative optimality tolerance: the exact search stops, and the
 				      * status is optimal, once (P - LB) / P <= gap; default 1e-4 (the
 				      * MILP solvers' customary default), 0 = as exact as floats allow */
+	enum pd_opt_fault fault;     /* tests only (see above); default none */
 };
 
 struct pd_opt_result {
@@ -44,6 +50,9 @@ struct pd_opt_result {
 	double solve_time_s;
 	char solver[64];           /* e.g. "exact/glpk", "heuristic" */
 	char explain[1024];        /* why infeasible (status infeasible) */
+	char note[400];            /* non-empty when the search stopped early for another reason than
+				    * the time limit (e.g. a solver library failed): what happened; the
+				    * plan is then the best one found before, with its certified gap */
 };
 
 void pd_opt_defaults(struct pd_opt_params *p);

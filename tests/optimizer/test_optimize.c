@@ -569,6 +569,51 @@ START_TEST(evaluator_rejects_tampering)
 }
 END_TEST
 
+
+/* Whatever the solver library does in the exact phase (a GLPK internal error, abort(), a hang that
+ * ignores every clock), pd_optimize returns the heuristic's plan with the heuristic's certified
+ * bound, and on time. The bench's 30-task XU4 set: the heuristic does not prove it, so the exact
+ * phase (where the fault is injected) starts. */
+START_TEST(solver_failure_returns_incumbent)
+{
+	pd_plan *plan = pd_to_bench_set(3, 10, 30, "platforms/odroid-xu4.yaml");
+	struct pd_opt_params p;
+	pd_opt_defaults(&p);
+	p.solver = PD_SOLVER_HEURISTIC;
+	p.time_limit_s = 5;
+	struct pd_opt_result h;
+	pd_err e = {0};
+	ck_assert_int_eq(pd_optimize(plan, &p, &h, &e), 0);
+	ck_assert_int_eq(h.status, PD_STATUS_FEASIBLE); /* else the exact phase would not run */
+	ck_assert_str_eq(h.note, "");
+	static const enum pd_opt_fault faults[] = {PD_OPT_FAULT_GLPK_ERROR, PD_OPT_FAULT_ABORT, PD_OPT_FAULT_HANG};
+	static const char *const says[] = {"GLPK internal error: injected fault (test)", "signal 6", NULL};
+	for (int f = 0; f < 3; f++) {
+		p.solver = PD_SOLVER_EXACT;
+		p.fault = faults[f];
+		p.time_limit_s = f == 2 ? 1.0 : 5.0;
+		struct pd_opt_result r;
+		double t0 = wall_s();
+		int rc = pd_optimize(plan, &p, &r, &e);
+		double took = wall_s() - t0;
+		ck_assert_msg(rc == 0, "fault %d: %s", f, e.msg);
+		assert_verified(plan, r.power_w);
+		ck_assert_int_eq(r.status, PD_STATUS_FEASIBLE);
+		ck_assert_double_eq_tol(r.power_w, h.power_w, 1e-12);
+		ck_assert_double_eq_tol(r.lower_bound_w, h.lower_bound_w, 1e-12); /* the heuristic's, certified */
+		ck_assert_double_eq_tol(r.gap, (r.power_w - r.lower_bound_w) / r.power_w, 1e-12);
+		ck_assert_str_eq(r.solver, "exact/glpk");
+		if (says[f])
+			ck_assert_msg(strstr(r.note, says[f]), "fault %d: note '%s'", f, r.note);
+		else /* the hang ends at the time limit, which is no failure */
+			ck_assert_str_eq(r.note, "");
+		if (f == 2)
+			ck_assert_msg(took <= 1.1, "hang: %.3f s for a 1 s limit", took);
+	}
+	pd_plan_free(plan);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("optimizer");
@@ -593,6 +638,7 @@ int main(void)
 	tcase_add_test(tc, cbc_backend_same_optimum);
 	tcase_add_test(tc, balanced_within_one_percent);
 	tcase_add_test(tc, evaluator_rejects_tampering);
+	tcase_add_test(tc, solver_failure_returns_incumbent);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The solver worker: every search runs in a forked child, so that nothing a solver library does can
+ * take the plan down with it, and so that --time-limit is a hard wall-clock limit.
+ *
+ * Why a process: GLPK ends the process on an internal error (an assertion such as "teta_lim >= 0.0"
+ * in its primal simplex, running out of memory): it calls abort() unless an error hook longjmps out,
+ * after which the whole GLPK environment must be freed and may not be touched again, together with
+ * every problem object our own structures still point to. A child can simply die. It also cannot
+ * overrun: CBC and GLPK check their clocks only between nodes or iterations, and the parent kills
+ * the child at the hard deadline whatever it is doing.
+ *
+ * Protocol (the invariant the parent relies on): the child writes every incumbent it adopts into a
+ * shared page (MAP_SHARED | MAP_ANONYMOUS) before it continues, double buffered: the new solution
+ * goes into the slot that is not active, and only then is `active` switched to it with one aligned
+ * store. Whenever the child stops (normally, crash, kill), `active` names a complete solution that
+ * passed the exact evaluator, or none (-1). Lower bounds are published the same way: each one is
+ * valid on its own (already taken as min(bound, cut-off at that moment)), so the largest is kept.
+ * The parent reads the page only after the child has been reaped, so there is no concurrent access.
+ *
+ *   parent: publish page -> fork -> poll(waitpid, 1 ms) until exit or hard deadline -> SIGKILL -> reap
+ *   child:  hooks (GLPK error -> record reason, _exit) -> work -> publish rc, bound -> _exit
+ */
+#include "optimizer/opt_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <glpk.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Exit code of a child whose GLPK reported an internal error (its message is in reason). */
+#define GLPK_ERROR_EXIT 97
+
+struct opt_pub {
+	size_t bytes, slot_bytes;
+	size_t o_isl, o_acc, o_where, o_d, o_dl; /* offsets inside a slot */
+	int active;                            /* -1: no solution yet; else the complete slot */
+	bool have_lb;
+	double lb;
+	int used;          /* enum opt_used */
+	bool done, proven; /* the work function returned (rc, proven meaningful) */
+	int rc;
+	char reason[256];  /* child: why it failed (its last GLPK message, or the error text) */
+	size_t reason_len;
+	unsigned char data[]; /* two slots */
+};
+
+struct slot_hdr {
+	double power_w, slack;
+	int ok;
+};
+
+static size_t align8(size_t x) { return (x + 7) & ~(size_t)7; }
+
+struct opt_pub *opt_pub_new(const struct opt_inst *in)
+{
+	size_t o = align8(sizeof(struct slot_hdr));
+	size_t o_isl = o;
+	o = align8(o + in->n_isl * sizeof(size_t));
+	size_t o_acc = o;
+	o = align8(o + in->n_acc * sizeof(size_t));
+	size_t o_where = o;
+	o = align8(o + in->n_tasks * sizeof(int));
+	size_t o_d = o;
+	o = align8(o + in->n_tasks * sizeof(double));
+	size_t o_dl = o;
+	o = align8(o + in->n_tasks * sizeof(int64_t));
+	size_t bytes = sizeof(struct opt_pub) + 2 * o;
+	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	struct opt_pub *P = m;
+	memset(P, 0, sizeof(*P));
+	P->bytes = bytes, P->slot_bytes = o;
+	P->o_isl = o_isl, P->o_acc = o_acc, P->o_where = o_where, P->o_d = o_d, P->o_dl = o_dl;
+	P->active = -1;
+	P->lb = -INFINITY;
+	return P;
+}
+
+void opt_pub_free(struct opt_pub *P)
+{
+	if (P)
+		munmap(P, P->bytes);
+}
+
+void opt_pub_sol(const struct opt_inst *in, const struct opt_sol *s)
+{
+	struct opt_pub *P = in->pub;
+	if (!P || !s->ok)
+		return;
+	int next = P->active == 0 ? 1 : 0;
+	unsigned char *b = P->data + (size_t)next * P->slot_bytes;
+	struct slot_hdr h = {s->power_w, s->slack, s->ok};
+	memcpy(b, &h, sizeof(h));
+	memcpy(b + P->o_isl, s->isl_opp, in->n_isl * sizeof(size_t));
+	memcpy(b + P->o_acc, s->acc_opp, in->n_acc * sizeof(size_t));
+	memcpy(b + P->o_where, s->where, in->n_tasks * sizeof(int));
+	memcpy(b + P->o_d, s->d_ns, in->n_tasks * sizeof(double));
+	memcpy(b + P->o_dl, s->dl_ns, in->n_tasks * sizeof(int64_t));
+	__atomic_store_n(&P->active, next, __ATOMIC_RELEASE); /* the slot is complete from here on */
+}
+
+void opt_pub_bound(const struct opt_inst *in, double lb)
+{
+	struct opt_pub *P = in->pub;
+	if (!P || isnan(lb))
+		return;
+	if (!P->have_lb || lb > P->lb)
+		P->lb = lb;
+	P->have_lb = true;
+}
+
+void opt_pub_used(const struct opt_inst *in, enum opt_used u)
+{
+	if (in->pub)
+		in->pub->used = (int)u;
+}
+
+bool opt_pub_take(const struct opt_pub *P, const struct opt_inst *in, struct opt_sol *dst)
+{
+	int a = __atomic_load_n(&P->active, __ATOMIC_ACQUIRE);
+	if (a < 0)
+		return false;
+	const unsigned char *b = P->data + (size_t)a * P->slot_bytes;
+	struct slot_hdr h;
+	memcpy(&h, b, sizeof(h));
+	memcpy(dst->isl_opp, b + P->o_isl, in->n_isl * sizeof(size_t));
+	memcpy(dst->acc_opp, b + P->o_acc, in->n_acc * sizeof(size_t));
+	memcpy(dst->where, b + P->o_where, in->n_tasks * sizeof(int));
+	memcpy(dst->d_ns, b + P->o_d, in->n_tasks * sizeof(double));
+	memcpy(dst->dl_ns, b + P->o_dl, in->n_tasks * sizeof(int64_t));
+	dst->power_w = h.power_w, dst->slack = h.slack, dst->ok = h.ok != 0;
+	return dst->ok;
+}
+
+void opt_pub_set_proven(const struct opt_inst *in, bool proven)
+{
+	if (in->pub)
+		in->pub->proven = proven;
+}
+
+bool opt_pub_proven(const struct opt_pub *P) { return P->proven; }
+
+double opt_pub_lb(const struct opt_pub *P) { return P->have_lb ? P->lb : -INFINITY; }
+enum opt_used opt_pub_used_get(const struct opt_pub *P) { return (enum opt_used)P->used; }
+
+/* ---------------------------------------------------------------- child side */
+
+/* GLPK's terminal output in the child: kept (last bytes) as the failure reason, never printed. */
+static int term_hook(void *info, const char *s)
+{
+	struct opt_pub *P = info;
+	size_t n = strlen(s), cap = sizeof(P->reason) - 1;
+	if (n >= cap) {
+		s += n - cap;
+		n = cap;
+	}
+	if (P->reason_len + n > cap) { /* keep the tail: the error message comes last */
+		size_t drop = P->reason_len + n - cap;
+		memmove(P->reason, P->reason + drop, P->reason_len - drop);
+		P->reason_len -= drop;
+	}
+	memcpy(P->reason + P->reason_len, s, n);
+	P->reason_len += n;
+	P->reason[P->reason_len] = 0;
+	return 1;
+}
+
+/* GLPK calls this on an internal error instead of abort(); its message is already in reason. */
+static void error_hook(void *info)
+{
+	(void)info;
+	_exit(GLPK_ERROR_EXIT);
+}
+
+static void child(struct opt_pub *P, opt_work_fn fn, void *arg)
+{
+	P->reason_len = 0;
+	P->reason[0] = 0;
+	glp_term_hook(term_hook, P);
+	glp_error_hook(error_hook, P);
+	int rc = fn(arg);
+	P->rc = rc;
+	__atomic_store_n(&P->done, true, __ATOMIC_RELEASE);
+	_exit(0); /* _exit: the parent's stdio buffers must not be flushed twice */
+}
+
+/* ---------------------------------------------------------------- parent side */
+
+static void why_crashed(struct opt_worker_end *end, const struct opt_pub *P, int st)
+{
+	char tail[200] = "";
+	/* the reason's last line that says something: GLPK ends with "Error detected in file ..." */
+	const char *r = P->reason;
+	size_t n = strnlen(r, sizeof(P->reason));
+	while (n && (r[n - 1] == '\n' || r[n - 1] == ' '))
+		n--;
+	size_t start = n;
+	int lines = 0;
+	while (start && lines < 2) {
+		start--;
+		if (r[start] == '\n' && ++lines == 2)
+			start++;
+	}
+	snprintf(tail, sizeof(tail), "%.*s", (int)(n - start), r + start);
+	for (char *c = tail; *c; c++)
+		if (*c == '\n')
+			*c = ';';
+	if (WIFEXITED(st) && WEXITSTATUS(st) == GLPK_ERROR_EXIT)
+		snprintf(end->reason, sizeof(end->reason), "GLPK internal error: %s", tail[0] ? tail : "(no message)");
+	else if (WIFSIGNALED(st))
+		snprintf(end->reason, sizeof(end->reason), "the solver process died of signal %d (%s)%s%s",
+			 WTERMSIG(st), strsignal(WTERMSIG(st)),
+			 WTERMSIG(st) == SIGKILL ? ", e.g. killed for memory" : "", tail[0] ? "; last solver message: " : "");
+	else
+		snprintf(end->reason, sizeof(end->reason), "the solver process exited with status %d", WEXITSTATUS(st));
+	if (WIFSIGNALED(st) && tail[0]) {
+		size_t l = strlen(end->reason);
+		snprintf(end->reason + l, sizeof(end->reason) - l, "%s", tail);
+	}
+}
+
+int opt_worker_run(struct opt_pub *P, double kill_at_s, opt_work_fn fn, void *arg, struct opt_worker_end *end)
+{
+	memset(end, 0, sizeof(*end));
+	fflush(NULL); /* the child inherits the buffers; it never flushes them, but be tidy */
+	pid_t pid = fork();
+	if (pid < 0) { /* no process to spare: run in this one (no crash isolation, no hard kill) */
+		end->how = OPT_END_INPROC;
+		snprintf(end->reason, sizeof(end->reason), "fork: %s", strerror(errno));
+		end->rc = fn(arg);
+		return 0;
+	}
+	if (pid == 0)
+		child(P, fn, arg);
+	int st = 0;
+	bool killed = false;
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) { /* cannot happen for our own child; do not wait forever */
+			kill(pid, SIGKILL);
+			st = 0;
+			break;
+		}
+		double left = kill_at_s - opt_now_s();
+		if (left <= 0) {
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
+			killed = true;
+			break;
+		}
+		struct timespec ts = {0, (long)(fmin(left, 1e-3) * 1e9)};
+		nanosleep(&ts, NULL);
+	}
+	if (__atomic_load_n(&P->done, __ATOMIC_ACQUIRE)) {
+		end->how = OPT_END_DONE;
+		end->rc = P->rc;
+		if (P->rc)
+			snprintf(end->reason, sizeof(end->reason), "%s", P->reason);
+	} else if (killed) {
+		end->how = OPT_END_KILLED;
+	} else {
+		end->how = OPT_END_CRASH;
+		why_crashed(end, P, st);
+	}
+	return 0;
+}
