@@ -518,6 +518,8 @@ static void descend(struct heur *h, double power_cap_w, struct opt_sol *best)
 					else
 						h->cur.acc_opp[x - in->n_isl] = val;
 				}
+				if (!opt_vector_canonical(in, &h->cur))
+					break; /* an identical island's turn (symmetry.c): next coordinate */
 				double before = best->ok ? best->power_w : INFINITY;
 				double l = vector_lb(h, &h->cur);
 				if (!isfinite(l) || l >= before)
@@ -585,7 +587,8 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 	}
 	for (size_t id = 0; id < nv; id++) {
 		opt_vector_decode(in, &h.cur, id);
-		vs[id] = (struct vec){id, vector_lb(&h, &h.cur)};
+		/* a vector that is not canonical has an equivalent that is (symmetry.c): skipped */
+		vs[id] = (struct vec){id, opt_vector_canonical(in, &h.cur) ? vector_lb(&h, &h.cur) : INFINITY};
 	}
 	/* A first incumbent from the fastest vector (all top OPPs): it prunes everything above it. */
 	if (!best->ok) {

@@ -200,6 +200,8 @@ int opt_inst_build(struct opt_inst *in, const pd_dagset *dags, const pd_platform
 		build_accels(in, &oom);
 	if (!oom)
 		build_tasks(in, &oom);
+	if (!oom)
+		oom = opt_symmetry_build(in) != 0;
 	if (oom) {
 		opt_inst_free(in);
 		return pd_err_set(e, PD_EXIT_ENV, "out of memory building the optimisation model");
@@ -214,6 +216,7 @@ void opt_inst_free(struct opt_inst *in)
 	free(in->isl_core0);
 	free(in->core_isl);
 	free(in->wcet_off);
+	free(in->isl_prev_twin);
 	free2(in->idle_w, in->n_isl);
 	free2(in->busy_w, in->n_isl);
 	free(in->acc_nopp);

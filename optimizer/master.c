@@ -140,12 +140,17 @@ static void build_islands(struct master *M)
 			if (!m)
 				M->y[k] = c;
 		}
-		int *ix = nm <= 64 ? ind : calloc(nm, sizeof(int));
-		double *vx = nm <= 64 ? val : calloc(nm, sizeof(double));
+		int *ix = nm <= 32 ? ind : calloc(2 * nm, sizeof(int));
+		double *vx = nm <= 32 ? val : calloc(2 * nm, sizeof(double));
 		for (size_t m = 0; ix && vx && m < nm; m++)
 			ix[m] = M->y[k] + (int)m, vx[m] = 1.0;
 		if (ix && vx)
 			add_row(lp, GLP_FX, 1.0, (int)nm, ix, vx);
+		long j = in->isl_prev_twin[k];
+		for (size_t m = 0; ix && vx && j >= 0 && m < nm; m++) /* twins: OPP(j) <= OPP(k), symmetry.c */
+			ix[m] = M->y[j] + (int)m, vx[m] = (double)m, ix[nm + m] = M->y[k] + (int)m, vx[nm + m] = -(double)m;
+		if (ix && vx && j >= 0)
+			add_row(lp, GLP_UP, 0.0, (int)(2 * nm), ix, vx);
 		if (ix != ind)
 			free(ix);
 		if (vx != val)
@@ -1267,7 +1272,8 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 	struct opt_bound *lag = opt_bound_new(in);
 	for (size_t id = 0; id < nv; id++) {
 		opt_vector_decode(in, &s, id);
-		double lb = vector_bound(in, &s);
+		/* only canonical vectors (symmetry.c): the others have an equivalent among them */
+		double lb = opt_vector_canonical(in, &s) ? vector_bound(in, &s) : INFINITY;
 		if (lag && isfinite(lb) && (!inc->ok || lb < inc->power_w) && opt_now_s() < deadline_s)
 			lb = fmax(lb, opt_bound_vector(lag, &s, inc->ok ? inc->power_w : INFINITY));
 		vs[id] = (struct vec){id, lb};

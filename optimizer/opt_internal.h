@@ -50,6 +50,8 @@ struct opt_inst {
 	int64_t *lat_top;  /* [i * n_srv + v]: latency at top OPP */
 	double *fast_ns;   /* per task: fastest execution anywhere (top OPP / accelerator alone) */
 	double *hi_ns;     /* per task: largest useful deadline (D minus fastest others on its paths) */
+	/* per island: the closest lower-numbered identical island, or -1 (symmetry.c) */
+	long *isl_prev_twin;
 	/* where the solver worker publishes incumbents and bounds (worker.c); NULL: not published */
 	struct opt_pub *pub;
 };
@@ -193,6 +195,13 @@ double opt_vector_idle_w(const struct opt_inst *in, const struct opt_sol *s);
 /* Whether option o of task i (islands, then servers) can hold it alone at the OPPs of s: its time
  * fits its longest possible deadline shortened by slack_frac, and on a core also the density cap. */
 bool opt_option_fits(const struct opt_inst *in, const struct opt_sol *s, size_t i, size_t o, double slack_frac);
+/* Identical islands (symmetry.c): fills in->isl_prev_twin; -1 on allocation failure. A vector is
+ * canonical when its OPP indices do not decrease along each class of identical islands; every plan
+ * has an equivalent (same power, same schedulability) at a canonical vector, so searching those
+ * only is exact. opt_twin_pairs: how many islands have a lower identical one. */
+int opt_symmetry_build(struct opt_inst *in);
+bool opt_vector_canonical(const struct opt_inst *in, const struct opt_sol *s);
+size_t opt_twin_pairs(const struct opt_inst *in);
 /* Time kept back from --time-limit for the final evaluation and the steps that are not interrupted
  * mid-way (optimize.c). */
 #define OPT_RESERVE_S 0.25

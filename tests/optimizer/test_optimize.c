@@ -614,6 +614,57 @@ START_TEST(solver_failure_returns_incumbent)
 }
 END_TEST
 
+/* Three single-core islands; idle power per OPP as given (mW), otherwise identical. */
+static char *three_islands(const int idle_mw[3])
+{
+	char *y = malloc(2048);
+	ck_assert_ptr_nonnull(y);
+	int n = snprintf(y, 2048, "platform:\n  name: three\n  reference_frequency: 1000MHz\n  base_power: 1W\n"
+			 "  dl: {max_util_per_cpu: 0.95}\n  islands:\n");
+	for (int k = 0; k < 3; k++)
+		n += snprintf(y + n, 2048 - (size_t)n,
+			      "    - name: c%d\n      cpus: [%d]\n      capacity: 1.0\n      opps:\n"
+			      "        - {freq: 500MHz, busy: 300mW, idle: %dmW}\n"
+			      "        - {freq: 1000MHz, busy: 1W, idle: 200mW}\n",
+			      k, k, idle_mw[k]);
+	return y;
+}
+
+/* Identical islands are searched at sorted OPP vectors only (symmetry breaking, docs/MODEL.md): the
+ * optimum is the same as on islands that differ by 1-2 uW (no symmetry there), and the islands'
+ * OPPs come out sorted. A heavy task needs the top OPP, two light ones do not. */
+START_TEST(identical_islands_sorted_and_exact)
+{
+	const char *dags = "dags:\n"
+			   "  - {name: h, period: 10ms, tasks: [{name: t, wcet: 7ms}]}\n"
+			   "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 3ms}]}\n"
+			   "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 3ms}]}\n";
+	static const int same[3] = {100, 100, 100};
+	char *plat = three_islands(same);
+	pd_plan *plan = pd_to_load(dags, plat);
+	free(plat);
+	struct pd_opt_result r;
+	ck_assert_int_eq(solve(plan, PD_SOLVER_EXACT, 10, &r), 0);
+	ck_assert_int_eq(r.status, PD_STATUS_OPTIMAL);
+	/* P = 1 + 0.1 + 0.1 + 0.2 + 0.8 * 0.7 + 2 * 0.2 * 0.6 = 2.2 W: the heavy task alone at the top */
+	ck_assert_double_eq_tol(r.power_w, 2.2, 1e-9);
+	ck_assert_uint_le(pd_plan_island_opp(plan, 0), pd_plan_island_opp(plan, 1));
+	ck_assert_uint_le(pd_plan_island_opp(plan, 1), pd_plan_island_opp(plan, 2));
+	assert_verified(plan, r.power_w);
+	pd_plan_free(plan);
+	static const int differ[3] = {101, 100, 102}; /* mW: no two islands identical */
+	plat = three_islands(differ);
+	plan = pd_to_load(dags, plat);
+	free(plat);
+	struct pd_opt_result d;
+	ck_assert_int_eq(solve(plan, PD_SOLVER_EXACT, 10, &d), 0);
+	ck_assert_int_eq(d.status, PD_STATUS_OPTIMAL);
+	/* the two cheapest low islands (100, 101 mW idle): + 0.001 W idle - 0.001 * 0.6 W busy increment */
+	ck_assert_double_eq_tol(d.power_w, 2.2004, 1e-9);
+	pd_plan_free(plan);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("optimizer");
@@ -639,6 +690,7 @@ int main(void)
 	tcase_add_test(tc, balanced_within_one_percent);
 	tcase_add_test(tc, evaluator_rejects_tampering);
 	tcase_add_test(tc, solver_failure_returns_incumbent);
+	tcase_add_test(tc, identical_islands_sorted_and_exact);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }
