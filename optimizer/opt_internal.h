@@ -295,13 +295,17 @@ enum opt_used opt_pub_used_get(const struct opt_pub *P);
 
 typedef int (*opt_work_fn)(void *arg);
 struct opt_worker_end {
-	enum { OPT_END_DONE, OPT_END_KILLED, OPT_END_CRASH, OPT_END_INPROC } how;
+	/* SKIPPED: not started (fork failed for a second worker) */
+	enum { OPT_END_DONE, OPT_END_KILLED, OPT_END_CRASH, OPT_END_INPROC, OPT_END_SKIPPED } how;
 	int rc;            /* the work function's result (DONE, INPROC) */
 	char reason[320];  /* CRASH: what happened; DONE with rc != 0: the child's message */
 };
-/* Runs fn(arg) in a forked child that publishes into P, and kills it at kill_at_s (opt_now_s
- * clock). Without fork it runs fn in this process (how = OPT_END_INPROC). */
-int opt_worker_run(struct opt_pub *P, double kill_at_s, opt_work_fn fn, void *arg, struct opt_worker_end *end);
+#define OPT_MAX_WORKERS 2
+/* Runs fn(args[i]) in n forked children, child i publishing into P[i] (fn must point in->pub at
+ * it), all killed at kill_at_s (opt_now_s clock), or as soon as one of them proved its plan
+ * optimal. Without fork it runs fn(args[0]) in this process (OPT_END_INPROC). */
+int opt_workers_run(size_t n, struct opt_pub *const *P, double kill_at_s, opt_work_fn fn, void *const *args,
+		    struct opt_worker_end *ends);
 
 /* Why nothing is feasible (a path too long at top speed, a resource over capacity); "" if unknown. */
 void opt_explain_infeasible(const struct opt_inst *in, char *buf, size_t n);

@@ -16,13 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 void pd_opt_defaults(struct pd_opt_params *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->objective = PD_OBJ_POWER;
 	p->solver = PD_SOLVER_AUTO;
-	p->backend = PD_BACKEND_GLPK;
+	p->backend = PD_BACKEND_AUTO;
 	p->time_limit_s = 60;
 	p->power_cap_uw = -1;
 	p->eta = 1e-5;
@@ -44,6 +45,8 @@ int pd_backend_parse(const char *s, enum pd_backend *out)
 {
 	if (strcmp(s, "glpk") == 0)
 		*out = PD_BACKEND_GLPK;
+	else if (strcmp(s, "auto") == 0)
+		*out = PD_BACKEND_AUTO;
 	else if (strcmp(s, "cbc") == 0)
 		*out = PD_BACKEND_CBC;
 	else
@@ -100,8 +103,10 @@ static void fill_plan(pd_plan *plan, const struct opt_inst *in, const struct opt
 /* ---------------------------------------------------------------- objectives */
 
 struct ctx {
-	const struct opt_inst *in;
-	const struct pd_opt_params *p;
+	struct opt_inst *in; /* the worker points in->pub at its own page */
+	struct opt_pub *pub;
+	struct pd_opt_params params; /* backend resolved to glpk or cbc */
+	const struct pd_opt_params *p; /* = &params */
 	double t0, deadline;
 	bool exact;
 	enum opt_used used;
@@ -109,6 +114,7 @@ struct ctx {
 	struct opt_sol best;
 	double lb;
 	bool proven;
+	char note[400]; /* why the worker stopped early, when it did not end normally */
 };
 
 const char *opt_used_name(enum opt_used u)
@@ -272,6 +278,8 @@ static int work(void *arg)
 {
 	struct ctx *c = arg;
 	const struct pd_opt_params *p = c->p;
+	c->in->pub = c->pub; /* in the child: its own copy of the instance */
+	c->best.publish = true;
 	double cap_w = p->power_cap_uw >= 0 ? (double)p->power_cap_uw * 1e-6 : INFINITY;
 	int rc;
 	c->lb = -1;
@@ -293,8 +301,7 @@ static int work(void *arg)
 }
 
 /* The parent's view after the worker ended: the last published plan and bound. */
-static int collect(struct ctx *c, struct opt_pub *P, const struct opt_worker_end *end, struct pd_opt_result *r,
-		   pd_err *e)
+static int collect(struct ctx *c, struct opt_pub *P, const struct opt_worker_end *end, pd_err *e)
 {
 	if (end->how == OPT_END_INPROC) /* c->best, lb, proven are this process's own */
 		return end->rc ? pd_err_set(e, PD_EXIT_ENV, "the solver failed: %s", end->reason) : 0;
@@ -309,10 +316,46 @@ static int collect(struct ctx *c, struct opt_pub *P, const struct opt_worker_end
 		if (!c->best.ok)
 			return pd_err_set(e, PD_EXIT_ENV, "the solver failed before finding a plan: %s", why);
 		/* the reason is cut to what fits: the note must not be */
-		snprintf(r->note, sizeof(r->note), "the %s search stopped early (%.300s); best plan found before",
+		snprintf(c->note, sizeof(c->note), "the %s search stopped early (%.300s); best plan found before",
 			 opt_used_name(c->used), why);
 	}
 	return 0;
+}
+
+/* Both backends at once (--backend auto): only for the exact power search, with CBC built in and a
+ * second CPU to run it on. */
+static bool portfolio(const struct pd_opt_params *p, bool exact)
+{
+	return p->backend == PD_BACKEND_AUTO && exact && p->objective == PD_OBJ_POWER && pd_opt_have_cbc() &&
+	       sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+}
+
+/* The better of the workers' results into c[0]: the cheaper plan, the larger bound (each is valid). */
+static void merge(struct ctx *c, size_t n, const int *rcs, struct pd_opt_result *r)
+{
+	size_t b = 0;
+	for (size_t i = 1; i < n; i++)
+		if (!rcs[i] && c[i].best.ok && (rcs[b] || !c[b].best.ok || c[i].best.power_w < c[b].best.power_w))
+			b = i;
+	double lb = -1;
+	bool proven = false;
+	char note[sizeof(r->note)] = "";
+	for (size_t i = 0; i < n; i++) {
+		if (rcs[i])
+			continue;
+		lb = fmax(lb, c[i].lb);
+		proven = proven || (c[i].proven && i == b);
+		if (c[i].note[0] && !note[0])
+			snprintf(note, sizeof(note), "%s", c[i].note);
+	}
+	if (b != 0) {
+		struct opt_sol t = c[0].best;
+		c[0].best = c[b].best, c[b].best = t;
+		c[0].used = c[b].used;
+	}
+	c[0].lb = lb;
+	c[0].proven = proven;
+	snprintf(r->note, sizeof(r->note), "%s", note);
 }
 
 int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_result *r, pd_err *e)
@@ -332,39 +375,60 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 	 * each gets at most what is left of it, never a fresh allowance of its own. A small reserve
 	 * (5 % of the limit, at most OPT_RESERVE_S) is kept for the final evaluation and filling the
 	 * plan, and for the steps that only check the clock between calls (one packing of a 120-task
-	 * candidate takes up to ~0.15 s). The worker is killed at the hard deadline whatever it does
+	 * candidate takes up to ~0.15 s). The workers are killed at the hard deadline whatever they do
 	 * (OPT_KILL_MARGIN_S before the limit: reaping, evaluating and writing the plan). */
-	struct ctx c = {.in = &in, .p = p, .t0 = t0};
 	double limit_s = p->time_limit_s > 0 ? p->time_limit_s : 60;
-	c.deadline = c.t0 + limit_s - fmin(OPT_RESERVE_S, 0.05 * limit_s);
-	double kill_at = c.t0 + limit_s - fmin(OPT_KILL_MARGIN_S, 0.02 * limit_s);
+	double deadline = t0 + limit_s - fmin(OPT_RESERVE_S, 0.05 * limit_s);
+	double kill_at = t0 + limit_s - fmin(OPT_KILL_MARGIN_S, 0.02 * limit_s);
 	/* auto: the exact mode starts from the heuristic's plan and only improves it, so it is the
 	 * better use of any limit that leaves the heuristic its ~1 s on large sets (measured at 120 XU4
 	 * tasks: 28 % gap by the heuristic, 0.02 % by the exact mode in 20 s) */
-	c.exact = p->solver == PD_SOLVER_EXACT ||
-		  (p->solver == PD_SOLVER_AUTO && (in.n_tasks <= OPT_AUTO_TASKS || limit_s >= OPT_AUTO_LIMIT_S));
-	struct opt_pub *P = opt_pub_new(&in);
-	if (!P || opt_sol_init(&c.best, &in)) {
-		opt_pub_free(P);
-		opt_inst_free(&in);
-		return pd_err_set(e, PD_EXIT_ENV, "out of memory");
+	bool exact = p->solver == PD_SOLVER_EXACT ||
+		     (p->solver == PD_SOLVER_AUTO && (in.n_tasks <= OPT_AUTO_TASKS || limit_s >= OPT_AUTO_LIMIT_S));
+	size_t n = portfolio(p, exact) ? 2 : 1;
+	struct ctx c[OPT_MAX_WORKERS];
+	struct opt_pub *P[OPT_MAX_WORKERS] = {NULL};
+	void *args[OPT_MAX_WORKERS];
+	int rc = 0, rcs[OPT_MAX_WORKERS] = {0};
+	memset(c, 0, sizeof(c));
+	for (size_t i = 0; i < n; i++) {
+		c[i] = (struct ctx){.in = &in, .params = *p, .t0 = t0, .deadline = deadline, .exact = exact};
+		c[i].p = &c[i].params;
+		if (p->backend == PD_BACKEND_AUTO)
+			c[i].params.backend = i == 1 ? PD_BACKEND_CBC : PD_BACKEND_GLPK;
+		args[i] = &c[i];
+		P[i] = opt_pub_new(&in);
+		if (!P[i] || opt_sol_init(&c[i].best, &in))
+			rc = pd_err_set(e, PD_EXIT_ENV, "out of memory");
+		c[i].pub = P[i];
 	}
-	in.pub = P;
-	c.best.publish = true;
-	struct opt_worker_end end;
-	opt_worker_run(P, kill_at, work, &c, &end);
+	struct opt_worker_end end[OPT_MAX_WORKERS];
+	if (!rc)
+		opt_workers_run(n, P, kill_at, work, args, end);
 	in.pub = NULL;
-	c.best.publish = false;
-	int rc = collect(&c, P, &end, r, e);
-	opt_pub_free(P);
-	r->solve_time_s = opt_now_s() - c.t0;
-	snprintf(r->solver, sizeof(r->solver), "%s", opt_used_name(c.used));
+	for (size_t i = 0; !rc && i < n; i++) {
+		c[i].best.publish = false;
+		pd_err ei = {0};
+		rcs[i] = end[i].how == OPT_END_SKIPPED ? PD_EXIT_ENV : collect(&c[i], P[i], &end[i], &ei);
+		if (rcs[i] && e && (i == 0 || !e->msg[0]))
+			*e = ei;
+	}
+	if (!rc) {
+		merge(c, n, rcs, r);
+		rc = rcs[0] && (n < 2 || rcs[1]) ? rcs[0] : 0;
+		if (!rc && e)
+			memset(e, 0, sizeof(*e));
+	}
+	for (size_t i = 0; i < n; i++)
+		opt_pub_free(P[i]);
+	r->solve_time_s = opt_now_s() - t0;
+	snprintf(r->solver, sizeof(r->solver), "%s", opt_used_name(c[0].used));
 	if (rc)
 		goto out;
 	double cap_w = p->power_cap_uw >= 0 ? (double)p->power_cap_uw * 1e-6 : INFINITY;
-	double lb = c.lb;
-	bool proven = c.proven;
-	struct opt_sol best = c.best;
+	double lb = c[0].lb;
+	bool proven = c[0].proven;
+	struct opt_sol best = c[0].best;
 	char why[512] = "";
 	if (!best.ok || !opt_evaluate(&in, &best, why, sizeof(why))) {
 		r->status = PD_STATUS_INFEASIBLE;
@@ -388,7 +452,7 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 	struct pd_plan_meta *m = pd_plan_meta(plan);
 	m->status = r->status;
 	m->objective = p->objective;
-	m->solver = opt_used_name(c.used);
+	m->solver = opt_used_name(c[0].used);
 	m->gap = r->gap >= 0 ? r->gap : 1.0;
 	m->solve_time_s = r->solve_time_s;
 	m->power_uw = (int64_t)llround(r->power_w * 1e6);
@@ -396,7 +460,8 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 	m->min_relative_slack = r->min_relative_slack;
 	m->power_cap_uw = p->power_cap_uw;
 out:
-	opt_sol_free(&c.best);
+	for (size_t i = 0; i < n; i++)
+		opt_sol_free(&c[i].best);
 	opt_inst_free(&in);
 	return rc;
 }

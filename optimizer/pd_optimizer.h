@@ -21,7 +21,9 @@
 #include "plan/pd_plan.h"
 
 enum pd_solver { PD_SOLVER_AUTO = 0, PD_SOLVER_EXACT, PD_SOLVER_HEURISTIC };
-enum pd_backend { PD_BACKEND_GLPK = 0, PD_BACKEND_CBC };
+/* auto: with CBC built in and at least two CPUs, the exact power search runs GLPK and CBC at once
+ * (two processes; the best plan and the larger valid bound win); otherwise GLPK. */
+enum pd_backend { PD_BACKEND_GLPK = 0, PD_BACKEND_CBC, PD_BACKEND_AUTO };
 /* Tests only: make the solver worker fail where the exact phase would start (after the heuristic
  * published its plan), the way a solver library can: a GLPK internal error, abort(), or a hang that
  * ignores every clock. pd_optimize must still return the heuristic's plan with an honest gap, on
@@ -31,7 +33,7 @@ enum pd_opt_fault { PD_OPT_FAULT_NONE = 0, PD_OPT_FAULT_GLPK_ERROR, PD_OPT_FAULT
 struct pd_opt_params {
 	enum pd_objective objective; /* default power */
 	enum pd_solver solver;       /* default auto */
-	enum pd_backend backend;     /* default glpk */
+	enum pd_backend backend;     /* default auto */
 	double time_limit_s;         /* wall clock for the whole solve, default 60 */
 	int64_t power_cap_uw;        /* slack objective: P <= cap; -1 none */
 	double eta;                  /* capacity shrink that makes incumbents exactly schedulable, 1e-5 */

@@ -228,41 +228,8 @@ static void why_crashed(struct opt_worker_end *end, const struct opt_pub *P, int
 	}
 }
 
-int opt_worker_run(struct opt_pub *P, double kill_at_s, opt_work_fn fn, void *arg, struct opt_worker_end *end)
+static void ended(struct opt_worker_end *end, const struct opt_pub *P, int st, bool killed)
 {
-	memset(end, 0, sizeof(*end));
-	fflush(NULL); /* the child inherits the buffers; it never flushes them, but be tidy */
-	pid_t pid = fork();
-	if (pid < 0) { /* no process to spare: run in this one (no crash isolation, no hard kill) */
-		end->how = OPT_END_INPROC;
-		snprintf(end->reason, sizeof(end->reason), "fork: %s", strerror(errno));
-		end->rc = fn(arg);
-		return 0;
-	}
-	if (pid == 0)
-		child(P, fn, arg);
-	int st = 0;
-	bool killed = false;
-	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-		if (r == pid)
-			break;
-		if (r < 0 && errno != EINTR) { /* cannot happen for our own child; do not wait forever */
-			kill(pid, SIGKILL);
-			st = 0;
-			break;
-		}
-		double left = kill_at_s - opt_now_s();
-		if (left <= 0) {
-			kill(pid, SIGKILL);
-			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-				;
-			killed = true;
-			break;
-		}
-		struct timespec ts = {0, (long)(fmin(left, 1e-3) * 1e9)};
-		nanosleep(&ts, NULL);
-	}
 	if (__atomic_load_n(&P->done, __ATOMIC_ACQUIRE)) {
 		end->how = OPT_END_DONE;
 		end->rc = P->rc;
@@ -273,6 +240,69 @@ int opt_worker_run(struct opt_pub *P, double kill_at_s, opt_work_fn fn, void *ar
 	} else {
 		end->how = OPT_END_CRASH;
 		why_crashed(end, P, st);
+	}
+}
+
+int opt_workers_run(size_t n, struct opt_pub *const *P, double kill_at_s, opt_work_fn fn, void *const *args,
+		    struct opt_worker_end *ends)
+{
+	pid_t pid[OPT_MAX_WORKERS];
+	bool alive[OPT_MAX_WORKERS] = {false};
+	size_t left = 0;
+	if (n > OPT_MAX_WORKERS)
+		n = OPT_MAX_WORKERS;
+	fflush(NULL); /* the children inherit the buffers; they never flush them, but be tidy */
+	for (size_t i = 0; i < n; i++) {
+		memset(&ends[i], 0, sizeof(ends[i]));
+		pid[i] = fork();
+		if (pid[i] == 0)
+			child(P[i], fn, args[i]);
+		if (pid[i] > 0) {
+			alive[i] = true;
+			left++;
+			continue;
+		}
+		ends[i].how = OPT_END_SKIPPED;
+		snprintf(ends[i].reason, sizeof(ends[i].reason), "fork: %s", strerror(errno));
+		if (i == 0) { /* no process to spare: run in this one (no crash isolation, no hard kill) */
+			ends[0].how = OPT_END_INPROC;
+			ends[0].rc = fn(args[0]);
+			for (size_t j = 1; j < n; j++)
+				ends[j].how = OPT_END_SKIPPED;
+			return 0;
+		}
+	}
+	while (left) {
+		bool stop_all = false;
+		for (size_t i = 0; i < n; i++) {
+			int st = 0;
+			if (!alive[i] || waitpid(pid[i], &st, WNOHANG) != pid[i])
+				continue;
+			alive[i] = false;
+			left--;
+			ended(&ends[i], P[i], st, false);
+			/* one worker proved its plan optimal: the others cannot do better */
+			stop_all = stop_all || (ends[i].how == OPT_END_DONE && !ends[i].rc && P[i]->proven);
+		}
+		double rest = kill_at_s - opt_now_s();
+		if (left && (rest <= 0 || stop_all)) {
+			for (size_t i = 0; i < n; i++)
+				if (alive[i])
+					kill(pid[i], SIGKILL);
+			for (size_t i = 0; i < n; i++) {
+				int st = 0;
+				if (!alive[i])
+					continue;
+				while (waitpid(pid[i], &st, 0) < 0 && errno == EINTR)
+					;
+				ended(&ends[i], P[i], st, true);
+			}
+			break;
+		}
+		if (left) {
+			struct timespec ts = {0, (long)(fmin(rest, 1e-3) * 1e9)};
+			nanosleep(&ts, NULL);
+		}
 	}
 	return 0;
 }

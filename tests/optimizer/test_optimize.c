@@ -590,6 +590,7 @@ START_TEST(solver_failure_returns_incumbent)
 	static const char *const says[] = {"GLPK internal error: injected fault (test)", "signal 6", NULL};
 	for (int f = 0; f < 3; f++) {
 		p.solver = PD_SOLVER_EXACT;
+		p.backend = PD_BACKEND_GLPK;
 		p.fault = faults[f];
 		p.time_limit_s = f == 2 ? 1.0 : 5.0;
 		struct pd_opt_result r;
