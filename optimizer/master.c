@@ -675,8 +675,13 @@ static int lp_root(struct master *M, double deadline_s)
 				break;
 			}
 			sp.tm_lim = (int)left_ms;
+			/* numerically hard LPs (big-M rows next to 1/t^2 tangent coefficients): rescale,
+			 * start from the standard basis, and let the simplex work with looser tolerances */
+			glp_scale_prob(M->lp, GLP_SF_AUTO);
 			glp_std_basis(M->lp);
+			sp.tol_bnd = 1e-6, sp.tol_dj = 1e-6;
 			rc = glp_simplex(M->lp, &sp);
+			sp.tol_bnd = 1e-7, sp.tol_dj = 1e-7;
 		}
 		if (rc == 0 && glp_get_status(M->lp) == GLP_NOFEAS) {
 			res = 2;
