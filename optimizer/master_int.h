@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * master_int.h - private to the exact mode (master*.c): the MILP model of formulation B
+ * (master_build.c), solving one model with lazy tangents in GLPK or CBC (master_solve.c), the
+ * per-vector branch and bound on the screening LP (master_bb.c), and the search over OPP vectors
+ * that drives them (master.c). docs/MODEL.md, "Exact", states the model and why each bound is valid.
+ */
+#ifndef OPT_MASTER_INT_H
+#define OPT_MASTER_INT_H
+
+#include "optimizer/opt_internal.h"
+
+#include <glpk.h>
+#include <math.h>
+
+#define NO_COL 0
+
+struct master {
+	const struct opt_inst *in;
+	glp_prob *lp;
+	int *y;    /* [k] first column of y_k,m (consecutive) */
+	int *g;    /* [a] first column of g_a,m */
+	/* Bins: islands (island-level master) or cores (core-level master, exact without packing). */
+	bool core_level;
+	size_t nb;
+	size_t *bin_isl, *bin_cores; /* island of a bin; cores it stands for (n_k or 1) */
+	int *a, *d, *v; /* [i * nb + b]: a_ib, d_ib, v_ib (NO_COL when impossible) */
+	int *wm;        /* [i * n_isl + k]: first w_ik,m */
+	int *z, *r; /* [i * n_srv + s] */
+	int *q;    /* [i * n_srv + s]: first q_i,s,m (GPU) */
+	int *F;    /* [i] */
+	int cutoff_row;
+	/* search state */
+	double bound, deadline_s;
+	int n_cuts;
+	struct cand *cands;
+	size_t n_cands, cap_cands;
+	/* vector screening (screen.c), shared by both phases of opt_exact: bound per vector id (NAN:
+	 * not screened yet) and the vectors proven infeasible */
+	struct opt_screen *scr;
+	double *scr_lb;
+	size_t *infeas, n_infeas;
+};
+
+struct cand {
+	double obj;
+	int *where; /* island core 0 or -(1 + server) */
+	size_t *isl_opp, *acc_opp;
+};
+
+static inline double ms(int64_t ns) { return (double)ns * 1e-6; }
+
+/* What a plan must cost less than to matter: the incumbent less the optimality tolerance (every
+ * search prunes at it; INFINITY without an incumbent). */
+static inline double cut_w(const struct opt_inst *in, const struct opt_sol *inc)
+{
+	return inc->ok ? inc->power_w * (1 - in->rel_gap) : INFINITY;
+}
+
+/* ---- master_build.c */
+/* Builds the island-level (core_level false: one bin per island) or core-level master with the
+ * incumbent's cut-off row (cutoff_w INFINITY: a free row until there is one); -1 on allocation
+ * failure (M may then be half built: opt_mst_free it). */
+int opt_mst_build(struct master *M, const struct opt_inst *in, double cutoff_w, bool core_level);
+void opt_mst_free(struct master *M);
+/* The perspective tangent v >= 2 a / t - d / t^2 of column triple (a, d, v) at t. */
+void opt_mst_tangent(glp_prob *lp, int a, int d, int v, double t);
+/* No-good row: the island / server assignment of cd at its OPPs does not pack (proven). */
+void opt_mst_nogood(struct master *M, const struct cand *cd);
+
+/* ---- master_solve.c */
+/* Branch and cut from the root LP; bound into M->bound, *finished when the search completed. */
+void opt_mst_mip(struct master *M, double deadline_s, bool *finished);
+/* Fixes the OPP binaries of M to the vector of s. */
+void opt_mst_fix_vector(struct master *M, const struct opt_sol *s);
+/* Packs M's candidates onto cores, best first; keeps the best that passes the evaluator in inc. */
+void opt_mst_repair(struct master *M, struct opt_sol *inc, double deadline_s);
+/* Copies M's cheapest candidate into dst; false when there is none. */
+bool opt_mst_best_cand(const struct master *M, struct cand *dst);
+int opt_mst_cand_alloc(struct cand *c, const struct opt_inst *in);
+void opt_mst_cand_free(struct cand *c);
+/* Exact packing check with the core-level master C: 1 packed (plan in out), 0 impossible, -1 unknown. */
+int opt_mst_pack_exact(struct master *C, const struct cand *cd, struct opt_sol *out, double deadline_s);
+#ifdef PD_HAVE_CBC
+int opt_mst_solve_cbc(struct master *M, double deadline_s, bool *finished);
+#endif
+
+/* ---- master_bb.c */
+/* Branch and bound on the screening LP at vector s: INFINITY when it closed the vector, else
+ * -INFINITY (unfinished). C: the core-level master for exact packing checks (may be NULL). */
+double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_sol *s, struct opt_sol *inc, double dl);
+
+/* ---- master.c */
+/* A plan of a rounded screening LP: the LP's deadlines, packed exactly; with repair, also the
+ * heuristic's packing and repair. True when the plan passed the evaluator. */
+bool opt_mst_round_pack(struct master *M, struct opt_sol *s, struct opt_ws *w, double dl, bool repair);
+
+#endif
