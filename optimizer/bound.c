@@ -235,7 +235,7 @@ double opt_bound_vector(struct opt_bound *b, const struct opt_sol *s, double tar
 				e = (double)wcet_at(in, i, o, s->isl_opp[o]);
 			} else {
 				size_t v = o - in->n_isl;
-				where = -(int)v - 1;
+				where = opt_where_server(v);
 				if (in->impl[i * in->n_srv + v] >= 0)
 					e = (double)opt_latency(in, i, v, s->acc_opp[in->srv[v].accel]);
 			}

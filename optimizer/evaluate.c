@@ -75,7 +75,7 @@ static bool check_servers(const struct opt_inst *in, struct opt_sol *s, int64_t 
 		if (s->where[i] >= 0)
 			continue;
 		s->dl_ns[i] = r[i];
-		size_t v = (size_t)(-s->where[i] - 1);
+		size_t v = opt_where_server_of(s->where[i]);
 		if (v >= in->n_srv || in->impl[i * in->n_srv + v] < 0)
 			return fail(why, n, "task %s/%s: placed on an accelerator it has no implementation for",
 				    dname(in, i), tname(in, i));

@@ -82,7 +82,7 @@ static void spread_slots(const struct opt_inst *in, struct opt_sol *s)
 	for (size_t i = 0; i < in->n_tasks; i++) {
 		if (s->where[i] >= 0)
 			continue;
-		size_t v0 = (size_t)(-s->where[i] - 1);
+		size_t v0 = opt_where_server_of(s->where[i]);
 		if (in->srv[v0].kind != PD_ACCEL_FPGA)
 			continue;
 		size_t a = in->srv[v0].accel;
@@ -94,7 +94,7 @@ static void spread_slots(const struct opt_inst *in, struct opt_sol *s)
 			double load = 0;
 			bool same = false, other = false;
 			for (size_t j = 0; j < i; j++)
-				if (s->where[j] == -(int)v - 1) {
+				if (s->where[j] == opt_where_server(v)) {
 					load += (double)in->lat_top[j * in->n_srv + v] / (double)in->T_ns[j];
 					if (strcmp(in->bits[j * in->n_srv + v], in->bits[i * in->n_srv + v]) == 0)
 						same = true;
@@ -106,7 +106,7 @@ static void spread_slots(const struct opt_inst *in, struct opt_sol *s)
 				best_load = score, pick = (long)v;
 		}
 		if (pick >= 0)
-			s->where[i] = -(int)pick - 1;
+			s->where[i] = opt_where_server(pick);
 	}
 }
 
@@ -120,7 +120,7 @@ static size_t option_of(const struct heur *h, int where)
 {
 	if (where >= 0)
 		return h->in->core_isl[where];
-	return h->in->n_isl + (size_t)(-where - 1);
+	return h->in->n_isl + opt_where_server_of(where);
 }
 
 /* The tasks a repair move should consider: those on an overloaded FIFO server, on a path that is too
@@ -453,7 +453,7 @@ static double separable_bound(struct heur *h)
 		for (size_t v = 0; v < in->n_srv; v++)
 			for (size_t j = 0; j < in->acc_nopp[in->srv[v].accel] && in->impl[i * in->n_srv + v] >= 0; j++) {
 				h->cur.acc_opp[in->srv[v].accel] = j;
-				m = fmin(m, opt_task_busy_w(in, &h->cur, i, -(int)v - 1));
+				m = fmin(m, opt_task_busy_w(in, &h->cur, i, opt_where_server(v)));
 			}
 		p += m;
 	}

@@ -293,7 +293,7 @@ int64_t opt_exec_ns(const struct opt_inst *in, const struct opt_sol *s, size_t i
 		size_t k = in->core_isl[w];
 		return wcet_at(in, i, k, s->isl_opp[k]);
 	}
-	size_t v = (size_t)(-w - 1);
+	size_t v = opt_where_server_of(w);
 	return opt_latency(in, i, v, s->acc_opp[in->srv[v].accel]);
 }
 
@@ -304,7 +304,7 @@ double opt_task_busy_w(const struct opt_inst *in, const struct opt_sol *s, size_
 		size_t k = in->core_isl[where], m = s->isl_opp[k];
 		return (in->busy_w[k][m] - in->idle_w[k][m]) * (double)wcet_at(in, i, k, m) / T;
 	}
-	size_t v = (size_t)(-where - 1), a = in->srv[v].accel, m = s->acc_opp[a];
+	size_t v = opt_where_server_of(where), a = in->srv[v].accel, m = s->acc_opp[a];
 	double L = (double)opt_latency(in, i, v, m);
 	if (in->srv[v].kind == PD_ACCEL_FPGA)
 		return in->fpga_pw[i * in->n_srv + v] * L / T;
@@ -330,7 +330,7 @@ static bool server_shared(const struct opt_inst *in, const struct opt_sol *s, si
 		return false;
 	const char *first = NULL;
 	for (size_t i = 0; i < in->n_tasks; i++) {
-		if (s->where[i] != -(int)v - 1)
+		if (s->where[i] != opt_where_server(v))
 			continue;
 		const char *b = in->bits[i * in->n_srv + v];
 		if (!first)
@@ -351,14 +351,14 @@ double opt_fifo_response(const struct opt_inst *in, const struct opt_sol *s, int
 		int64_t load = 0;
 		double u = 0;
 		for (size_t i = 0; i < in->n_tasks; i++) {
-			if (s->where[i] != -(int)v - 1)
+			if (s->where[i] != opt_where_server(v))
 				continue;
 			int64_t L = opt_exec_ns(in, s, i) + reconf;
 			load += L;
 			u += (double)L / (double)in->T_ns[i];
 		}
 		for (size_t i = 0; i < in->n_tasks; i++)
-			if (s->where[i] == -(int)v - 1)
+			if (s->where[i] == opt_where_server(v))
 				r_ns[i] = load;
 		umax = fmax(umax, u);
 	}

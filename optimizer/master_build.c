@@ -26,25 +26,32 @@ static int add_col(glp_prob *lp, int kind, double lb, double ub, double obj)
 	return c;
 }
 
-/* Row from (col, coef) pairs ending with col 0. type GLP_LO/UP/FX with rhs. */
+/* Zeroed scratch from GLPK's allocator: running out of memory there is a GLPK error, which ends the
+ * solver worker with GLPK's own message (worker.c) instead of silently dropping a row. */
+static void *galloc(size_t n, size_t size)
+{
+	void *p = glp_alloc((int)(n ? n : 1), (int)size);
+	memset(p, 0, (n ? n : 1) * size);
+	return p;
+}
+
+/* Row from n (col, coef) pairs. type GLP_LO/UP/FX with rhs. */
 static void add_row(glp_prob *lp, int type, double rhs, int n, const int *ind, const double *val)
 {
 	/* GLPK arrays are 1-based */
 	int sind[16];
 	double sval[16];
-	int *i1 = n < 16 ? sind : malloc((size_t)(n + 1) * sizeof(int));
-	double *v1 = n < 16 ? sval : malloc((size_t)(n + 1) * sizeof(double));
-	if (i1 && v1) {
-		memcpy(i1 + 1, ind, (size_t)n * sizeof(int));
-		memcpy(v1 + 1, val, (size_t)n * sizeof(double));
-		int r = glp_add_rows(lp, 1);
-		glp_set_mat_row(lp, r, n, i1, v1);
-		glp_set_row_bnds(lp, r, type, rhs, rhs);
-	}
+	int *i1 = n < 16 ? sind : galloc((size_t)n + 1, sizeof(int));
+	double *v1 = n < 16 ? sval : galloc((size_t)n + 1, sizeof(double));
+	memcpy(i1 + 1, ind, (size_t)n * sizeof(int));
+	memcpy(v1 + 1, val, (size_t)n * sizeof(double));
+	int r = glp_add_rows(lp, 1);
+	glp_set_mat_row(lp, r, n, i1, v1);
+	glp_set_row_bnds(lp, r, type, rhs, rhs);
 	if (i1 != sind)
-		free(i1);
+		glp_free(i1);
 	if (v1 != sval)
-		free(v1);
+		glp_free(v1);
 }
 
 void opt_mst_tangent(glp_prob *lp, int a, int d, int v, double t)
@@ -74,33 +81,33 @@ static void build_islands(struct master *M)
 			if (!m)
 				M->y[k] = c;
 		}
-		int *ix = nm <= 32 ? ind : calloc(2 * nm, sizeof(int));
-		double *vx = nm <= 32 ? val : calloc(2 * nm, sizeof(double));
-		for (size_t m = 0; ix && vx && m < nm; m++)
+		int *ix = nm <= 32 ? ind : galloc(2 * nm, sizeof(int));
+		double *vx = nm <= 32 ? val : galloc(2 * nm, sizeof(double));
+		for (size_t m = 0; m < nm; m++)
 			ix[m] = M->y[k] + (int)m, vx[m] = 1.0;
-		if (ix && vx)
-			add_row(lp, GLP_FX, 1.0, (int)nm, ix, vx);
+		add_row(lp, GLP_FX, 1.0, (int)nm, ix, vx);
 		long j = in->isl_prev_twin[k];
-		for (size_t m = 0; ix && vx && j >= 0 && m < nm; m++) /* twins: OPP(j) <= OPP(k), symmetry.c */
+		for (size_t m = 0; j >= 0 && m < nm; m++) /* twins: OPP(j) <= OPP(k), symmetry.c */
 			ix[m] = M->y[j] + (int)m, vx[m] = (double)m, ix[nm + m] = M->y[k] + (int)m, vx[nm + m] = -(double)m;
-		if (ix && vx && j >= 0)
+		if (j >= 0)
 			add_row(lp, GLP_UP, 0.0, (int)(2 * nm), ix, vx);
 		if (ix != ind)
-			free(ix);
+			glp_free(ix);
 		if (vx != val)
-			free(vx);
+			glp_free(vx);
 	}
 	for (size_t a = 0; a < in->n_acc; a++) {
 		size_t nm = in->acc_nopp[a];
-		int ind[256];
-		double val[256];
-		for (size_t m = 0; m < nm && m < 256; m++) {
+		int *ind = galloc(nm, sizeof(int));
+		double *val = galloc(nm, sizeof(double));
+		for (size_t m = 0; m < nm; m++) {
 			int c = add_col(lp, GLP_BV, 0, 1, in->acc_idle_w[a][m]);
 			if (!m)
 				M->g[a] = c;
 			ind[m] = c, val[m] = 1.0;
 		}
-		add_row(lp, GLP_FX, 1.0, (int)(nm < 256 ? nm : 256), ind, val);
+		add_row(lp, GLP_FX, 1.0, (int)nm, ind, val);
+		glp_free(ind), glp_free(val);
 	}
 }
 
@@ -259,13 +266,13 @@ static void build_servers(struct master *M, int *ind, double *val)
 		if (fpga)
 			sh = add_col(lp, GLP_BV, 0, 1, 0);
 		int nl = 0, nu = 0;
-		int *uind = calloc(3 * in->n_tasks * (nm + 1) + 2, sizeof(int));
-		double *uval = calloc(3 * in->n_tasks * (nm + 1) + 2, sizeof(double));
-		if (!uind || !uval) {
-			free(uind), free(uval);
-			continue;
-		}
-		ind[nl] = load, val[nl++] = -1.0;
+		/* load row: 1 + per task nm (GPU) or 2 (FPGA) entries; utilisation row the same less one */
+		size_t rowcap = 2 + in->n_tasks * (nm + 2);
+		int *uind = galloc(rowcap, sizeof(int)), *lind = galloc(rowcap, sizeof(int));
+		double *uval = galloc(rowcap, sizeof(double)), *lval = galloc(rowcap, sizeof(double));
+		int *qind = galloc(nm + 1, sizeof(int));
+		double *qval = galloc(nm + 1, sizeof(double));
+		lind[nl] = load, lval[nl++] = -1.0;
 		for (size_t i = 0; i < in->n_tasks; i++) {
 			size_t is = i * in->n_srv + s;
 			if (in->impl[is] < 0)
@@ -273,11 +280,9 @@ static void build_servers(struct master *M, int *ind, double *val)
 			double T = ms(in->T_ns[i]);
 			M->z[is] = add_col(lp, GLP_BV, 0, 1, 0);
 			if (!fpga) {
-				int qind[258];
-				double qval[258];
 				int nq = 0;
 				qind[nq] = M->z[is], qval[nq++] = -1.0;
-				for (size_t m = 0; m < nm && m < 256; m++) {
+				for (size_t m = 0; m < nm; m++) {
 					double L = ms(opt_latency(in, i, s, m));
 					double dw = (in->acc_busy_w[a][m] - in->acc_idle_w[a][m]) * L / T;
 					int c = add_col(lp, GLP_CV, 0, L <= ms(in->T_ns[i]) ? 1 : 0, dw);
@@ -287,27 +292,27 @@ static void build_servers(struct master *M, int *ind, double *val)
 					int ij[2] = {c, M->g[a] + (int)m};
 					double vj[2] = {1.0, -1.0};
 					add_row(lp, GLP_UP, 0.0, 2, ij, vj);
-					ind[nl] = c, val[nl++] = L;
+					lind[nl] = c, lval[nl++] = L;
 					uind[nu] = c, uval[nu++] = L / T;
 				}
 				add_row(lp, GLP_FX, 0.0, nq, qind, qval);
 			} else {
 				double L = ms(opt_latency(in, i, s, 0));
 				glp_set_obj_coef(lp, M->z[is], in->fpga_pw[is] * L / T);
-				ind[nl] = M->z[is], val[nl++] = L;
+				lind[nl] = M->z[is], lval[nl++] = L;
 				uind[nu] = M->z[is], uval[nu++] = L / T;
 				/* e >= z + sh - 1 carries the reconfiguration of each request on a shared slot */
 				int e = add_col(lp, GLP_CV, 0, 1, 0);
 				int ij[3] = {e, M->z[is], sh};
 				double vj[3] = {1.0, -1.0, -1.0};
 				add_row(lp, GLP_LO, -1.0, 3, ij, vj);
-				ind[nl] = e, val[nl++] = rho;
+				lind[nl] = e, lval[nl++] = rho;
 				uind[nu] = e, uval[nu++] = rho / T;
 			}
 		}
-		add_row(lp, GLP_FX, 0.0, nl, ind, val); /* load = sum ... */
+		add_row(lp, GLP_FX, 0.0, nl, lind, lval); /* load = sum ... */
 		add_row(lp, GLP_UP, 1.0, nu, uind, uval); /* utilisation <= 1 */
-		free(uind), free(uval);
+		glp_free(uind), glp_free(uval), glp_free(lind), glp_free(lval), glp_free(qind), glp_free(qval);
 		for (size_t i = 0; i < in->n_tasks; i++) { /* r >= load - big (1 - z); r <= big z */
 			size_t is = i * in->n_srv + s;
 			if (in->impl[is] < 0)
@@ -321,9 +326,9 @@ static void build_servers(struct master *M, int *ind, double *val)
 			add_row(lp, GLP_UP, 0.0, 2, ik, vk);
 		}
 		if (fpga) { /* sharing: one binary per distinct bitstream; more than one => sh = 1 */
-			int nb = 0, bi[512];
-			double bv[512];
-			for (size_t i = 0; i < in->n_tasks && nb < 500; i++) {
+			int nb = 0, *bi = galloc(in->n_tasks + 1, sizeof(int)); /* a binary per bitstream, and sh */
+			double *bv = galloc(in->n_tasks + 1, sizeof(double));
+			for (size_t i = 0; i < in->n_tasks; i++) {
 				size_t is = i * in->n_srv + s;
 				if (in->impl[is] < 0)
 					continue;
@@ -346,6 +351,7 @@ static void build_servers(struct master *M, int *ind, double *val)
 				nb++;
 				add_row(lp, GLP_UP, 1.0, nb, bi, bv);
 			}
+			glp_free(bi), glp_free(bv);
 		}
 	}
 }
@@ -482,7 +488,7 @@ void opt_mst_nogood(struct master *M, const struct cand *cd)
 	int n = 0;
 	for (size_t i = 0; ind && val && i < in->n_tasks; i++) {
 		int w = cd->where[i];
-		int col = w >= 0 ? M->a[i * M->nb + in->core_isl[w]] : M->z[i * in->n_srv + (size_t)(-w - 1)];
+		int col = w >= 0 ? M->a[i * M->nb + in->core_isl[w]] : M->z[i * in->n_srv + opt_where_server_of(w)];
 		if (col)
 			ind[n] = col, val[n++] = 1.0;
 	}

@@ -91,7 +91,7 @@ static void record(struct master *M, const double *x, double obj)
 				c->where[i] = M->core_level ? (int)b : (int)in->isl_core0[b];
 		for (size_t s = 0; s < in->n_srv; s++)
 			if (M->z[i * in->n_srv + s] && x[M->z[i * in->n_srv + s]] > 0.5)
-				c->where[i] = -(int)s - 1;
+				c->where[i] = opt_where_server(s);
 	}
 	M->n_cands++;
 }
@@ -273,7 +273,7 @@ int opt_mst_pack_exact(struct master *C, const struct cand *cd, struct opt_sol *
 		for (size_t sv = 0; sv < in->n_srv; sv++) {
 			int col = C->z[i * in->n_srv + sv];
 			if (col)
-				glp_set_col_bnds(C->lp, col, GLP_FX, w == -(int)sv - 1, 0);
+				glp_set_col_bnds(C->lp, col, GLP_FX, w == opt_where_server(sv), 0);
 		}
 	}
 	glp_set_row_bnds(C->lp, C->cutoff_row, GLP_FR, 0, 0);

@@ -72,10 +72,16 @@ static inline double opt_longest_d(const struct opt_inst *in, size_t i)
 	return in->hi_ns[i] < (double)in->T_ns[i] ? in->hi_ns[i] : (double)in->T_ns[i];
 }
 
+/* The placement encoding of opt_sol.where, written only through these three helpers: a core index
+ * (>= 0), or -(1 + v) for FIFO server v (GPU, or one FPGA slot). */
+static inline int opt_where_server(size_t v) { return -(int)v - 1; }
+static inline bool opt_where_is_core(int w) { return w >= 0; }
+static inline size_t opt_where_server_of(int w) { return (size_t)(-w - 1); }
+
 /* The "where" value of option o (islands, then servers): the island's first core, or -(1 + server). */
 static inline int opt_option_where(const struct opt_inst *in, size_t o)
 {
-	return o < in->n_isl ? (int)in->isl_core0[o] : -(int)(o - in->n_isl) - 1;
+	return o < in->n_isl ? (int)in->isl_core0[o] : opt_where_server(o - in->n_isl);
 }
 
 /* Can a core hold task i alone with execution time C (ns)? SCHED_DEADLINE's 1024-ns floor, and
@@ -287,6 +293,8 @@ void opt_pub_sol(const struct opt_inst *in, const struct opt_sol *s);
 void opt_pub_bound(const struct opt_inst *in, double lb);
 void opt_pub_used(const struct opt_inst *in, enum opt_used u);
 void opt_pub_set_proven(const struct opt_inst *in, bool proven);
+/* An internal failure with its reason (what the user reads); returns -1. */
+int opt_pub_fail(const struct opt_inst *in, const char *why);
 /* Parent side, after the worker ended: the last published incumbent (false: none), bound, search. */
 bool opt_pub_take(const struct opt_pub *P, const struct opt_inst *in, struct opt_sol *dst);
 double opt_pub_lb(const struct opt_pub *P);

@@ -90,7 +90,7 @@ static void fill_plan(pd_plan *plan, const struct opt_inst *in, const struct opt
 			t->period_ns = in->T_ns[i];
 			t->response_ns = s->dl_ns[i];
 		} else {
-			size_t v = (size_t)(-w - 1);
+			size_t v = opt_where_server_of(w);
 			t->place.kind = in->srv[v].kind == PD_ACCEL_GPU ? PD_PLACE_GPU : PD_PLACE_FPGA;
 			t->place.accel = in->srv[v].accel;
 			t->place.slot = in->srv[v].slot;
@@ -160,7 +160,7 @@ static int solve_power(struct ctx *c, struct opt_sol *best, double deadline, dou
 	 * exactly the plan the heuristic alone would return, so it is never worse (it finishes in well
 	 * under a second on most sets and leaves the rest to the exact search). */
 	if (opt_heuristic(c->in, c->p, deadline, INFINITY, 0, best, &hr))
-		return -1;
+		return opt_pub_fail(c->in, "out of memory in the heuristic");
 	*lb = hr.lower_bound_w;
 	*proven = hr.proven;
 	set_used(c, OPT_USED_HEURISTIC);
@@ -173,7 +173,7 @@ static int solve_power(struct ctx *c, struct opt_sol *best, double deadline, dou
 	double mlb = -INFINITY;
 	bool fin = false;
 	if (opt_exact(c->in, c->p, deadline, best, &mlb, &fin))
-		return -1;
+		return opt_pub_fail(c->in, "out of memory building the exact master");
 	if (mlb > *lb || !isfinite(*lb))
 		*lb = isfinite(*lb) ? fmax(*lb, mlb) : mlb;
 	if (best->ok)
@@ -217,7 +217,7 @@ static int solve_slack(struct ctx *c, struct opt_sol *best, double cap_w)
 {
 	struct opt_sol s;
 	if (opt_sol_init(&s, c->in))
-		return -1;
+		return opt_pub_fail(c->in, "out of memory in the slack search");
 	double lo = 0, hi = 1;
 	bool have = best->ok && best->power_w <= cap_w;
 	if (have)
@@ -232,7 +232,7 @@ static int solve_slack(struct ctx *c, struct opt_sol *best, double cap_w)
 		double dl = opt_now_s() + (have ? fmax(0.05, left / (double)(14 - it)) : 0.5 * left);
 		if (opt_heuristic(c->in, c->p, dl, cap_w, z, &s, &hr)) {
 			opt_sol_free(&s);
-			return -1;
+			return opt_pub_fail(c->in, "out of memory in the slack search's heuristic");
 		}
 		if (s.ok && s.power_w <= cap_w) {
 			if (!have || s.slack > best->slack)

@@ -248,7 +248,7 @@ static void set_vector(struct opt_screen *S, const struct opt_sol *s)
 			double L = lat(in, s, i, v);
 			bool fits = opt_option_fits(in, s, i, in->n_isl + v, 0);
 			glp_set_col_bnds(S->lp, c, fits ? GLP_DB : GLP_FX, 0, fits ? 1 : 0);
-			glp_set_obj_coef(S->lp, c, opt_task_busy_w(in, s, i, -(int)v - 1));
+			glp_set_obj_coef(S->lp, c, opt_task_busy_w(in, s, i, opt_where_server(v)));
 			S->ind[++n] = c, S->val[n] = L / (double)in->T_ns[i];
 		}
 		glp_set_mat_row(S->lp, S->srv[v], n, S->ind, S->val);
@@ -404,7 +404,7 @@ void opt_screen_round(const struct opt_screen *S, int *where)
 			int c = S->z[i * in->n_srv + v];
 			double z = c ? glp_get_col_prim(S->lp, c) : -1;
 			if (z > best)
-				best = z, where[i] = -(int)v - 1;
+				best = z, where[i] = opt_where_server(v);
 		}
 	}
 }
@@ -434,7 +434,7 @@ int opt_screen_nogood(struct opt_screen *S, const int *where)
 	int n = 0;
 	for (size_t i = 0; i < in->n_tasks; i++) {
 		int w = where[i];
-		size_t o = w >= 0 ? in->core_isl[w] : in->n_isl + (size_t)(-w - 1);
+		size_t o = w >= 0 ? in->core_isl[w] : in->n_isl + opt_where_server_of(w);
 		int c = option_col(S, i, o);
 		if (c)
 			S->ind[++n] = c, S->val[n] = 1.0;

@@ -141,6 +141,16 @@ bool opt_pub_take(const struct opt_pub *P, const struct opt_inst *in, struct opt
 	return dst->ok;
 }
 
+int opt_pub_fail(const struct opt_inst *in, const char *why)
+{
+	struct opt_pub *P = in->pub;
+	if (P) {
+		snprintf(P->reason, sizeof(P->reason), "%s", why);
+		P->reason_len = strlen(P->reason);
+	}
+	return -1;
+}
+
 void opt_pub_set_proven(const struct opt_inst *in, bool proven)
 {
 	if (in->pub)
