@@ -12,6 +12,10 @@
  * can be better) or at the time limit. When the cheapest placement of a vector packs, that vector is solved exactly.
  * Otherwise a repair moves tasks off the overloaded resource to the option with the best power
  * increase per relief, then a local search moves tasks to cheaper options while the plan packs.
+ *
+ * Length (~670 lines, above the usual ~600): placement, repair, local search and the two vector
+ * searches (enumeration, descent) all work on struct heur and its scratch solutions; split, that
+ * state would have to become a shared internal type for one caller.
  */
 #include "optimizer/opt_internal.h"
 
