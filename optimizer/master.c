@@ -227,6 +227,19 @@ static double solve_vector(struct master *M, struct master *C, struct opt_sol *i
 	return M->bound;
 }
 
+/* Publishes (worker.c) the bound the search has proven so far: every vector before done is closed
+ * (nothing below the cut-off) or bounded by its open bound ob, every later one by its own bound,
+ * which is at least vs[done].lb (sorted); min with the cut-off, since closing was relative to it. */
+static void publish_bound(const struct opt_inst *in, const struct vec *vs, const double *ob, size_t done, size_t nv,
+			  const struct opt_sol *inc)
+{
+	double cut = cut_w(in, inc), b = done < nv ? vs[done].lb : INFINITY;
+	for (size_t t = 0; ob && t < done; t++)
+		if (ob[t] < INFINITY && vs[t].lb < cut)
+			b = fmin(b, fmax(vs[t].lb, ob[t]));
+	opt_pub_bound(in, fmin(b, cut));
+}
+
 /*
  * Exact search over OPP vectors. For a fixed vector the master has no OPP binaries and its capacity
  * rows are exact and tight, so GLPK closes it quickly. Vectors are visited by increasing valid bound
@@ -258,6 +271,7 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 		opt_mst_mip(M, deadline_s, finished);
 		if (M->n_cands)
 			opt_mst_repair(M, inc, deadline_s);
+		opt_pub_bound(in, fmin(M->bound, cut_w(in, inc)));
 		return 0;
 	}
 	struct vec *vs = calloc(nv, sizeof(*vs));
@@ -289,6 +303,7 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 		double share = in->n_tasks > OPT_PER_CORE_TASKS ? 0.7 : 0.2;
 		round_vectors(M, vs, nv, inc, opt_now_s() + share * (deadline_s - opt_now_s()));
 	}
+	publish_bound(in, vs, NULL, 0, nv, inc);
 	double *ob = calloc(nv, sizeof(double)); /* open bound per visited vector (INFINITY: closed) */
 	if (!ob)
 		goto out;
@@ -309,6 +324,7 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 			continue;
 		}
 		ob[j] = solve_vector(V, P, inc, dl, deadline_s, &cd, &tmp);
+		publish_bound(in, vs, ob, j + 1, nv, inc);
 	}
 	/* Vectors left open (time) get the rest of the budget, best bound first: the cuts and no-goods
 	 * gathered meanwhile often close them quickly. */
@@ -321,6 +337,7 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 			opt_mst_fix_vector(V, &s);
 			double again = solve_vector(V, P, inc, deadline_s, deadline_s, &cd, &tmp);
 			ob[t] = fmax(ob[t], again); /* both are valid bounds of this vector: keep the larger */
+			publish_bound(in, vs, ob, j, nv, inc);
 		}
 	double open_bound = INFINITY;
 	for (size_t t = 0; t < j; t++) {
