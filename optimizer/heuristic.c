@@ -464,6 +464,16 @@ static double separable_bound(struct heur *h)
 	return p;
 }
 
+double opt_quick_bound(const struct opt_inst *in)
+{
+	struct heur h = {.in = in};
+	if (opt_sol_init(&h.cur, in))
+		return -INFINITY;
+	double b = separable_bound(&h);
+	opt_sol_free(&h.cur);
+	return b;
+}
+
 /* Coordinate descent over OPP vectors from the top one: lower one island's / GPU's OPP at a time,
  * keep the best plan, until nothing improves (for platforms with too many vectors to enumerate). */
 /* Whether the vector vec with coordinate c set to j is in tried (n of cap rows of nc); adds it if

@@ -229,6 +229,10 @@ struct opt_heur_result {
 int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, double deadline_s, double power_cap_w,
 		  double slack_frac, struct opt_sol *best, struct opt_heur_result *hr);
 
+/* A weak but valid bound (W) computed in microseconds: base power, each island's and accelerator's
+ * cheapest idle power, each task's cheapest busy power anywhere; -INFINITY without memory. */
+double opt_quick_bound(const struct opt_inst *in);
+
 /* Pack, repair (power-aware moves) and improve a placement found elsewhere; true when feasible. */
 bool opt_heur_polish(const struct opt_inst *in, struct opt_sol *s, double deadline_s);
 

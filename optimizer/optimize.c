@@ -310,6 +310,8 @@ static int collect(struct ctx *c, struct opt_pub *P, const struct opt_worker_end
 	c->used = opt_pub_used_get(P);
 	double plb = opt_pub_lb(P);
 	c->lb = isinf(plb) && plb < 0 ? -1 : plb;
+	if (c->lb < 0 && c->best.ok && end->how != OPT_END_DONE) /* stopped before any bound: a quick one */
+		c->lb = fmin(opt_quick_bound(c->in), c->best.power_w);
 	c->proven = end->how == OPT_END_DONE && !end->rc && opt_pub_proven(P);
 	if (end->how == OPT_END_CRASH || (end->how == OPT_END_DONE && end->rc)) {
 		const char *why = end->reason[0] ? end->reason : "out of memory";

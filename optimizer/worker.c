@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <math.h>
 #include <glpk.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,9 @@ struct opt_pub {
 	int used;          /* enum opt_used */
 	bool done, proven; /* the work function returned (rc, proven meaningful) */
 	int rc;
+	pid_t pid;         /* the worker (written by the intermediate process that forked it) */
+	int sig;           /* the fatal signal the worker caught, 0 none */
+	bool glpk_error;   /* the worker ended through GLPK's error hook */
 	char reason[256];  /* child: why it failed (its last GLPK message, or the error text) */
 	size_t reason_len;
 	unsigned char data[]; /* two slots */
@@ -187,8 +191,20 @@ static int term_hook(void *info, const char *s)
 /* GLPK calls this on an internal error instead of abort(); its message is already in reason. */
 static void error_hook(void *info)
 {
-	(void)info;
+	struct opt_pub *P = info;
+	P->glpk_error = true;
 	_exit(GLPK_ERROR_EXIT);
+}
+
+/* The worker is nobody's child to wait for (see opt_workers_run), so it records its own fatal
+ * signal for the parent, then dies of it as it would have. Async-signal-safe: one store, raise. */
+static struct opt_pub *crash_page; /* the worker process's own page: set once in child(), read here */
+static void on_fatal(int sig)
+{
+	if (crash_page)
+		crash_page->sig = sig;
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 static void child(struct opt_pub *P, opt_work_fn fn, void *arg)
@@ -197,6 +213,10 @@ static void child(struct opt_pub *P, opt_work_fn fn, void *arg)
 	P->reason[0] = 0;
 	glp_term_hook(term_hook, P);
 	glp_error_hook(error_hook, P);
+	crash_page = P;
+	static const int fatal[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
+		signal(fatal[i], on_fatal);
 	int rc = fn(arg);
 	P->rc = rc;
 	__atomic_store_n(&P->done, true, __ATOMIC_RELEASE);
@@ -205,7 +225,7 @@ static void child(struct opt_pub *P, opt_work_fn fn, void *arg)
 
 /* ---------------------------------------------------------------- parent side */
 
-static void why_crashed(struct opt_worker_end *end, const struct opt_pub *P, int st)
+static void why_crashed(struct opt_worker_end *end, const struct opt_pub *P)
 {
 	char tail[200] = "";
 	/* the reason's last line that says something: GLPK ends with "Error detected in file ..." */
@@ -224,21 +244,17 @@ static void why_crashed(struct opt_worker_end *end, const struct opt_pub *P, int
 	for (char *c = tail; *c; c++)
 		if (*c == '\n')
 			*c = ';';
-	if (WIFEXITED(st) && WEXITSTATUS(st) == GLPK_ERROR_EXIT)
+	if (P->glpk_error)
 		snprintf(end->reason, sizeof(end->reason), "GLPK internal error: %s", tail[0] ? tail : "(no message)");
-	else if (WIFSIGNALED(st))
-		snprintf(end->reason, sizeof(end->reason), "the solver process died of signal %d (%s)%s%s",
-			 WTERMSIG(st), strsignal(WTERMSIG(st)),
-			 WTERMSIG(st) == SIGKILL ? ", e.g. killed for memory" : "", tail[0] ? "; last solver message: " : "");
+	else if (P->sig)
+		snprintf(end->reason, sizeof(end->reason), "the solver process died of signal %d (%s)%s%.150s", P->sig,
+			 strsignal(P->sig), tail[0] ? "; last solver message: " : "", tail);
 	else
-		snprintf(end->reason, sizeof(end->reason), "the solver process exited with status %d", WEXITSTATUS(st));
-	if (WIFSIGNALED(st) && tail[0]) {
-		size_t l = strlen(end->reason);
-		snprintf(end->reason + l, sizeof(end->reason) - l, "%s", tail);
-	}
+		snprintf(end->reason, sizeof(end->reason),
+			 "the solver process ended without a result (killed from outside, e.g. for memory)");
 }
 
-static void ended(struct opt_worker_end *end, const struct opt_pub *P, int st, bool killed)
+static void ended(struct opt_worker_end *end, const struct opt_pub *P, bool killed)
 {
 	if (__atomic_load_n(&P->done, __ATOMIC_ACQUIRE)) {
 		end->how = OPT_END_DONE;
@@ -249,29 +265,64 @@ static void ended(struct opt_worker_end *end, const struct opt_pub *P, int st, b
 		end->how = OPT_END_KILLED;
 	} else {
 		end->how = OPT_END_CRASH;
-		why_crashed(end, P, st);
+		why_crashed(end, P);
 	}
+}
+
+/* Starts worker i as a grandchild: the intermediate process exits at once (reaped here), so the
+ * worker is never waited for. Waiting would cost the limit: a killed worker that has been using the
+ * CPU may wait long for a CPU to die on (measured 0.35 s past the kill at load 10), while the page
+ * is complete the moment it stops running. Its end is seen as EOF on fd (it holds the only write
+ * end). Returns the read end, or -1. */
+static int start(struct opt_pub *P, opt_work_fn fn, void *arg, double kill_at_s, const int *close_fds, size_t n_close)
+{
+	int fd[2];
+	if (pipe(fd))
+		return -1;
+	pid_t mid = fork();
+	if (mid < 0) {
+		close(fd[0]), close(fd[1]);
+		return -1;
+	}
+	if (mid == 0) {
+		close(fd[0]);
+		for (size_t j = 0; j < n_close; j++)
+			close(close_fds[j]);
+		pid_t w = fork();
+		if (w == 0) {
+			/* never outlive the limit by much, even if the parent died and nobody kills it */
+			double left = kill_at_s - opt_now_s();
+			alarm((unsigned)(left > 0 ? left : 0) + 2);
+			child(P, fn, arg);
+		}
+		P->pid = w; /* < 0: fork failed; the parent then sees EOF with nothing done */
+		_exit(0);
+	}
+	close(fd[1]);
+	while (waitpid(mid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return fd[0];
 }
 
 int opt_workers_run(size_t n, struct opt_pub *const *P, double kill_at_s, opt_work_fn fn, void *const *args,
 		    struct opt_worker_end *ends)
 {
-	pid_t pid[OPT_MAX_WORKERS];
-	bool alive[OPT_MAX_WORKERS] = {false};
+	int fds[OPT_MAX_WORKERS];
+	struct pollfd pf[OPT_MAX_WORKERS];
 	size_t left = 0;
 	if (n > OPT_MAX_WORKERS)
 		n = OPT_MAX_WORKERS;
-	fflush(NULL); /* the children inherit the buffers; they never flush them, but be tidy */
+	fflush(NULL); /* the workers inherit the buffers; they never flush them, but be tidy */
 	for (size_t i = 0; i < n; i++) {
 		memset(&ends[i], 0, sizeof(ends[i]));
-		pid[i] = fork();
-		if (pid[i] == 0)
-			child(P[i], fn, args[i]);
-		if (pid[i] > 0) {
-			alive[i] = true;
+		fds[i] = start(P[i], fn, args[i], kill_at_s, fds, i);
+		pf[i] = (struct pollfd){.fd = fds[i], .events = POLLIN};
+		if (fds[i] >= 0 && P[i]->pid > 0) {
 			left++;
 			continue;
 		}
+		if (fds[i] >= 0)
+			close(fds[i]), fds[i] = -1, pf[i].fd = -1;
 		ends[i].how = OPT_END_SKIPPED;
 		snprintf(ends[i].reason, sizeof(ends[i].reason), "fork: %s", strerror(errno));
 		if (i == 0) { /* no process to spare: run in this one (no crash isolation, no hard kill) */
@@ -282,37 +333,42 @@ int opt_workers_run(size_t n, struct opt_pub *const *P, double kill_at_s, opt_wo
 			return 0;
 		}
 	}
+	bool stop_all = false;
 	while (left) {
-		bool stop_all = false;
+		double rest = kill_at_s - opt_now_s();
+		if (rest <= 0 || stop_all)
+			break;
+		int ms = (int)ceil(rest * 1000.0);
+		if (poll(pf, n, ms) < 0 && errno != EINTR)
+			break;
 		for (size_t i = 0; i < n; i++) {
-			int st = 0;
-			if (!alive[i] || waitpid(pid[i], &st, WNOHANG) != pid[i])
+			if (pf[i].fd < 0 || !pf[i].revents)
 				continue;
-			alive[i] = false;
+			char b;
+			if (read(pf[i].fd, &b, 1) > 0) /* nobody writes; only EOF matters */
+				continue;
+			close(pf[i].fd);
+			pf[i].fd = fds[i] = -1;
 			left--;
-			ended(&ends[i], P[i], st, false);
+			ended(&ends[i], P[i], false);
 			/* one worker proved its plan optimal: the others cannot do better */
 			stop_all = stop_all || (ends[i].how == OPT_END_DONE && !ends[i].rc && P[i]->proven);
 		}
-		double rest = kill_at_s - opt_now_s();
-		if (left && (rest <= 0 || stop_all)) {
-			for (size_t i = 0; i < n; i++)
-				if (alive[i])
-					kill(pid[i], SIGKILL);
-			for (size_t i = 0; i < n; i++) {
-				int st = 0;
-				if (!alive[i])
-					continue;
-				while (waitpid(pid[i], &st, 0) < 0 && errno == EINTR)
-					;
-				ended(&ends[i], P[i], st, true);
+	}
+	if (left) { /* the hard deadline: kill, and do not wait for them to be gone */
+		for (size_t i = 0; i < n; i++)
+			if (fds[i] >= 0)
+				kill(P[i]->pid, SIGKILL);
+		/* A killed process runs no more user code (SIGKILL is acted on before any return to user
+		 * space, and a running one is interrupted at once); 1 ms covers the interrupt. The page
+		 * is consistent whenever the writer is stopped (double buffer, opt_pub_sol). */
+		struct timespec ts = {0, 1000000};
+		nanosleep(&ts, NULL);
+		for (size_t i = 0; i < n; i++)
+			if (fds[i] >= 0) {
+				close(fds[i]);
+				ended(&ends[i], P[i], true);
 			}
-			break;
-		}
-		if (left) {
-			struct timespec ts = {0, (long)(fmin(rest, 1e-3) * 1e9)};
-			nanosleep(&ts, NULL);
-		}
 	}
 	return 0;
 }
