@@ -501,14 +501,32 @@ static bool seen_vector(size_t **tried, size_t *n, size_t *cap, const size_t *ve
 	return false;
 }
 
+/* Sorts the OPPs of every class of identical islands (symmetry.c) in vec (islands first). */
+static void canonical_sort(const struct opt_inst *in, size_t *vec)
+{
+	for (bool swapped = true; swapped;) {
+		swapped = false;
+		for (size_t k = 0; k < in->n_isl; k++) {
+			long j = in->isl_prev_twin[k];
+			if (j >= 0 && vec[j] > vec[k]) {
+				size_t t = vec[j];
+				vec[j] = vec[k], vec[k] = t;
+				swapped = true;
+			}
+		}
+	}
+}
+
 static void descend(struct heur *h, double power_cap_w, struct opt_sol *best)
 {
 	const struct opt_inst *in = h->in;
 	size_t nc = in->n_isl + in->n_acc;
-	size_t *vec = calloc(nc, sizeof(size_t));
+	size_t *vec = calloc(nc, sizeof(size_t)), *cand = calloc(nc, sizeof(size_t));
 	size_t *tried = NULL, n_tried = 0, cap_tried = 0;
-	if (!vec)
+	if (!vec || !cand) {
+		free(vec), free(cand);
 		return;
+	}
 	for (size_t c = 0; c < nc; c++)
 		vec[c] = c < in->n_isl ? in->isl_nopp[c] - 1 : in->acc_nopp[c - in->n_isl] - 1;
 	if (!best->ok) { /* the top vector itself first */
@@ -525,32 +543,37 @@ static void descend(struct heur *h, double power_cap_w, struct opt_sol *best)
 		improved = false;
 		for (size_t c = 0; c < nc && opt_now_s() < h->deadline_s; c++) {
 			for (size_t j = vec[c]; j-- > 0 && opt_now_s() < h->deadline_s;) {
-				for (size_t x = 0; x < nc; x++) {
-					size_t val = x == c ? j : vec[x];
+				for (size_t x = 0; x < nc; x++)
+					cand[x] = x == c ? j : vec[x];
+				/* the equivalent canonical vector (symmetry.c): the same plans, and a vector
+				 * reached twice in another order is tried once */
+				canonical_sort(in, cand);
+				for (size_t x = 0; x < nc; x++)
 					if (x < in->n_isl)
-						h->cur.isl_opp[x] = val;
+						h->cur.isl_opp[x] = cand[x];
 					else
-						h->cur.acc_opp[x - in->n_isl] = val;
-				}
-				if (!opt_vector_canonical(in, &h->cur))
-					break; /* an identical island's turn (symmetry.c): next coordinate */
+						h->cur.acc_opp[x - in->n_isl] = cand[x];
 				double before = best->ok ? best->power_w : INFINITY;
 				double l = vector_lb(h, &h->cur);
 				if (!isfinite(l) || l >= before)
 					continue;
 				/* try_vector is deterministic in the vector: one that failed to improve once
 				 * (the incumbent only got better since) would fail again */
-				if (seen_vector(&tried, &n_tried, &cap_tried, vec, c, j, nc))
+				if (seen_vector(&tried, &n_tried, &cap_tried, cand, 0, cand[0], nc))
 					break;
 				try_vector(h, l, power_cap_w, best);
 				if (!(best->ok && best->power_w < before - 1e-12))
 					break; /* one step down did not help: next coordinate */
-				vec[c] = j;
+				bool moved = cand[c] != j; /* the sort gave coordinate c another island's OPP */
+				memcpy(vec, cand, nc * sizeof(size_t));
 				improved = true;
+				if (moved)
+					break;
 			}
 		}
 	}
 	free(vec);
+	free(cand);
 	free(tried);
 }
 
