@@ -10,6 +10,10 @@
  * incumbent, then the island-level MILP with lazily generated perspective cuts in GLPK, or an
  * outer-approximation loop with CBC, and a packing repair of its solutions); "auto" picks by size.
  *
+ * The searches run in a worker process killed at --time-limit (docs/MODEL.md, "Solver runs that
+ * cannot crash or overrun"): whatever a solver library does, the best plan found so far comes back
+ * with its certified gap, and r->note says what stopped the search early.
+ *
  * Every plan written is checked by the optimizer's own exact evaluator in integer ns before it is
  * returned (per-core density <= U_max minus the fair share, FIFO accelerator bounds, every path
  * <= D, SCHED_DEADLINE limits).
