@@ -217,6 +217,8 @@ size_t opt_twin_pairs(const struct opt_inst *in);
 #define OPT_KILL_MARGIN_S 0.1
 /* --solver auto: exact up to this many tasks, or above it when the time limit is at least this long */
 #define OPT_AUTO_TASKS 60
+/* --backend auto runs GLPK and CBC at once on platforms with at most this many OPP vectors */
+#define OPT_PORTFOLIO_VECTORS 16
 #define OPT_AUTO_LIMIT_S 2.0
 /* False when even the fastest option of every task at the OPPs of s misses a deadline (tmp: n_tasks). */
 bool opt_vector_paths_ok(const struct opt_inst *in, const struct opt_sol *s, double slack_frac, double *tmp);

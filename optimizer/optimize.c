@@ -325,14 +325,16 @@ static int collect(struct ctx *c, struct opt_pub *P, const struct opt_worker_end
 }
 
 /* Both backends at once (--backend auto): only for the exact power search, with CBC built in and a
- * second CPU to run it on, and not on platforms searched by descent (more than OPT_VECTOR_LIMIT OPP
- * vectors, e.g. Xavier): there the heuristic itself takes most of the limit at 80-120 tasks, and two
- * workers sharing the CPUs with it left both behind the heuristic alone (measured +7.7 % power at 80
- * Xavier tasks in 10 s), while neither backend's free-OPP master improves on it in that time. */
+ * second CPU to run it on, and only on platforms with few OPP vectors (OPT_PORTFOLIO_VECTORS; the
+ * ZCU102 has 4), where CBC's branch and cut closes the single-island masters that GLPK's search does
+ * not (80-120 tasks: ~1 s against > 60 s). Elsewhere GLPK alone: on XU4 (247 vectors) the second
+ * worker only took CPU from GLPK's island search (120 tasks, 60 s, loaded 2-CPU VM: 16.7 % gap with
+ * both, 0.031 % with GLPK alone), and on Xavier (descent) from the heuristic (+7.7 % power at 80
+ * tasks in 10 s). */
 static bool portfolio(const struct opt_inst *in, const struct pd_opt_params *p, bool exact)
 {
 	return p->backend == PD_BACKEND_AUTO && exact && p->objective == PD_OBJ_POWER && pd_opt_have_cbc() &&
-	       sysconf(_SC_NPROCESSORS_ONLN) >= 2 && opt_vector_count(in) <= OPT_VECTOR_LIMIT;
+	       sysconf(_SC_NPROCESSORS_ONLN) >= 2 && opt_vector_count(in) <= OPT_PORTFOLIO_VECTORS;
 }
 
 /* The better of the workers' results into c[0]: the cheaper plan, the larger bound (each is valid). */
