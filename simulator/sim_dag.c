@@ -94,6 +94,24 @@ bool sim_task_skip(struct sim *s, struct sim_core *c, struct sim_task *t)
 	return false;
 }
 
+static bool job_is_ready(const struct sim *s, const struct sim_task *t, uint64_t k)
+{
+	const struct sim_dag *d = &s->dags[t->dag];
+	return k < d->next_seq && d->preds_left[slot_of(k) * d->n_tasks + t->local] == 0;
+}
+
+/* A sleeping thread whose next jobs became ready without a wake-up (resync) skips them when it next
+ * wakes; their instances are abandoned or past their deadline, so that outcome is certain and is
+ * booked now, without waking the thread (its reservation is untouched, as on the board). Booking it
+ * late would hold the instances in the ring and could stall the DAG's releases. */
+static void skip_asleep(struct sim *s, struct sim_task *t)
+{
+	while (job_is_ready(s, t, t->next_seq) && sim_instance_over(s, t, t->next_seq)) {
+		uint64_t k = t->next_seq++;
+		sim_job_done(s, (uint32_t)(t - s->tasks), k, true);
+	}
+}
+
 /* All predecessors of task ti in instance seq are done (or ti is a source): it may run. kick: the
  * last predecessor wakes the thread (false under resync when that predecessor was late or skipped). */
 static void job_ready(struct sim *s, uint32_t ti, uint64_t seq, bool kick)
@@ -110,10 +128,12 @@ static void job_ready(struct sim *s, uint32_t ti, uint64_t seq, bool kick)
 		sim_accel_submit(s, ti, seq);
 		return;
 	}
-	/* Busy with an earlier instance: it picks this one up when done. Not woken: it stays asleep
-	 * until a later wake-up finds the job ready (then checks it like any job). */
-	if (t->has_job || !kick)
+	if (t->has_job)
+		return; /* busy with an earlier instance: it picks this one up when done */
+	if (!kick) {
+		skip_asleep(s, t);
 		return;
+	}
 	struct sim_core *c = &s->cores[t->core];
 	sim_core_sync(s, c);
 	if (sim_task_next_job(s, t))
