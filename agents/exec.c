@@ -282,7 +282,7 @@ static void *task_main(void *arg)
 
 	const int64_t period = xt->dag->d->period_ns;
 	const bool resync = xt->dag->resync;
-	bool behind = false; /* resync: the last job ran and the thread has not slept since */
+	bool behind = false; /* resync: the last job ran (CPU task) and the thread has not slept since */
 	for (uint64_t k = 0;; k++) {
 		int64_t release = x->t0_ns + (int64_t)k * period;
 		if (behind && job_ready_now(xt, k, release)) {
@@ -297,7 +297,7 @@ static void *task_main(void *arg)
 			continue;
 		}
 		run_job(xt, k, release);
-		behind = resync;
+		behind = resync && xt->t->cpu >= 0; /* rule 3 is about a reservation: CPU tasks only */
 	}
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	tls_sigxcpu = NULL;
