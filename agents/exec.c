@@ -9,6 +9,21 @@
  * The hot loop (task_main's for) only waits, runs the work, stamps times and pushes one record into
  * the thread's own ring; every configuration decision was taken at set-up.
  *
+ * A predecessor wakes a successor only when that successor's job has become ready (all its
+ * predecessors completed it): a thread is never woken just to go back to sleep, which under
+ * SCHED_DEADLINE would apply the CBS wake-up rule at a time the model (and the simulator) does not.
+ *
+ * Late-instance policy (docs/MODEL.md "Late instances", identical in simulator/sim_dag.c):
+ *   queue  - every job runs, however late;
+ *   resync - (1) a job is skipped (not executed; completed for precedence) when its thread is about
+ *            to start it and its instance is past its end-to-end deadline or already abandoned;
+ *            (2) a job that completes after its instance's deadline, or is skipped, wakes no
+ *            successor (they skip it at their next wake-up); (3) a thread that finishes a job and
+ *            finds its next job already ready (it fell behind) skips every job that is ready and
+ *            sleeps: it never carries a stale reservation (the budget left by a throttled job, its
+ *            postponed deadline and period) into the next job, and its next wake-up applies the
+ *            CBS rule afresh.
+ *
  * SIGXCPU (SCHED_FLAG_DL_OVERRUN) is process-directed but lands on the running, non-blocking thread,
  * i.e. the task that overran: every thread except task threads blocks it, and the handler counts it
  * through a thread-local pointer to that task's counter (the only per-thread global here, forced by
@@ -134,6 +149,10 @@ static void finish_instance(struct pd_xtask *xt, uint64_t k, int64_t end_abs)
 				    .finish_ns = fin - x->t0_ns,
 				    .response_ns = fin - x->t0_ns - rel};
 	ir.miss = ir.response_ns > d->d->deadline_ns;
+	if (atomic_load(&d->skipped[s]) == k + 1) { /* abandoned: no output, a miss */
+		ir.miss = 1;
+		ir.finish_ns = ir.response_ns = -1;
+	}
 	pd_rlw_put(xt->ring, PD_RL_INSTANCE, &ir, sizeof(ir));
 	if (x->gpio)
 		x->gpio->set(x->gpio->ctx, 0);
@@ -149,6 +168,51 @@ static int run_accel(struct pd_xtask *xt, uint64_t k, int64_t latency_ns)
 	return rc;
 }
 
+/* Resync: instance k is past its end-to-end deadline, or a job of it was skipped. */
+static bool instance_over(const struct pd_xtask *xt, uint64_t k, int64_t release_abs)
+{
+	const struct pd_xdag *d = xt->dag;
+	return d->resync && (atomic_load(&d->skipped[k % PD_XSLOTS]) == k + 1 ||
+			     pd_mono_ns() >= release_abs + d->d->deadline_ns);
+}
+
+/* Job k could start now without waiting (what await_job would find at once). */
+static bool job_ready_now(const struct pd_xtask *xt, uint64_t k, int64_t release_abs)
+{
+	if (xt->t->n_preds)
+		return preds_done(xt, k);
+	return (int64_t)k < atomic_load_explicit(&xt->dag->k_stop, memory_order_acquire) && pd_mono_ns() >= release_abs;
+}
+
+/* Successor su's job k is ready: seq_cst, paired with the seq_cst store of completed in run_job, so
+ * that of two predecessors finishing at once at least one sees the other's completion and wakes su. */
+static bool succ_ready(const struct pd_xtask *su, uint64_t k)
+{
+	for (size_t p = 0; p < su->t->n_preds; p++)
+		if (atomic_load(&su->preds[p]->completed) <= k)
+			return false;
+	return true;
+}
+
+/* Resync: job k is abandoned, not executed; successors are not woken for it. */
+static void skip_job(struct pd_xtask *xt, uint64_t k, int64_t release_abs)
+{
+	struct pd_exec *x = xt->x;
+	atomic_store(&xt->dag->skipped[k % PD_XSLOTS], k + 1);
+	atomic_store(&xt->completed, k + 1);
+	int64_t now = pd_mono_ns();
+	struct pd_rl_job j = {.task = (uint32_t)xt->index,
+			      .seq = k,
+			      .release_ns = release_abs - x->t0_ns,
+			      .start_ns = now - x->t0_ns,
+			      .end_ns = now - x->t0_ns,
+			      .cpu = xt->t->cpu >= 0 ? sched_getcpu() : -1,
+			      .flags = PD_RL_JOB_SKIPPED};
+	pd_rlw_put(xt->ring, PD_RL_JOB, &j, sizeof(j));
+	if (xt->t->n_succs == 0)
+		finish_instance(xt, k, now);
+}
+
 static void run_job(struct pd_xtask *xt, uint64_t k, int64_t release_abs)
 {
 	struct pd_exec *x = xt->x;
@@ -158,14 +222,20 @@ static void run_job(struct pd_xtask *xt, uint64_t k, int64_t release_abs)
 	int64_t start = pd_mono_ns();
 	int64_t ref_ns;
 	int64_t demand = pd_work_draw(&xt->work, &ref_ns);
+	if (k == xt->inject_seq) { /* test-only overrun injection */
+		demand = (int64_t)((double)demand * xt->inject_factor);
+		ref_ns = (int64_t)((double)ref_ns * xt->inject_factor);
+	}
 	int64_t cpu0 = xt->t->work == PD_AW_BUSY ? 0 : thread_cpu_ns(), cpu1 = -1;
 	int rc = xt->t->work == PD_AW_ACCEL ? run_accel(xt, k, demand)
 					     : pd_work_do(&xt->work, k, demand, ref_ns, &cpu0, &cpu1);
 	int64_t end = pd_mono_ns();
 	int64_t cpu = (cpu1 >= 0 ? cpu1 : thread_cpu_ns()) - cpu0;
-	atomic_store_explicit(&xt->completed, k + 1, memory_order_release);
-	for (size_t s = 0; s < xt->t->n_succs; s++)
-		kick(&xt->succs[s]->wake);
+	atomic_store(&xt->completed, k + 1);
+	if (!instance_over(xt, k, release_abs)) /* resync: late successors skip it when they next wake */
+		for (size_t s = 0; s < xt->t->n_succs; s++)
+			if (succ_ready(xt->succs[s], k))
+				kick(&xt->succs[s]->wake);
 	struct pd_rl_job j = {.task = (uint32_t)xt->index,
 			      .sigxcpu = atomic_load_explicit(&xt->sigxcpu, memory_order_relaxed) - sig0,
 			      .seq = k,
@@ -211,11 +281,23 @@ static void *task_main(void *arg)
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 
 	const int64_t period = xt->dag->d->period_ns;
+	const bool resync = xt->dag->resync;
+	bool behind = false; /* resync: the last job ran (CPU task) and the thread has not slept since */
 	for (uint64_t k = 0;; k++) {
 		int64_t release = x->t0_ns + (int64_t)k * period;
+		if (behind && job_ready_now(xt, k, release)) {
+			skip_job(xt, k, release);
+			continue;
+		}
+		behind = false;
 		if (!await_job(xt, k, release))
 			break;
+		if (instance_over(xt, k, release)) {
+			skip_job(xt, k, release);
+			continue;
+		}
 		run_job(xt, k, release);
+		behind = resync && xt->t->cpu >= 0; /* rule 3 is about a reservation: CPU tasks only */
 	}
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	tls_sigxcpu = NULL;
@@ -242,6 +324,7 @@ int pd_exec_init(struct pd_exec *x, const struct pd_agent_spec *s, uint64_t seed
 		d->d = &s->dags[g];
 		atomic_store(&d->k_stop, INT64_MAX);
 		d->marker_task = SIZE_MAX;
+		d->resync = s->dags[g].late == PD_LATE_RESYNC;
 	}
 	for (size_t i = 0; i < s->n_tasks; i++) {
 		struct pd_xtask *xt = &x->tasks[i];
@@ -250,6 +333,7 @@ int pd_exec_init(struct pd_exec *x, const struct pd_agent_spec *s, uint64_t seed
 		xt->index = i;
 		xt->x = x;
 		xt->dag = &x->dags[t->dag];
+		xt->inject_seq = UINT64_MAX;
 		if (t->n_succs == 0)
 			xt->dag->n_sinks++;
 		if (t->n_preds == 0 && xt->dag->marker_task == SIZE_MAX)
@@ -266,6 +350,19 @@ int pd_exec_init(struct pd_exec *x, const struct pd_agent_spec *s, uint64_t seed
 			return e->code;
 	}
 	return 0;
+}
+
+int pd_exec_inject(struct pd_exec *x, const struct pd_inject *inj, pd_err *e)
+{
+	for (size_t i = 0; i < x->n_tasks; i++) {
+		const struct pd_agent_task *t = x->tasks[i].t;
+		if (strcmp(t->dag_name, inj->dag) == 0 && strcmp(t->name, inj->task) == 0) {
+			x->tasks[i].inject_seq = inj->seq;
+			x->tasks[i].inject_factor = inj->factor;
+			return 0;
+		}
+	}
+	return pd_err_set(e, PD_EXIT_USAGE, "overrun injection: the plan has no task '%s/%s'", inj->dag, inj->task);
 }
 
 int pd_exec_spawn(struct pd_exec *x, pd_rlw *w, pd_err *e)

@@ -20,6 +20,10 @@ struct pd_xdag {
 	 * Slot k % PD_XSLOTS is reset by that sink before instance k + PD_XSLOTS can finish. */
 	_Atomic uint32_t done[PD_XSLOTS];
 	_Atomic int64_t finish[PD_XSLOTS];
+	/* Late-instance policy resync: k + 1 in slot k % PD_XSLOTS once a job of instance k was skipped
+	 * (the instance number makes a stale slot harmless; never reset). */
+	_Atomic uint64_t skipped[PD_XSLOTS];
+	bool resync;
 };
 
 struct pd_exec;
@@ -36,6 +40,8 @@ struct pd_xtask {
 	_Atomic int tid;
 	_Atomic int state;          /* 0 starting, 1 ready, < 0 -errno of the set-up failure */
 	struct pd_xwork work;
+	uint64_t inject_seq;   /* test-only injected overrun: this job, UINT64_MAX none */
+	double inject_factor;
 	struct pd_rlw_ring *ring;
 	pthread_t th;
 	bool started;
@@ -68,6 +74,9 @@ struct pd_exec {
 int64_t pd_exec_kernel_runtime(const struct pd_agent_task *t, const char *sysfs_root);
 
 int pd_exec_init(struct pd_exec *x, const struct pd_agent_spec *s, uint64_t seed, pd_err *e);
+/* Test only: job inj->seq of the task inj names runs inj->factor x its demand. PD_EXIT_USAGE when the
+ * spec has no such task. */
+int pd_exec_inject(struct pd_exec *x, const struct pd_inject *inj, pd_err *e);
 /* Creates every thread; they place themselves and calibrate, then wait on go. */
 int pd_exec_spawn(struct pd_exec *x, pd_rlw *w, pd_err *e);
 /* Waits until every thread is ready; returns the first failing task index or -1. */

@@ -79,6 +79,7 @@ struct pd_agent_dag {
 	const char *name;
 	int64_t period_ns, deadline_ns;
 	size_t first_task, n_tasks;
+	enum pd_late late; /* late-instance policy (docs/MODEL.md), PD_LATE_RESYNC by default */
 };
 
 struct pd_agent_rail {
@@ -281,6 +282,9 @@ struct pd_agent_opts {
 	uint64_t seed;
 	bool starvation_monitor;
 	int64_t starve_threshold_ns; /* default 1 s, like stalld */
+	/* Test only: one injected overrun (job inject->seq of that task runs inject->factor x its drawn
+	 * demand); NULL = none. The agent's main fills it from PD_AGENT_INJECT_OVERRUN (docs/DEPLOY.md). */
+	const struct pd_inject *inject;
 	/* Test hooks: override backends (NULL = real ones). */
 	const struct pd_gpio_ops *gpio_ops;
 	const struct pd_accel_ops *accel_ops;

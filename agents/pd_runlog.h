@@ -41,15 +41,20 @@ enum pd_rl_type {
 	PD_RL_DROP = 8,     /* records lost because a producer's ring was full */
 };
 
+/* An instance abandoned by the late-instance policy resync (some job skipped, docs/MODEL.md) is
+ * recorded with miss = 1 and finish_ns = response_ns = -1, like one that never finished; its
+ * skipped jobs are JOB records flagged PD_RL_JOB_SKIPPED. */
 struct pd_rl_instance {
 	uint32_t dag;
-	uint32_t miss; /* 1 when response_ns > the DAG's deadline */
+	uint32_t miss; /* 1 when response_ns > the DAG's deadline, or the instance never finished */
 	uint64_t seq;  /* instance number k; release = k * period */
 	int64_t release_ns, finish_ns, response_ns;
 };
 
 #define PD_RL_JOB_OVERRUN 0x1 /* cpu time above the SCHED_DEADLINE runtime */
 #define PD_RL_JOB_FAILED 0x2  /* plugin or accelerator returned an error */
+#define PD_RL_JOB_SKIPPED 0x4 /* not executed (late-instance policy resync): start = end = the decision,
+			       * cpu_ns = demand_ns = 0; absent from logs written before the policy */
 struct pd_rl_job {
 	uint32_t task;
 	uint32_t sigxcpu; /* SIGXCPU (SCHED_FLAG_DL_OVERRUN) received during this job */

@@ -73,6 +73,12 @@ static char *header_json(const struct pd_agent_spec *s, const struct pd_agent_op
 	json_object_set_new(h, "setup_cpu_ns", json_integer((json_int_t)pc.tv_sec * PD_NS_PER_S + pc.tv_nsec));
 	json_object_set_new(h, "hostname", json_string(u.nodename));
 	json_object_set_new(h, "agent_version", json_string(PD_VERSION));
+	if (o->inject) { /* test-only injection: a run that carries one says so */
+		char inj[200];
+		snprintf(inj, sizeof(inj), "%s/%s:%llu:%g", o->inject->dag, o->inject->task,
+			 (unsigned long long)o->inject->seq, o->inject->factor);
+		json_object_set_new(h, "inject_overrun", json_string(inj));
+	}
 	json_t *tasks = json_array();
 	for (size_t i = 0; i < s->n_tasks; i++) {
 		const struct pd_agent_task *t = &s->tasks[i];
@@ -93,9 +99,9 @@ static char *header_json(const struct pd_agent_spec *s, const struct pd_agent_op
 	json_object_set_new(h, "tasks", tasks);
 	json_t *dags = json_array();
 	for (size_t g = 0; g < s->n_dags; g++)
-		json_array_append_new(dags, json_pack("{s:s, s:I, s:I}", "name", s->dags[g].name, "period_ns",
+		json_array_append_new(dags, json_pack("{s:s, s:I, s:I, s:s}", "name", s->dags[g].name, "period_ns",
 						      (json_int_t)s->dags[g].period_ns, "deadline_ns",
-						      (json_int_t)s->dags[g].deadline_ns));
+						      (json_int_t)s->dags[g].deadline_ns, "late", pd_late_name(s->dags[g].late)));
 	json_object_set_new(h, "dags", dags);
 	json_t *rails = json_array();
 	for (size_t r = 0; o->no_power ? false : r < s->n_rails; r++) {
@@ -275,6 +281,8 @@ static int setup(struct run *r, pd_err *e)
 		return rc;
 	r->x_init = true; /* pd_exec_fini also frees a half-initialised executor */
 	if ((rc = pd_exec_init(&r->x, r->s, o->seed, e)))
+		return rc;
+	if (o->inject && (rc = pd_exec_inject(&r->x, o->inject, e)))
 		return rc;
 	r->x.gpio = (o->gpio_ops || o->gpio) ? &r->gpio : NULL;
 	r->x.accel = &r->accel;

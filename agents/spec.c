@@ -77,7 +77,7 @@ int pd_agent_spec_from_plan(const pd_plan *p, struct pd_agent_spec *s, pd_err *e
 	s->dags = pd_arena_calloc(s->arena, s->n_dags + 1, sizeof(*s->dags));
 	for (size_t g = 0; g < s->n_dags; g++) {
 		const struct pd_dag *d = pd_dags_dag(ds, g);
-		s->dags[g] = (struct pd_agent_dag){d->name, d->period_ns, d->deadline_ns, d->first_task, d->n_tasks};
+		s->dags[g] = (struct pd_agent_dag){d->name, d->period_ns, d->deadline_ns, d->first_task, d->n_tasks, d->late};
 	}
 	s->n_tasks = pd_dags_task_count(ds);
 	s->tasks = pd_arena_calloc(s->arena, s->n_tasks + 1, sizeof(*s->tasks));

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { O_DURATION = 1, O_SEED, O_EXEC, O_JSON, O_TRACE, O_WINDOW, O_BG, O_FAIR, O_JITTER, O_FAIL, O_RECLAIM };
+enum { O_DURATION = 1, O_SEED, O_EXEC, O_JSON, O_TRACE, O_WINDOW, O_BG, O_FAIR, O_JITTER, O_FAIL, O_RECLAIM, O_INJECT };
 
 static int duration_arg(const char *opt, const char *s, int64_t *out, bool allow_zero)
 {
@@ -58,7 +58,8 @@ static int parse(int argc, char **argv, struct pd_sim_params *p, bool *json, boo
 		{"trace", required_argument, NULL, O_TRACE},       {"trace-window", required_argument, NULL, O_WINDOW},
 		{"background", required_argument, NULL, O_BG},     {"fair-server", required_argument, NULL, O_FAIR},
 		{"jitter", required_argument, NULL, O_JITTER},     {"fail-on-miss", no_argument, NULL, O_FAIL},
-		{"reclaim-all", no_argument, NULL, O_RECLAIM},     {NULL, 0, NULL, 0}};
+		{"reclaim-all", no_argument, NULL, O_RECLAIM},     {"inject-overrun", required_argument, NULL, O_INJECT},
+		{NULL, 0, NULL, 0}};
 	int c;
 	pd_err e = {0};
 	double v;
@@ -87,6 +88,10 @@ static int parse(int argc, char **argv, struct pd_sim_params *p, bool *json, boo
 		case O_JITTER: rc = duration_arg("--jitter", optarg, &p->release_jitter_ns, true); break;
 		case O_FAIL: *fail_on_miss = true; break;
 		case O_RECLAIM: p->reclaim_all = true; break;
+		case O_INJECT:
+			if (pd_sim_parse_inject(optarg, p, &e))
+				rc = pd_cli_fail("simulate", PD_EXIT_USAGE, "--inject-overrun: %s", e.msg);
+			break;
 		default:
 			rc = pd_cli_fail("simulate", PD_EXIT_USAGE, "unknown or incomplete option '%s' (see --help)",
 					 argv[optind - 1]);
@@ -150,7 +155,8 @@ static int run(int argc, char **argv)
 const struct pd_cmd pd_cmd_simulate = {
 	"simulate", run, "discrete-event simulation of a plan: predicted power and deadline misses",
 	"simulate PLAN [--duration T] [--seed S] [--exec MODEL] [--json] [--trace FILE [--trace-window A:B]]\n"
-	"                [--background U] [--fair-server immediate|deferred|off] [--jitter T] [--fail-on-miss]\n\n"
+	"                [--background U] [--fair-server immediate|deferred|off] [--jitter T] [--fail-on-miss]\n"
+	"                [--inject-overrun DAG/TASK:N:F]\n\n"
 	"Simulates the plan on its platform: SCHED_DEADLINE per core (CBS, EDF, GRUB for reclaiming tasks),\n"
 	"the fair deadline server, FIFO accelerators with FPGA reconfiguration, DAG precedence, and the\n"
 	"platform power model.\n\n"
@@ -165,5 +171,8 @@ const struct pd_cmd pd_cmd_simulate = {
 	"  --fair-server MODE   immediate | deferred | off (default: deferred when the platform has one)\n"
 	"  --jitter T           release jitter of the DAG sources, uniform in [0, T]\n"
 	"  --reclaim-all        run every CPU task with SCHED_FLAG_RECLAIM (GRUB)\n"
+	"  --inject-overrun DAG/TASK:N:F\n"
+	"                       job N (from 0) of that task executes F x its demand, once (what a single\n"
+	"                       transient costs under the DAG's 'late' policy)\n"
 	"  --fail-on-miss       exit 1 when a DAG missed a deadline\n\n"
 	"exit: 0 ok, 1 misses with --fail-on-miss, 2 bad usage or input, 3 cannot write the trace"};

@@ -52,6 +52,8 @@ static void emit_dag(pd_yemit *y, const pd_dagset *s, const struct pd_dag *G)
 	pd_yemit_kv_duration(y, "period", G->period_ns);
 	if (G->has_deadline)
 		pd_yemit_kv_duration(y, "deadline", G->deadline_ns);
+	if (G->has_late)
+		pd_yemit_kv_str(y, "late", pd_late_name(G->late));
 	pd_yemit_key(y, "tasks");
 	pd_yemit_seq_begin(y, false);
 	for (size_t i = 0; i < G->n_tasks; i++)

@@ -5,8 +5,14 @@
 #include "dags/dags_impl.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+const char *pd_late_name(enum pd_late l)
+{
+	return l == PD_LATE_QUEUE ? "queue" : "resync";
+}
 
 const char *pd_accel_kind_name(enum pd_accel_kind k)
 {
@@ -135,7 +141,7 @@ static bool task_eq(const struct pd_task *a, const struct pd_task *b)
 static bool dag_eq(const struct pd_dag *a, const struct pd_dag *b)
 {
 	if (!str_eq(a->name, b->name) || a->period_ns != b->period_ns || a->deadline_ns != b->deadline_ns ||
-	    a->has_deadline != b->has_deadline || a->first_task != b->first_task || a->n_tasks != b->n_tasks ||
+	    a->has_deadline != b->has_deadline || a->late != b->late || a->has_late != b->has_late || a->first_task != b->first_task || a->n_tasks != b->n_tasks ||
 	    a->n_edges != b->n_edges)
 		return false;
 	for (size_t e = 0; e < a->n_edges; e++)
@@ -203,4 +209,48 @@ int pd_work_parse(const char *work, struct pd_work *out, const char **why)
 	memcpy(out->lib, lib, lib_len);
 	strcpy(out->symbol, colon + 1);
 	return 0;
+}
+
+int pd_inject_parse(const char *spec, struct pd_inject *out, const char **why)
+{
+	memset(out, 0, sizeof(*out));
+	const char *slash = strchr(spec, '/');
+	const char *c1 = slash ? strchr(slash, ':') : NULL;
+	const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	if (!slash || !c1 || !c2) {
+		*why = "expected DAG/TASK:N:F";
+		return -1;
+	}
+	size_t ld = (size_t)(slash - spec), lt = (size_t)(c1 - slash - 1);
+	if (ld == 0 || lt == 0 || ld > PD_DAGS_MAX_NAME || lt > PD_DAGS_MAX_NAME) {
+		*why = "DAG and task names must be 1..63 characters";
+		return -1;
+	}
+	memcpy(out->dag, spec, ld);
+	memcpy(out->task, slash + 1, lt);
+	char *end;
+	errno = 0;
+	if (!isdigit((unsigned char)c1[1])) {
+		*why = "N must be a job number >= 0";
+		return -1;
+	}
+	unsigned long long n = strtoull(c1 + 1, &end, 10);
+	if (errno || end != c2 || n > (1ULL << 40)) {
+		*why = "N must be a job number >= 0";
+		return -1;
+	}
+	errno = 0;
+	double f = strtod(c2 + 1, &end);
+	if (errno || end == c2 + 1 || *end != '\0' || !(f > 0 && f <= 1000)) {
+		*why = "F must be a factor in (0, 1000]";
+		return -1;
+	}
+	out->seq = n;
+	out->factor = f;
+	return 0;
+}
+
+long pd_inject_task(const pd_dagset *s, const struct pd_inject *in)
+{
+	return pd_dags_find_task(s, in->dag, in->task);
 }

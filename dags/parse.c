@@ -252,9 +252,27 @@ static void parse_edges(struct parser *p, const pd_ynode *map, struct pd_dag *G,
 	}
 }
 
+/* Optional 'late: resync | queue' (docs/FORMATS.md); absent = resync, not written back. */
+static void parse_late(struct parser *p, const pd_ynode *n, struct pd_dag *G)
+{
+	const char *v = NULL;
+	G->late = PD_LATE_RESYNC;
+	if (pd_yget_str(n, "late", false, &v, p->d) != 1)
+		return;
+	if (strcmp(v, "resync") == 0)
+		G->late = PD_LATE_RESYNC;
+	else if (strcmp(v, "queue") == 0)
+		G->late = PD_LATE_QUEUE;
+	else {
+		pd_diags_add(p->d, pd_ymap_get(n, "late")->loc, "'late' must be resync or queue, not '%.40s'", v);
+		return;
+	}
+	G->has_late = true;
+}
+
 static void parse_dag(struct parser *p, const pd_ynode *n, size_t g, size_t *next_task)
 {
-	static const char *const keys[] = {"name", "period", "deadline", "tasks", "edges", NULL};
+	static const char *const keys[] = {"name", "period", "deadline", "late", "tasks", "edges", NULL};
 	struct pd_dag *G = &p->s->dags[g];
 	char b1[32], b2[32];
 	G->loc = own_loc(p, n->loc);
@@ -271,6 +289,7 @@ static void parse_dag(struct parser *p, const pd_ynode *n, size_t g, size_t *nex
 	if (pr == 1 && dr == 1 && G->deadline_ns > G->period_ns)
 		pd_diags_add(p->d, pd_ymap_get(n, "deadline")->loc, "'deadline' %s exceeds 'period' %s (D <= T)",
 			     pd_fmt_duration(G->deadline_ns, b1, sizeof(b1)), pd_fmt_duration(G->period_ns, b2, sizeof(b2)));
+	parse_late(p, n, G);
 
 	const pd_ynode *ts = pd_ymap_get(n, "tasks");
 	if (!ts)

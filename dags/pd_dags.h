@@ -71,11 +71,22 @@ struct pd_edge {
 	struct pd_loc loc;
 };
 
+/* What the runtime (agent and simulator alike) does with an instance that is already late
+ * (docs/MODEL.md "Late instances"). */
+enum pd_late {
+	PD_LATE_RESYNC = 0, /* default: skip jobs of instances that are past their deadline (or that a thread
+			     * that fell behind finds already ready), so the reservations resynchronise */
+	PD_LATE_QUEUE,      /* every instance runs, back to back, however late */
+};
+const char *pd_late_name(enum pd_late l); /* "resync" / "queue" */
+
 struct pd_dag {
 	const char *name;
 	int64_t period_ns;   /* T */
 	int64_t deadline_ns; /* D <= T */
 	bool has_deadline;   /* deadline given in the file (kept for exact round trip) */
+	enum pd_late late;   /* late-instance policy (PD_LATE_RESYNC when absent) */
+	bool has_late;       /* 'late' given in the file (kept for exact round trip) */
 	size_t first_task, n_tasks;
 	struct pd_edge *edges;
 	size_t n_edges;
@@ -123,7 +134,7 @@ double pd_dags_longest_path_d(const pd_dagset *s, size_t g, const double *w, dou
 /* Emits only the sequence value of the "dags" key (the caller has written the key: the plan writer
  * embeds a set this way). Canonical and deterministic: parse(emit(s)) equals s (pd_dags_equal) and
  * emit(parse(emit(s))) == emit(s) byte for byte. Optional fields are written only when they were
- * given (deadline, bcet, work), or are non-default (wcet_fixed > 0, power >= 0, accel). */
+ * given (deadline, late, bcet, work), or are non-default (wcet_fixed > 0, power >= 0, accel). */
 void pd_dags_emit(const pd_dagset *s, pd_yemit *y);
 /* The whole "dags:" document into out (appended). */
 int pd_dags_format(const pd_dagset *s, pd_buf *out, pd_err *e);
@@ -148,6 +159,20 @@ struct pd_work {
 /* Splits a task's work string (NULL = builtin:spin). "plugin:LIB:SYMBOL" splits at the last ':'.
  * Returns 0, or -1 with a static reason in why. */
 int pd_work_parse(const char *work, struct pd_work *out, const char **why);
+
+/* ---------------------------------------------------------------- overrun injection (tests) */
+/* "DAG/TASK:N:F": job N (instance N, from 0) of task TASK of DAG DAG executes F times the demand it
+ * would have had, once. Used by `simulate --inject-overrun` and by the agent's test-only environment
+ * variable PD_AGENT_INJECT_OVERRUN (docs/SIMULATOR.md, docs/DEPLOY.md); 0 < F <= 1000. */
+struct pd_inject {
+	char dag[PD_DAGS_MAX_NAME + 1], task[PD_DAGS_MAX_NAME + 1];
+	uint64_t seq;
+	double factor;
+};
+/* Returns 0, or -1 with a static reason in why. */
+int pd_inject_parse(const char *spec, struct pd_inject *out, const char **why);
+/* Global task index of the injection in s, or -1 when its DAG/task does not exist. */
+long pd_inject_task(const pd_dagset *s, const struct pd_inject *in);
 
 /* ---------------------------------------------------------------- Graphviz */
 /* Optional per-task decoration of the DOT output (indexed by global task index). */

@@ -137,10 +137,15 @@ oom:
 
 static int import_jobs(struct rpt_run *r, const pd_runlog *log, const struct import_maps *m, int64_t *exec_t)
 {
+	size_t skipped = 0;
 	for (size_t i = 0; i < pd_runlog_job_count(log); i++) {
 		const struct pd_rl_job *j = pd_runlog_job(log, i);
 		if (j->task >= pd_runlog_task_count(log))
 			continue;
+		if (j->flags & PD_RL_JOB_SKIPPED) { /* never executed: no execution time to report */
+			skipped++;
+			continue;
+		}
 		struct rpt_job jb = {
 			.task = (size_t)m->task[j->task],
 			.inst = j->seq,
@@ -157,6 +162,9 @@ static int import_jobs(struct rpt_run *r, const pd_runlog *log, const struct imp
 		if (j->end_ns > *exec_t)
 			*exec_t = j->end_ns;
 	}
+	if (skipped)
+		rpt_run_note(r, "%zu jobs were skipped by the late-instance policy (resync); their instances count as misses",
+			     skipped);
 	return 0;
 }
 

@@ -12,7 +12,9 @@
  *   - accelerators as non-preemptive FIFO servers, FPGA reconfiguration when a slot changes bitstream;
  *   - DAG precedence (a job is released when its predecessors of the same instance finished),
  *     periodic sources with optional release jitter;
- *   - execution times: always WCET, uniform in [bcet, wcet], or uniform with random overruns;
+ *   - execution times: always WCET, uniform in [bcet, wcet], or uniform with random overruns; one
+ *     injected overrun of a chosen job;
+ *   - the late-instance policy of each DAG (resync or queue) exactly as the agent applies it;
  *   - power integrated over time from the platform's power model.
  * Memory does not depend on the simulated duration: statistics are streamed (a fixed histogram per
  * DAG for the p99), instances in flight are kept in a bounded ring.
@@ -50,11 +52,17 @@ struct pd_sim_params {
 	const char *trace_path;       /* Chrome/Perfetto JSON trace, NULL = none */
 	int64_t trace_from_ns, trace_to_ns;
 	size_t trace_max_events;      /* default 2 000 000 */
+	/* One injected overrun (tests, what-if): job inject.seq of inject.task executes inject.factor x
+	 * the demand the execution model drew for it. */
+	bool has_inject;
+	struct pd_inject inject;
 };
 
 void pd_sim_defaults(struct pd_sim_params *p);
 /* "wcet", "uniform", "overrun:P:F" (P probability in [0,1], F factor >= 1). */
 int pd_sim_parse_exec(const char *s, struct pd_sim_params *p, pd_err *e);
+/* "DAG/TASK:N:F" (pd_inject_parse); the names are resolved against the plan by pd_sim_run. */
+int pd_sim_parse_inject(const char *s, struct pd_sim_params *p, pd_err *e);
 /* "immediate", "deferred", "off", "auto". */
 int pd_sim_parse_fair(const char *s, enum pd_sim_fair *f, pd_err *e);
 
@@ -63,6 +71,7 @@ struct pd_sim_dag_stats {
 	uint64_t instances;        /* completed, plus unfinished ones whose deadline passed */
 	uint64_t misses;           /* response > D (or unfinished at D, or dropped) */
 	uint64_t dropped;          /* releases skipped because too many instances were in flight */
+	uint64_t skipped;          /* instances abandoned by the late-instance policy (resync); also misses */
 	int64_t max_response_ns;
 	int64_t p99_response_ns;   /* upper edge of the histogram bucket: never below the true p99 */
 	double mean_response_ns;
@@ -70,6 +79,7 @@ struct pd_sim_dag_stats {
 
 struct pd_sim_task_stats {
 	uint64_t jobs;
+	uint64_t skipped;          /* jobs not executed (late-instance policy resync) */
 	uint64_t job_misses;       /* CPU: finished after ready + d_i; accel: after ready + R_i */
 	uint64_t throttles;        /* CPU: budget exhaustions */
 	int64_t max_response_ns;   /* ready (predecessors done) -> finished */

@@ -22,7 +22,7 @@ static void start(struct sim *s, struct sim_server *v, struct sim_req r)
 	v->cur = r;
 	v->start = s->now;
 	v->exec_start = s->now + reconf;
-	sim_heap_set(&s->heap, s->id_server + (uint32_t)(v - s->servers), v->exec_start + sim_exec_time(s, t));
+	sim_heap_set(&s->heap, s->id_server + (uint32_t)(v - s->servers), v->exec_start + sim_exec_time(s, t, r.seq));
 }
 
 void sim_accel_submit(struct sim *s, uint32_t task, uint64_t seq)
@@ -59,7 +59,7 @@ void sim_accel_done(struct sim *s, struct sim_server *v)
 	}
 	/* still busy while the successors are released, so that a new request queues behind the
 	 * waiting ones (FIFO) */
-	sim_job_done(s, r.task, r.seq);
+	sim_job_done(s, r.task, r.seq, false);
 	v->busy = false;
 	if (v->n > 0) {
 		struct sim_req nx = v->q[v->head];

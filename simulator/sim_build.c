@@ -30,6 +30,9 @@ static int check_params(const struct pd_sim_params *p, const pd_dagset *ds, pd_e
 					  pd_dags_dag(ds, g)->name);
 	if (p->trace_path && p->trace_to_ns <= p->trace_from_ns)
 		return pd_err_set(e, PD_EXIT_USAGE, "the trace window A:B needs A < B");
+	if (p->has_inject && pd_inject_task(ds, &p->inject) < 0)
+		return pd_err_set(e, PD_EXIT_USAGE, "overrun injection: the plan has no task '%s/%s'", p->inject.dag,
+				  p->inject.task);
 	return 0;
 }
 
@@ -235,6 +238,7 @@ static int build_dags(struct sim *s)
 		d->deadline = pg->deadline_ns;
 		d->first_task = pg->first_task;
 		d->n_tasks = pg->n_tasks;
+		d->late = pg->late;
 		d->bucket_ns = (2 * pg->deadline_ns + SIM_HIST - 1) / SIM_HIST;
 		if (d->bucket_ns < 1)
 			d->bucket_ns = 1;
@@ -294,6 +298,7 @@ int sim_build(struct sim *s, const pd_plan *p, const struct pd_sim_params *prm, 
 	if (check_params(prm, s->ds, e))
 		return -1;
 	s->n_tasks = pd_dags_task_count(s->ds);
+	s->inject_task = prm->has_inject ? pd_inject_task(s->ds, &prm->inject) : -1;
 	int64_t ppm = llround(pd_platform_dl(s->plat)->max_util_per_cpu * 1e6);
 	if (build_cores(s, ppm) || build_servers(s) || build_dags(s))
 		return pd_err_set(e, PD_EXIT_ENV, "out of memory");

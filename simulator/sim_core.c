@@ -109,6 +109,17 @@ void sim_core_resched(struct sim *s, struct sim_core *c)
 {
 	uint32_t task = 0;
 	enum sim_run_kind k = pick(s, c, &task);
+	/* The thread checks a job when it first runs for it (late-instance policy resync): a job of
+	 * an instance past its deadline or abandoned is skipped in no time, then the next one. */
+	while (k == RUN_TASK && !s->tasks[task].started) {
+		struct sim_task *t = &s->tasks[task];
+		if (!sim_instance_over(s, t, t->job_seq)) {
+			t->started = true;
+			break;
+		}
+		sim_task_skip(s, c, t);
+		k = pick(s, c, &task);
+	}
 	uint32_t idx = (uint32_t)(c - s->cores);
 	if (k != c->run || (k == RUN_TASK && task != c->run_task)) {
 		if (c->run != RUN_IDLE && s->prm.trace_path) {
@@ -232,8 +243,15 @@ static void cpu_job_finished(struct sim *s, struct sim_core *c, struct sim_task 
 	t->has_job = false;
 	t->e.runnable = false; /* not eligible while its successors are released */
 	t->next_seq = seq + 1;
-	sim_job_done(s, ti, seq);
+	sim_job_done(s, ti, seq, false);
 	if (!t->has_job && sim_task_next_job(s, t)) {
+		if (s->dags[t->dag].late == PD_LATE_RESYNC) {
+			/* behind: never sleeping, it would carry its stale reservation (budget left over,
+			 * deadline and period of the late job) into the next job; abandon what is ready */
+			while (sim_task_skip(s, c, t))
+				;
+			return;
+		}
 		t->e.runnable = true; /* the thread finds its next job ready: it never sleeps */
 		sim_mark_dirty(s, c, &t->e);
 	} else {

@@ -10,12 +10,22 @@
  * A CPU task is one thread that runs its jobs in instance order: job k+1 starts only after job k,
  * even when its predecessors finished earlier. Accelerated tasks are served in FIFO order of their
  * requests (sim_accel.c).
+ *
+ * Late-instance policy (docs/MODEL.md "Late instances", the same rules as agents/exec.c):
+ *   queue  - every job runs, however late; a finished job always wakes its ready successors;
+ *   resync - (1) a job is skipped (not executed, counted done for precedence) when its thread is
+ *            about to start it and its instance is past its end-to-end deadline or already
+ *            abandoned; (2) a job that completes after its instance's deadline, or is skipped, does
+ *            not wake its successors (they skip it when they next wake); (3) a thread that finishes
+ *            a job and finds its next job already ready (it fell behind: it would never sleep and
+ *            would carry a stale reservation into that job) skips every job that is ready, then
+ *            sleeps. A skipped instance counts as a miss.
  */
 #include "simulator/sim_impl.h"
 
 #include <math.h>
 
-int64_t sim_exec_time(struct sim *s, const struct sim_task *t)
+static int64_t draw_exec_time(struct sim *s, const struct sim_task *t)
 {
 	switch (s->prm.exec) {
 	case PD_SIM_EXEC_WCET:
@@ -30,6 +40,16 @@ int64_t sim_exec_time(struct sim *s, const struct sim_task *t)
 	if (t->bcet_ns >= t->wcet_ns)
 		return t->wcet_ns;
 	return pd_rng_range(&s->rng, t->bcet_ns, t->wcet_ns);
+}
+
+int64_t sim_exec_time(struct sim *s, const struct sim_task *t, uint64_t seq)
+{
+	int64_t x = draw_exec_time(s, t);
+	if (s->inject_task >= 0 && (size_t)s->inject_task == (size_t)(t - s->tasks) && seq == s->prm.inject.seq) {
+		double y = ceil((double)x * s->prm.inject.factor); /* factor <= 1000, x <= 1 h: no overflow */
+		x = y < 1 ? 1 : (int64_t)y;
+	}
+	return x;
 }
 
 static size_t slot_of(uint64_t seq)
@@ -47,24 +67,73 @@ bool sim_task_next_job(struct sim *s, struct sim_task *t)
 	if (d->preds_left[at] != 0)
 		return false;
 	t->has_job = true;
+	t->started = false;
 	t->job_seq = k;
 	t->job_ready = d->ready_at[at];
-	t->remaining = sim_exec_time(s, t);
+	t->remaining = sim_exec_time(s, t, k);
 	return true;
 }
 
-/* All predecessors of task ti in instance seq are done (or ti is a source): it may run. */
-static void job_ready(struct sim *s, uint32_t ti, uint64_t seq)
+bool sim_instance_over(const struct sim *s, const struct sim_task *t, uint64_t seq)
+{
+	const struct sim_dag *d = &s->dags[t->dag];
+	size_t sl = slot_of(seq);
+	return d->late == PD_LATE_RESYNC && (d->skipped[sl] || s->now >= d->release[sl] + d->deadline);
+}
+
+bool sim_task_skip(struct sim *s, struct sim_core *c, struct sim_task *t)
+{
+	uint64_t seq = t->job_seq;
+	sim_mark_dirty(s, c, &t->e);
+	t->has_job = false;
+	t->next_seq = seq + 1;
+	sim_job_done(s, (uint32_t)(t - s->tasks), seq, true);
+	if (sim_task_next_job(s, t))
+		return true;
+	sim_cbs_block(s, c, &t->e); /* nothing ready: the thread sleeps */
+	return false;
+}
+
+static bool job_is_ready(const struct sim *s, const struct sim_task *t, uint64_t k)
+{
+	const struct sim_dag *d = &s->dags[t->dag];
+	return k < d->next_seq && d->preds_left[slot_of(k) * d->n_tasks + t->local] == 0;
+}
+
+/* A sleeping thread whose next jobs became ready without a wake-up (resync) skips them when it next
+ * wakes; their instances are abandoned or past their deadline, so that outcome is certain and is
+ * booked now, without waking the thread (its reservation is untouched, as on the board). Booking it
+ * late would hold the instances in the ring and could stall the DAG's releases. */
+static void skip_asleep(struct sim *s, struct sim_task *t)
+{
+	while (job_is_ready(s, t, t->next_seq) && sim_instance_over(s, t, t->next_seq)) {
+		uint64_t k = t->next_seq++;
+		sim_job_done(s, (uint32_t)(t - s->tasks), k, true);
+	}
+}
+
+/* All predecessors of task ti in instance seq are done (or ti is a source): it may run. kick: the
+ * last predecessor wakes the thread (false under resync when that predecessor was late or skipped). */
+static void job_ready(struct sim *s, uint32_t ti, uint64_t seq, bool kick)
 {
 	struct sim_task *t = &s->tasks[ti];
 	struct sim_dag *d = &s->dags[t->dag];
 	d->ready_at[slot_of(seq) * d->n_tasks + t->local] = s->now;
 	if (t->kind != PD_PLACE_CPU) {
+		/* an accelerated task's thread checks the instance when the request would be issued */
+		if (!kick || sim_instance_over(s, t, seq)) {
+			sim_job_done(s, ti, seq, true);
+			return;
+		}
 		sim_accel_submit(s, ti, seq);
 		return;
 	}
-	if (t->has_job || t->next_seq != seq)
-		return; /* the thread is busy with an earlier instance; it will pick this one up */
+	if (t->has_job)
+		return; /* busy with an earlier instance: it picks this one up when done */
+	if (!kick) {
+		skip_asleep(s, t);
+		return;
+	}
 	struct sim_core *c = &s->cores[t->core];
 	sim_core_sync(s, c);
 	if (sim_task_next_job(s, t))
@@ -94,39 +163,53 @@ void sim_dag_release(struct sim *s, struct sim_dag *d)
 	} else {
 		size_t sl = slot_of(k);
 		d->release[sl] = s->now;
+		d->skipped[sl] = false;
 		d->left[sl] = (uint32_t)d->n_tasks;
 		for (size_t j = 0; j < d->n_tasks; j++)
 			d->preds_left[sl * d->n_tasks + j] = (uint32_t)s->tasks[d->first_task + j].n_preds;
 		d->next_seq = k + 1;
 		for (size_t j = 0; j < d->n_tasks; j++)
 			if (s->tasks[d->first_task + j].n_preds == 0)
-				job_ready(s, (uint32_t)(d->first_task + j), k);
+				job_ready(s, (uint32_t)(d->first_task + j), k, true);
 	}
 	d->next_base += d->period;
 	int64_t jit = s->prm.release_jitter_ns > 0 ? pd_rng_range(&s->rng, 0, s->prm.release_jitter_ns) : 0;
 	sim_heap_set(&s->heap, s->id_rel + (uint32_t)(d - s->dags), d->next_base + jit);
 }
 
-void sim_job_done(struct sim *s, uint32_t ti, uint64_t seq)
+void sim_job_done(struct sim *s, uint32_t ti, uint64_t seq, bool skipped)
 {
 	struct sim_task *t = &s->tasks[ti];
 	struct sim_dag *d = &s->dags[t->dag];
 	size_t sl = slot_of(seq);
-	int64_t resp = s->now - d->ready_at[sl * d->n_tasks + t->local];
-	t->st.jobs++;
-	if (resp > t->rel_deadline_ns)
-		t->st.job_misses++;
-	if (resp > t->st.max_response_ns)
-		t->st.max_response_ns = resp;
+	if (skipped) {
+		t->st.skipped++;
+		d->skipped[sl] = true;
+	} else {
+		int64_t resp = s->now - d->ready_at[sl * d->n_tasks + t->local];
+		t->st.jobs++;
+		if (resp > t->rel_deadline_ns)
+			t->st.job_misses++;
+		if (resp > t->st.max_response_ns)
+			t->st.max_response_ns = resp;
+	}
+	bool kick = !sim_instance_over(s, t, seq); /* always true under queue */
 	for (size_t j = 0; j < t->n_succs; j++) {
 		size_t su = t->succs[j];
 		size_t at = sl * d->n_tasks + (su - d->first_task);
 		if (--d->preds_left[at] == 0)
-			job_ready(s, (uint32_t)su, seq);
+			job_ready(s, (uint32_t)su, seq, kick);
 	}
 	if (--d->left[sl] > 0)
 		return;
-	record_response(d, s->now - d->release[sl]);
+	if (d->skipped[sl]) { /* abandoned: a miss with no response time */
+		d->st.instances++;
+		d->st.misses++;
+		d->st.skipped++;
+		d->skipped[sl] = false;
+	} else {
+		record_response(d, s->now - d->release[sl]);
+	}
 	while (d->oldest_seq < d->next_seq && d->left[slot_of(d->oldest_seq)] == 0)
 		d->oldest_seq++;
 }
@@ -154,13 +237,14 @@ void sim_dag_finish(struct sim *s)
 {
 	for (size_t g = 0; g < s->n_dags; g++) {
 		struct sim_dag *d = &s->dags[g];
-		uint64_t done = d->st.instances - d->st.dropped;
+		uint64_t done = d->st.instances - d->st.dropped - d->st.skipped;
 		/* unfinished instances whose deadline has passed are misses */
 		for (uint64_t k = d->oldest_seq; k < d->next_seq; k++) {
 			size_t sl = slot_of(k);
-			if (d->left[sl] > 0 && d->release[sl] + d->deadline < s->now) {
+			if (d->left[sl] > 0 && (d->release[sl] + d->deadline < s->now || d->skipped[sl])) {
 				d->st.instances++;
 				d->st.misses++;
+				d->st.skipped += d->skipped[sl];
 			}
 		}
 		d->st.p99_response_ns = p99(d);

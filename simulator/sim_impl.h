@@ -54,6 +54,7 @@ struct sim_task {
 	/* the task thread: jobs run in instance order */
 	uint64_t next_seq;    /* instance of the next job */
 	bool has_job;
+	bool started;         /* the job has been dispatched once (late-instance check done) */
 	uint64_t job_seq;
 	int64_t job_ready, remaining;
 	int64_t accel_busy_ns;
@@ -73,6 +74,8 @@ struct sim_dag {
 	int64_t next_base;    /* k * T of the next release */
 	int64_t release[SIM_RING];
 	uint32_t left[SIM_RING];  /* tasks of the instance not finished */
+	bool skipped[SIM_RING];   /* a job of the instance was skipped (late-instance policy) */
+	enum pd_late late;
 	uint32_t *preds_left;     /* [SIM_RING][n_tasks] */
 	int64_t *ready_at;        /* [SIM_RING][n_tasks] */
 	uint32_t *hist;           /* SIM_HIST + 1 (overflow) */
@@ -158,6 +161,7 @@ struct sim {
 	 * fair timers, fair inactive timers, background arrivals, DAG releases */
 	uint32_t id_server, id_timer, id_inact, id_ftimer, id_finact, id_bg, id_rel, n_ids;
 	enum pd_sim_fair fair_mode;
+	long inject_task;     /* global task index of the injected overrun, -1 none */
 	int64_t fair_runtime_ns, fair_period_ns;
 	/* trace */
 	struct sim_seg *segs;
@@ -195,10 +199,18 @@ void sim_bg_arrival(struct sim *s, struct sim_core *c);
 
 /* sim_dag.c */
 void sim_dag_release(struct sim *s, struct sim_dag *d);
-void sim_job_done(struct sim *s, uint32_t task, uint64_t seq); /* precedence and statistics */
-int64_t sim_exec_time(struct sim *s, const struct sim_task *t);
+/* Job seq of task finished (executed, or skipped by the late-instance policy): precedence and
+ * statistics. The successors whose job becomes ready are woken unless the policy says not to
+ * (sim_job_done_late). */
+void sim_job_done(struct sim *s, uint32_t task, uint64_t seq, bool skipped);
+int64_t sim_exec_time(struct sim *s, const struct sim_task *t, uint64_t seq);
 /* CPU task: start its next job if it is ready (returns true), at s->now. */
 bool sim_task_next_job(struct sim *s, struct sim_task *t);
+/* Late-instance policy resync (docs/MODEL.md): instance seq of t's DAG is past its deadline. */
+bool sim_instance_over(const struct sim *s, const struct sim_task *t, uint64_t seq);
+/* Resync: skips t's pending job (not executed), then every further job that is already ready when
+ * after_run; returns true when t has a ready (unstarted) job left, false when its thread sleeps. */
+bool sim_task_skip(struct sim *s, struct sim_core *c, struct sim_task *t);
 void sim_dag_finish(struct sim *s);
 
 /* sim_accel.c */

@@ -15,9 +15,9 @@ static json_t *dags_json(const pd_sim_result *r)
 	json_t *a = json_array();
 	for (size_t g = 0; g < r->n_dags; g++) {
 		const struct pd_sim_dag_stats *d = &r->dags[g];
-		json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:I, s:f, s:f, s:f}", "name", d->name, "instances",
+		json_array_append_new(a, json_pack("{s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:f}", "name", d->name, "instances",
 						   (json_int_t)d->instances, "misses", (json_int_t)d->misses, "dropped",
-						   (json_int_t)d->dropped, "max_response_ms", ms(d->max_response_ns),
+						   (json_int_t)d->dropped, "skipped", (json_int_t)d->skipped, "max_response_ms", ms(d->max_response_ns),
 						   "p99_response_ms", ms(d->p99_response_ns), "mean_response_ms",
 						   d->mean_response_ns / 1e6));
 	}
@@ -82,11 +82,13 @@ void pd_sim_result_print(const pd_sim_result *r, const pd_plan *p, FILE *out)
 		(unsigned long long)r->job_misses);
 	fprintf(out, "power %.6f W (base %.6f, cpu %.6f, accelerators %.6f), energy %.6f J\n", r->power_w, r->base_w,
 		r->cpu_w, r->accel_w, r->energy_j);
-	fprintf(out, "%-24s %10s %8s %14s %14s\n", "dag", "instances", "misses", "max resp (ms)", "p99 resp (ms)");
+	fprintf(out, "%-24s %10s %8s %14s %14s %8s\n", "dag", "instances", "misses", "max resp (ms)", "p99 resp (ms)",
+		"skipped");
 	for (size_t g = 0; g < r->n_dags; g++) {
 		const struct pd_sim_dag_stats *d = &r->dags[g];
-		fprintf(out, "%-24s %10llu %8llu %14.3f %14.3f\n", d->name, (unsigned long long)d->instances,
-			(unsigned long long)d->misses, ms(d->max_response_ns), ms(d->p99_response_ns));
+		fprintf(out, "%-24s %10llu %8llu %14.3f %14.3f %8llu\n", d->name, (unsigned long long)d->instances,
+			(unsigned long long)d->misses, ms(d->max_response_ns), ms(d->p99_response_ns),
+			(unsigned long long)d->skipped);
 	}
 	for (size_t c = 0; c < r->n_cores; c++) {
 		const struct pd_sim_core_stats *k = &r->cores[c];

@@ -59,6 +59,15 @@ int pd_sim_parse_exec(const char *s, struct pd_sim_params *p, pd_err *e)
 			  "bad execution model '%s': expected wcet, uniform or overrun:P:F (0 <= P <= 1, 1 <= F <= 1000)", s);
 }
 
+int pd_sim_parse_inject(const char *s, struct pd_sim_params *p, pd_err *e)
+{
+	const char *why = NULL;
+	if (pd_inject_parse(s, &p->inject, &why))
+		return pd_err_set(e, PD_EXIT_USAGE, "bad overrun injection '%.80s': %s", s, why);
+	p->has_inject = true;
+	return 0;
+}
+
 static const char *const fair_names[] = {"auto", "off", "immediate", "deferred"};
 
 const char *pd_sim_fair_name(enum pd_sim_fair f)

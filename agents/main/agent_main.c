@@ -104,6 +104,18 @@ static int cmd_run(int argc, char **argv)
 		return PD_EXIT_USAGE;
 	}
 	o.plan_path = argv[optind];
+	/* Test only (docs/DEPLOY.md): one injected overrun, from the environment so that no plan and no
+	 * command line of a real deployment can carry it. */
+	struct pd_inject inj;
+	const char *inj_s = getenv("PD_AGENT_INJECT_OVERRUN");
+	if (inj_s && *inj_s) {
+		const char *why = NULL;
+		if (pd_inject_parse(inj_s, &inj, &why)) {
+			fprintf(stderr, "powerdag-agent: PD_AGENT_INJECT_OVERRUN '%.80s': %s\n", inj_s, why);
+			return PD_EXIT_USAGE;
+		}
+		o.inject = &inj;
+	}
 	/* SIGTERM/SIGINT are taken synchronously by the run (sigtimedwait): block them everywhere */
 	sigset_t set;
 	sigemptyset(&set);

@@ -56,6 +56,15 @@ START_TEST(usage_errors_exit_2)
 	snprintf(p, sizeof(p), "%s/o/run.pdlog", tmp);
 	ck_assert_int_ne(access(p, F_OK), 0);
 	ck_assert_int_eq(pd_test_run(NULL, 0, "%s dump %s 2>/dev/null", agent(), bad), 2);
+	/* the test-only overrun injection: a malformed value or a task the plan lacks, exit 2, no log */
+	const char *plan = pd_test_src("tests/agents/plans/late.plan.yaml");
+	ck_assert_int_eq(pd_test_run(out, sizeof(out), "PD_AGENT_INJECT_OVERRUN=chain/b %s run %s --out %s/o 2>&1", agent(),
+				     plan, tmp), 2);
+	ck_assert_ptr_nonnull(strstr(out, "PD_AGENT_INJECT_OVERRUN"));
+	ck_assert_int_eq(pd_test_run(out, sizeof(out), "PD_AGENT_INJECT_OVERRUN=chain/zz:3:2 %s run %s --out %s/o 2>&1",
+				     agent(), plan, tmp), 2);
+	ck_assert_ptr_nonnull(strstr(out, "chain/zz"));
+	ck_assert_int_ne(access(p, F_OK), 0);
 }
 END_TEST
 

@@ -19,6 +19,17 @@ grep -q '"fair_server": "immediate"' "$T/out" || fail "fair server mode not repo
 expect 0 "$POWERDAG" simulate "$OK" --duration 1s --fail-on-miss
 expect 1 "$POWERDAG" simulate "$SRC/tests/simulator/plan_overrun.yaml" --duration 1s --fail-on-miss
 
+# one injected overrun: the late-instance policy's cost (docs/MODEL.md), resync (default) vs queue
+LATE="$SRC/tests/agents/plans/late.plan.yaml"
+expect 0 "$POWERDAG" simulate "$LATE" --duration 2s --json --inject-overrun chain/b:20:1.5
+grep -q '"misses": 2,' "$T/out" || fail "resync: one overrun should cost 2 instances"
+grep -q '"skipped": 2,' "$T/out" || fail "resync: the 2 lost instances should be skipped"
+sed 's/^    deadline: 20ms$/    deadline: 20ms\n    late: queue/' "$LATE" > "$T/late-queue.yaml"
+expect 0 "$POWERDAG" simulate "$T/late-queue.yaml" --duration 2s --json --inject-overrun chain/b:20:1.5
+grep -q '"misses": 79,' "$T/out" || fail "queue: one overrun should leave the chain behind (79 misses)"
+expect 2 "$POWERDAG" simulate "$LATE" --inject-overrun chain/nope:20:1.5
+grep -q "chain/nope" "$T/err" || fail "the unknown task is not named"
+
 # trace
 expect 0 "$POWERDAG" simulate "$OK" --duration 1s --trace "$T/trace.json" --trace-window 0s:200ms
 [ -s "$T/trace.json" ] || fail "no trace written"
@@ -29,7 +40,7 @@ grep -q '"ph":"X"' "$T/trace.json" || fail "trace has no slices"
 for args in "" "--duration 0s $OK" "--duration 10 $OK" "--exec gauss $OK" "--exec overrun:2:1 $OK" \
 	"--background 1.5 $OK" "--fair-server sometimes $OK" "--trace-window 0:1s $OK" \
 	"--trace $T/t2.json --trace-window 2s:1s $OK" "--jitter 60ms $OK" "--bogus $OK" "$OK $OK" \
-	"$T/missing.yaml"; do
+	"$T/missing.yaml" "--inject-overrun chain/b $OK" "--inject-overrun chain/b:1:0 $OK"; do
 	# shellcheck disable=SC2086
 	expect 2 "$POWERDAG" simulate $args
 done

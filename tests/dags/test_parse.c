@@ -108,6 +108,26 @@ START_TEST(unknown_keys)
 }
 END_TEST
 
+START_TEST(late_policy)
+{
+	dt_expect_error(HEAD "    late: maybe\n", 9, 11, "'late' must be resync or queue, not 'maybe'");
+	dt_expect_error(HEAD "    late: [queue]\n", 9, 11, "'late' must be a");
+	pd_diags d;
+	pd_diags_init(&d);
+	pd_dagset *s = dt_load_text(HEAD "    late: queue\n", &d, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(pd_dags_dag(s, 0)->late, PD_LATE_QUEUE);
+	ck_assert(pd_dags_dag(s, 0)->has_late);
+	pd_dags_free(s);
+	s = dt_load_text(HEAD, &d, NULL);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(pd_dags_dag(s, 0)->late, PD_LATE_RESYNC); /* the default */
+	ck_assert(!pd_dags_dag(s, 0)->has_late);
+	pd_dags_free(s);
+	pd_diags_free(&d);
+}
+END_TEST
+
 START_TEST(missing_keys)
 {
 	dt_expect_error("dags:\n  - period: 40ms\n    tasks:\n      - {name: a, wcet: 1ms}\n", 2, 5,
@@ -441,6 +461,7 @@ int main(void)
 	tcase_add_test(tc, valid_minimal);
 	tcase_add_test(tc, full_task_fields);
 	tcase_add_test(tc, unknown_keys);
+	tcase_add_test(tc, late_policy);
 	tcase_add_test(tc, missing_keys);
 	tcase_add_test(tc, wrong_types);
 	tcase_add_test(tc, bad_durations);

@@ -83,8 +83,14 @@ static const char *const OPTIONAL = "dags:\n"
 				    "  - name: h\n"
 				    "    period: 3600s\n"
 				    "    deadline: 3599999999999ns\n"
+				    "    late: queue\n"
 				    "    tasks:\n"
-				    "      - {name: x, wcet: 3600s}\n";
+				    "      - {name: x, wcet: 3600s}\n"
+				    "  - name: k\n"
+				    "    period: 1s\n"
+				    "    late: resync\n"
+				    "    tasks:\n"
+				    "      - {name: y, wcet: 1ms}\n";
 
 START_TEST(optional_fields_round_trip)
 {
@@ -105,6 +111,14 @@ START_TEST(optional_fields_round_trip)
 	ck_assert_ptr_nonnull(strstr(t, "name: \"true\""));
 	ck_assert_ptr_nonnull(strstr(t, "- [full, \"007\"]"));
 	ck_assert_ptr_null(strstr(t, "name: plain\n    wcet: 1.5ms\n    bcet"));
+	/* late: written when given (even the default), absent when absent */
+	ck_assert_ptr_nonnull(strstr(t, "late: queue\n"));
+	ck_assert_ptr_nonnull(strstr(t, "period: 1s\n  late: resync\n"));
+	ck_assert_ptr_null(strstr(t, "period: 40ms\n  late"));
+	ck_assert_int_eq(pd_dags_dag(s, 0)->late, PD_LATE_RESYNC);
+	ck_assert(!pd_dags_dag(s, 0)->has_late);
+	ck_assert_int_eq(pd_dags_dag(s, 1)->late, PD_LATE_QUEUE);
+	ck_assert(pd_dags_dag(s, 2)->has_late);
 	free(t);
 	pd_dags_free(s);
 	pd_diags_free(&d);
@@ -124,6 +138,17 @@ START_TEST(equality_sees_differences)
 	ck_assert(pd_dags_equal(a, a));
 	ck_assert(!pd_dags_equal(a, b));
 	free(text);
+	pd_dags_free(b);
+	/* the same set with the other policy */
+	char *t2 = malloc(strlen(OPTIONAL) + 8);
+	strcpy(t2, OPTIONAL);
+	char *q = strstr(t2, "late: queue");
+	memmove(q + strlen("late: resync"), q + strlen("late: queue"), strlen(q + strlen("late: queue")) + 1);
+	memcpy(q, "late: resync", strlen("late: resync"));
+	b = dt_parse_mem(t2, strlen(t2), &d);
+	ck_assert_ptr_nonnull(b);
+	ck_assert(!pd_dags_equal(a, b));
+	free(t2);
 	pd_dags_free(a);
 	pd_dags_free(b);
 	pd_diags_free(&d);

@@ -147,6 +147,7 @@ static void gen_instances(struct syn_run *s, pd_rng *rng)
 {
 	s->n_inst = 0;
 	s->n_jobs = 0;
+	s->n_skipped = 0;
 	for (uint32_t g = 0; g < 2; g++) {
 		for (uint64_t k = 0; (int64_t)k * s->period_ns[g] < 3000 * PD_NS_PER_MS; k++) {
 			struct syn_inst *in = &s->inst[s->n_inst++];
@@ -252,6 +253,13 @@ static void write_records(FILE *f, struct syn_run *s)
 		if (!s->inst[i].finished) {
 			struct pd_rl_instance ri = {s->inst[i].dag, 1, s->inst[i].seq, s->inst[i].release_ns, -1, -1};
 			put_record(f, PD_RL_INSTANCE, &ri, sizeof(ri));
+			/* and, as under the late policy resync, its sink skips it when the run drains: a
+			 * JOB record that executed nothing (docs/RUNLOG.md flag 0x4) */
+			int64_t at = s->end_ns - PD_NS_PER_MS;
+			struct pd_rl_job sk = {s->inst[i].dag == 0 ? 1u : 2u, 0, s->inst[i].seq, s->inst[i].release_ns, at, at,
+					       0, 0, task_cpu[s->inst[i].dag == 0 ? 1 : 2], PD_RL_JOB_SKIPPED};
+			put_record(f, PD_RL_JOB, &sk, sizeof(sk));
+			s->n_skipped++;
 		}
 	put_record(f, PD_RL_OPP, &opp[2], sizeof(opp[2]));
 	put_record(f, PD_RL_OPP, &opp[3], sizeof(opp[3]));

@@ -50,7 +50,8 @@ struct syn_run {
 	size_t n_inst;
 	struct syn_inst inst[SYN_MAX_INST];
 	size_t n_jobs;
-	struct syn_job jobs[SYN_MAX_JOBS];
+	struct syn_job jobs[SYN_MAX_JOBS]; /* executed jobs */
+	size_t n_skipped;                  /* JOB records flagged SKIPPED (not in jobs[]) */
 	int64_t end_ns;           /* END record time */
 	int64_t deadline_ns[2], period_ns[2];
 	int64_t plan_power_uw;

@@ -161,8 +161,8 @@ START_TEST(overload_misses_and_cbs_isolates_other_cores)
 {
 	/* cpu0: two 6 ms / 10 ms reservations (U = 1.2); cpu1: a 5 ms / 10 ms task */
 	static const char y[] = "dags:\n"
-				"  - {name: h1, period: 10ms, tasks: [{name: t, wcet: 6ms}]}\n"
-				"  - {name: h2, period: 10ms, tasks: [{name: t, wcet: 6ms}]}\n"
+				"  - {name: h1, period: 10ms, late: queue, tasks: [{name: t, wcet: 6ms}]}\n"
+				"  - {name: h2, period: 10ms, late: queue, tasks: [{name: t, wcet: 6ms}]}\n"
 				"  - {name: ok, period: 10ms, tasks: [{name: t, wcet: 5ms}]}\n";
 	pd_plan *p = tp_plan(y, cpu_platform);
 	tp_cpu(p, "h1", "t", 0, 6 * MS, 10 * MS, 10 * MS);
@@ -187,7 +187,7 @@ START_TEST(overrunning_task_is_throttled_neighbours_meet_deadlines)
 {
 	/* hog needs 8 ms per job but its reservation is 2 ms / 20 ms; n is 5 ms / 10 ms on the same core */
 	static const char y[] = "dags:\n"
-				"  - {name: hog, period: 20ms, tasks: [{name: t, wcet: 8ms}]}\n"
+				"  - {name: hog, period: 20ms, late: queue, tasks: [{name: t, wcet: 8ms}]}\n"
 				"  - {name: n, period: 10ms, tasks: [{name: t, wcet: 5ms}]}\n";
 	pd_plan *p = tp_plan(y, cpu_platform);
 	tp_cpu(p, "hog", "t", 0, 2 * MS, 20 * MS, 20 * MS);
@@ -211,7 +211,7 @@ END_TEST
 static double lone_task_share(bool reclaim)
 {
 	/* a 10 ms / 100 ms reservation whose job needs 990 ms every second: always backlogged */
-	static const char y[] = "dags:\n  - {name: g, period: 1s, tasks: [{name: t, wcet: 990ms}]}\n";
+	static const char y[] = "dags:\n  - {name: g, period: 1s, late: queue, tasks: [{name: t, wcet: 990ms}]}\n";
 	pd_plan *p = tp_plan(y, cpu_platform);
 	tp_cpu(p, "g", "t", 0, 10 * MS, 100 * MS, 100 * MS);
 	tp_task(p, "g", "t")->reclaim = reclaim;
@@ -239,7 +239,7 @@ START_TEST(grub_hog_does_not_break_a_neighbour)
 {
 	/* a reclaiming 10 ms / 100 ms reservation that always wants more, next to a plain 5 ms / 10 ms task */
 	static const char y[] = "dags:\n"
-				"  - {name: hog, period: 1s, tasks: [{name: t, wcet: 990ms}]}\n"
+				"  - {name: hog, period: 1s, late: queue, tasks: [{name: t, wcet: 990ms}]}\n"
 				"  - {name: n, period: 10ms, tasks: [{name: t, wcet: 5ms}]}\n";
 	pd_plan *p = tp_plan(y, cpu_platform);
 	tp_cpu(p, "hog", "t", 0, 10 * MS, 100 * MS, 100 * MS);
@@ -266,8 +266,8 @@ START_TEST(grub_two_hogs_share_umax)
 	/* two reclaiming 10 ms / 100 ms reservations, both always backlogged: each is charged
 	 * max{0.1, 0.95 - 0 - 0.75} / 0.95 = 0.21 per ns, so each runs 0.475 and together U_max */
 	static const char y[] = "dags:\n"
-				"  - {name: h1, period: 1s, tasks: [{name: t, wcet: 990ms}]}\n"
-				"  - {name: h2, period: 1s, tasks: [{name: t, wcet: 990ms}]}\n";
+				"  - {name: h1, period: 1s, late: queue, tasks: [{name: t, wcet: 990ms}]}\n"
+				"  - {name: h2, period: 1s, late: queue, tasks: [{name: t, wcet: 990ms}]}\n";
 	pd_plan *p = tp_plan(y, cpu_platform);
 	tp_cpu(p, "h1", "t", 0, 10 * MS, 100 * MS, 100 * MS);
 	tp_cpu(p, "h2", "t", 0, 10 * MS, 100 * MS, 100 * MS);
@@ -293,7 +293,7 @@ START_TEST(grub_reclaims_after_the_zero_lag_time)
 	 * gives 0.83 (measured by disabling the timer), never dropping it ~0.16
 	 * (grub_hog_does_not_break_a_neighbour). */
 	static const char y[] = "dags:\n"
-				"  - {name: hog, period: 1s, tasks: [{name: t, wcet: 990ms}]}\n"
+				"  - {name: hog, period: 1s, late: queue, tasks: [{name: t, wcet: 990ms}]}\n"
 				"  - {name: n, period: 10ms, tasks: [{name: t, wcet: 1ms}]}\n";
 	pd_plan *p = tp_plan(y, cpu_platform);
 	tp_cpu(p, "hog", "t", 0, 10 * MS, 100 * MS, 100 * MS);

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * End to end (label e2e;slow): one overrun injected into a real SCHED_DEADLINE run of the chain
+ * a -> b -> c (tests/agents/plans/late.plan.yaml) costs the number of misses the simulator predicts
+ * for the same plan and injection, under both late-instance policies (docs/MODEL.md):
+ *   resync - the same instances miss (the overrunning one and the one skipped after it), then
+ *            every instance meets its deadline again;
+ *   queue  - the chain stays a period behind for the rest of the run.
+ * The VM's host can stall a vCPU for milliseconds, which by itself makes instances miss; a run whose
+ * misses differ from the prediction is repeated (up to three runs, each described with its stolen
+ * time): an executor that does not implement the policy differs in every run.
+ */
+#include "helper_agents.h"
+#include "pd_test.h"
+#include "simulator/pd_simulator.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RUN_MS 2000
+#define INJECT "chain/b:20:1.5"
+
+static const char *plan_path(bool queue)
+{
+	const char *path = pd_test_src("tests/agents/plans/late.plan.yaml");
+	if (!queue)
+		return path;
+	char *data = NULL;
+	size_t len = 0;
+	pd_err e = {0};
+	ck_assert_int_eq(pd_read_file(path, &data, &len, 1 << 20, &e), 0);
+	const char *key = "    deadline: 20ms\n";
+	char *at = strstr(data, key);
+	ck_assert_ptr_nonnull(at);
+	size_t head = (size_t)(at - data) + strlen(key);
+	char *t = malloc(len + 32);
+	memcpy(t, data, head);
+	strcpy(t + head, "    late: queue\n");
+	strcat(t, data + head);
+	const char *out = pd_test_write(pd_test_tmpdir(), "late-queue.plan.yaml", t);
+	free(t);
+	free(data);
+	return out;
+}
+
+/* The simulator's prediction: misses of the chain over the same duration. */
+static uint64_t predicted(const char *path)
+{
+	pd_diags d;
+	pd_diags_init(&d);
+	pd_plan *p = pd_plan_load_file(path, &d);
+	ck_assert_ptr_nonnull(p);
+	pd_diags_free(&d);
+	struct pd_sim_params prm;
+	pd_sim_defaults(&prm);
+	prm.duration_ns = RUN_MS * PD_NS_PER_MS;
+	pd_err e = {0};
+	ck_assert_int_eq(pd_sim_parse_inject(INJECT, &prm, &e), 0);
+	pd_sim_result *r = pd_sim_run(p, &prm, &e);
+	ck_assert_msg(r != NULL, "%s", e.msg);
+	uint64_t m = r->dags[0].misses;
+	pd_sim_result_free(r);
+	pd_plan_free(p);
+	return m;
+}
+
+struct outcome {
+	size_t misses, skipped_jobs, first_miss, last_miss, first_skip;
+};
+
+static struct outcome run_once(const char *path, const char **dir)
+{
+	struct pd_agent_opts o;
+	pd_agent_opts_init(&o);
+	o.no_power = true;
+	struct pd_inject inj;
+	const char *why = NULL;
+	ck_assert_int_eq(pd_inject_parse(INJECT, &inj, &why), 0);
+	o.inject = &inj;
+	pd_err e = {0};
+	int rc = pd_th_run(path, RUN_MS, &o, dir, &e);
+	ck_assert_msg(rc == 0, "%s", e.msg);
+	pd_runlog *r = pd_th_log(*dir);
+	struct outcome out = {0, 0, SIZE_MAX, 0, SIZE_MAX};
+	for (size_t i = 0; i < pd_runlog_instance_count(r); i++) {
+		const struct pd_rl_instance *in = pd_runlog_instance(r, i);
+		if (!in->miss)
+			continue;
+		out.misses++;
+		if (in->seq < out.first_miss)
+			out.first_miss = in->seq;
+		if (in->seq > out.last_miss)
+			out.last_miss = in->seq;
+	}
+	for (size_t i = 0; i < pd_runlog_job_count(r); i++) {
+		const struct pd_rl_job *j = pd_runlog_job(r, i);
+		if (j->flags & PD_RL_JOB_SKIPPED) {
+			ck_assert_int_eq(j->cpu_ns, 0); /* never executed */
+			if (j->seq < out.first_skip)
+				out.first_skip = j->seq;
+			out.skipped_jobs++;
+		}
+	}
+	ck_assert_str_eq(pd_runlog_meta(r, "inject_overrun"), "chain/b:20:1.5"); /* the log says so */
+	if (out.misses)
+		pd_th_describe_misses(r);
+	pd_runlog_free(r);
+	return out;
+}
+
+/* The prediction holds: resync, exactly the predicted misses, all at the injection; queue, the
+ * persistent lag from the injection on (the agent also judges the last instance when the run stops
+ * after its deadline: up to two more). */
+static bool as_predicted(const struct outcome *o, uint64_t want, bool queue)
+{
+	if (queue)
+		return o->misses >= want && o->misses <= want + 2 && o->first_miss == 20 && o->skipped_jobs == 0;
+	return o->misses == want && o->first_miss == 20 && o->last_miss == 20 + want - 1 && o->first_skip >= 20;
+}
+
+/* Runs until the outcome is as predicted (at most 3 runs: a VM stall is a transient of its own);
+ * returns the last outcome. */
+static struct outcome run_until(const char *path, uint64_t want, bool queue)
+{
+	const char *policy = queue ? "queue" : "resync";
+	struct outcome o = {0};
+	for (int attempt = 1; attempt <= 3; attempt++) {
+		const char *dir;
+		long long steal0 = pd_th_steal_ms();
+		o = run_once(path, &dir);
+		fprintf(stderr, "late: %s run %d: %zu misses (simulator: %llu), instances %zu..%zu, %zu skipped jobs "
+				"from %zu, %lld ms of stolen CPU time\n",
+			policy, attempt, o.misses, (unsigned long long)want, o.first_miss == SIZE_MAX ? 0 : o.first_miss,
+			o.last_miss, o.skipped_jobs, o.first_skip == SIZE_MAX ? 0 : o.first_skip, pd_th_steal_ms() - steal0);
+		if (as_predicted(&o, want, queue))
+			break;
+	}
+	return o;
+}
+
+START_TEST(resync_single_overrun_costs_what_the_simulator_predicts)
+{
+	if (!pd_th_can_dl())
+		return;
+	const char *path = plan_path(false);
+	uint64_t want = predicted(path);
+	ck_assert_uint_eq(want, 2); /* the simulator's own test pins this (tests/simulator/test_late.c) */
+	struct outcome o = run_until(path, want, false);
+	ck_assert_uint_eq(o.misses, want);
+	ck_assert_uint_eq(o.first_miss, 20); /* the overrunning instance ... */
+	ck_assert_uint_eq(o.last_miss, 21);  /* ... and the one its late thread skipped; then on time */
+	ck_assert_uint_ge(o.skipped_jobs, 2); /* b's job 21, c's jobs 20 and 21 (c skips them when it wakes) */
+	ck_assert_uint_ge(o.first_skip, 20);  /* nothing is skipped before the overrun */
+}
+END_TEST
+
+START_TEST(queue_single_overrun_leaves_the_chain_behind)
+{
+	if (!pd_th_can_dl())
+		return;
+	const char *path = plan_path(true);
+	uint64_t want = predicted(path);
+	ck_assert_uint_ge(want, 70); /* every instance from the 20th on */
+	struct outcome o = run_until(path, want, true);
+	ck_assert_uint_ge(o.misses, want);
+	ck_assert_uint_le(o.misses, want + 2);
+	ck_assert_uint_eq(o.first_miss, 20);
+	ck_assert_uint_eq(o.skipped_jobs, 0);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("agents_late_e2e");
+	TCase *tc = tcase_create("late");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, resync_single_overrun_costs_what_the_simulator_predicts);
+	tcase_add_test(tc, queue_single_overrun_leaves_the_chain_behind);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return pd_test_main(suite());
+}
