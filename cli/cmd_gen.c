@@ -68,7 +68,7 @@ static int run(int argc, char **argv)
 	};
 	struct pd_gen_params p;
 	const char *out = "-", *why = NULL;
-	unsigned long long v;
+	unsigned long long v = 0;
 	pd_gen_defaults(&p);
 	opterr = 0;
 	optind = 1;

@@ -61,7 +61,7 @@ static int parse(int argc, char **argv, struct pd_sim_params *p, bool *json, boo
 		{"reclaim-all", no_argument, NULL, O_RECLAIM},     {NULL, 0, NULL, 0}};
 	int c;
 	pd_err e = {0};
-	double v;
+	double v = 0;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
