@@ -126,6 +126,10 @@ static int cmd_dump(const char *path, const char *what)
 	}
 	int rc = pd_runlog_dump(r, stdout, what);
 	pd_runlog_free(r);
+	if (rc == -2) {
+		fprintf(stderr, "powerdag-agent: dump: out of memory\n");
+		return PD_EXIT_ENV;
+	}
 	if (rc) {
 		fprintf(stderr, "powerdag-agent: dump: unknown view '%s' (summary, instances, jobs, power, gaps)\n", what);
 		return PD_EXIT_USAGE;
