@@ -142,8 +142,13 @@ typedef struct pd_ydoc {
 	pd_ynode *root;   /* NULL for an empty document */
 } pd_ydoc;
 
+/* Keys one mapping may hold (docs/FORMATS.md §1): far above any powerdag file's needs (a mapping's keys
+ * are field names; long lists are sequences), low enough that a hostile mapping is refused early. */
+#define PD_YAML_MAX_KEYS 10000
+
 /* Loads the first document of a YAML text. Anchors/aliases and tags are refused (a DAG file has
- * no use for them and aliases allow billion-laughs expansion); nesting is limited to 64 levels.
+ * no use for them and aliases allow billion-laughs expansion); nesting is limited to 64 levels, a
+ * mapping to PD_YAML_MAX_KEYS keys (duplicates found with a hash: linear time).
  * On a syntax error records a diagnostic with the parser's position and returns -1. */
 int pd_yaml_load(pd_ydoc *doc, const char *file, const char *text, size_t len, pd_diags *d);
 int pd_yaml_load_file(pd_ydoc *doc, const char *path, pd_diags *d);

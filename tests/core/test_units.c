@@ -144,6 +144,58 @@ START_TEST(yaml_hostile_input)
 }
 END_TEST
 
+/* n distinct keys "kI: I" in one mapping, then the line extra (or nothing). */
+static char *many_keys(size_t n, const char *extra)
+{
+	pd_buf b;
+	pd_buf_init(&b);
+	for (size_t i = 0; i < n; i++)
+		pd_buf_printf(&b, "k%zu: %zu\n", i, i);
+	pd_buf_printf(&b, "%s", extra);
+	return b.data;
+}
+
+/* Issue 13 item 4: a mapping of 50 000 distinct keys took 8-18 s (pairwise duplicate check). Now keys
+ * are bounded per mapping and checked with a hash: the limit itself parses, one more is refused with a
+ * message, and a duplicate is still found (with its first line) among 10 000 keys, first or last.
+ * Timing is the bench's (bench/yaml/run.sh), not this test's. */
+START_TEST(yaml_many_keys)
+{
+	pd_diags d;
+	pd_ydoc doc;
+	char *text = many_keys(50000, "");
+	ck_assert_int_eq(load(text, &d, &doc), -1);
+	ck_assert_uint_eq(d.n, 1);
+	ck_assert_msg(strstr(d.v[0].msg, "more than 10000 keys in one mapping"), "%s", d.v[0].msg);
+	ck_assert_int_eq(d.v[0].loc.line, PD_YAML_MAX_KEYS + 1);
+	pd_yaml_free(&doc);
+	pd_diags_free(&d);
+	free(text);
+
+	text = many_keys(PD_YAML_MAX_KEYS, "");
+	ck_assert_int_eq(load(text, &d, &doc), 0);
+	ck_assert_uint_eq(doc.root->n, PD_YAML_MAX_KEYS);
+	ck_assert_str_eq(pd_ymap_get(doc.root, "k9999")->str, "9999");
+	pd_yaml_free(&doc);
+	pd_diags_free(&d);
+	free(text);
+
+	static const char *const dups[] = {"k0: again\n", "k9998: again\n", "k4711: again\n"};
+	static const int first_line[] = {1, 9999, 4712};
+	for (size_t i = 0; i < 3; i++) {
+		text = many_keys(PD_YAML_MAX_KEYS - 1, dups[i]);
+		ck_assert_int_eq(load(text, &d, &doc), -1);
+		ck_assert_uint_eq(d.n, 1);
+		char want[64];
+		snprintf(want, sizeof(want), "(first at line %d)", first_line[i]);
+		ck_assert_msg(strstr(d.v[0].msg, "duplicate key") && strstr(d.v[0].msg, want), "%s", d.v[0].msg);
+		pd_yaml_free(&doc);
+		pd_diags_free(&d);
+		free(text);
+	}
+}
+END_TEST
+
 START_TEST(yaml_emit_quotes_typed_strings)
 {
 	pd_buf b;
@@ -188,6 +240,7 @@ int main(void)
 	tcase_add_test(tc, canonical_forms_round_trip);
 	tcase_add_test(tc, yaml_tree_positions);
 	tcase_add_test(tc, yaml_hostile_input);
+	tcase_add_test(tc, yaml_many_keys);
 	tcase_add_test(tc, yaml_emit_quotes_typed_strings);
 	tcase_add_test(tc, atomic_write_leaves_no_partial);
 	suite_add_tcase(s, tc);
