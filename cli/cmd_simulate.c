@@ -44,8 +44,11 @@ static int number_arg(const char *opt, const char *s, double lo, double hi, doub
 	char *end;
 	errno = 0;
 	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo && v <= hi))
-		return pd_cli_fail("simulate", PD_EXIT_USAGE, "%s '%s': expected a number in [%g, %g]", opt, s, lo, hi);
+	if (errno || end == s || *end || !(v >= lo && v <= hi)) {
+		char a[32], b[32]; /* limits that read back exactly (%g prints 2^53 as 9.0072e+15) */
+		return pd_cli_fail("simulate", PD_EXIT_USAGE, "%s '%s': expected a number in [%s, %s]", opt, s,
+				   pd_fmt_double(lo, a, sizeof(a)), pd_fmt_double(hi, b, sizeof(b)));
+	}
 	*out = v;
 	return 0;
 }
