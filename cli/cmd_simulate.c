@@ -14,12 +14,16 @@
 
 enum { O_DURATION = 1, O_SEED, O_EXEC, O_JSON, O_TRACE, O_WINDOW, O_BG, O_FAIR, O_JITTER, O_FAIL, O_RECLAIM };
 
+/* Run lengths and trace windows alike: at most PD_MAX_RUN_NS, so that every time of the simulation
+ * (release + period, duration x rate) stays within int64 ns. */
 static int duration_arg(const char *opt, const char *s, int64_t *out, bool allow_zero)
 {
 	const char *why = NULL;
-	if (pd_parse_duration_ns(s, out, &why) != 0 || (!allow_zero && *out == 0))
-		return pd_cli_fail("simulate", PD_EXIT_USAGE, "%s '%s': %s", opt, s,
-				   why ? why : "must be positive (a duration with a unit, e.g. 10s, 250ms)");
+	if (allow_zero && pd_parse_duration_ns(s, out, &why) == 0 && *out == 0)
+		return 0;
+	if (pd_parse_run_ns(s, false, out, &why) != 0)
+		return pd_cli_fail("simulate", PD_EXIT_USAGE, "%s '%s': %s (a duration with a unit, e.g. 10s, 250ms)",
+				   opt, s, why);
 	return 0;
 }
 
@@ -157,7 +161,7 @@ const struct pd_cmd pd_cmd_simulate = {
 	"Simulates the plan on its platform: SCHED_DEADLINE per core (CBS, EDF, GRUB for reclaiming tasks),\n"
 	"the fair deadline server, FIFO accelerators with FPGA reconfiguration, DAG precedence, and the\n"
 	"platform power model.\n\n"
-	"  --duration T         simulated time (default 10s)\n"
+	"  --duration T         simulated time (default 10s), at most 2592000s (30 days)\n"
 	"  --seed S             random seed (default 1)\n"
 	"  --exec MODEL         wcet (default) | uniform (in [bcet, wcet]) | overrun:P:F (uniform, and with\n"
 	"                       probability P a job needs F x wcet)\n"

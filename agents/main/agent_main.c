@@ -23,18 +23,9 @@ static const char usage[] =
 	"       powerdag-agent --self-test\n"
 	"       powerdag-agent --version\n";
 
-static int parse_seconds(const char *s, int64_t *ns)
+static int parse_seconds(const char *s, int64_t *ns, const char **why)
 {
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || v <= 0 || v > 1e7)
-		return -1;
-	if (*end) { /* also accept SPEC durations: "30s", "500ms" */
-		const char *why;
-		return pd_parse_duration_ns(s, ns, &why) == 0 && *ns > 0 ? 0 : -1;
-	}
-	*ns = (int64_t)(v * 1e9 + 0.5);
-	return 0;
+	return pd_parse_run_ns(s, true, ns, why); /* seconds ("30", "2.5") or SPEC durations ("30s", "500ms") */
 }
 
 static int cmd_run(int argc, char **argv)
@@ -54,12 +45,15 @@ static int cmd_run(int argc, char **argv)
 		case 'o':
 			o.out_dir = optarg;
 			break;
-		case 'd':
-			if (parse_seconds(optarg, &o.duration_ns)) {
-				fprintf(stderr, "powerdag-agent: --duration '%s': expected seconds > 0 (e.g. 30 or 30s)\n", optarg);
+		case 'd': {
+			const char *why = "";
+			if (parse_seconds(optarg, &o.duration_ns, &why)) {
+				fprintf(stderr, "powerdag-agent: --duration '%s': %s (seconds > 0, e.g. 30 or 30s; at most 2592000s)\n",
+					optarg, why);
 				return PD_EXIT_USAGE;
 			}
 			break;
+		}
 		case 'c':
 			o.cgroup_root = optarg;
 			break;

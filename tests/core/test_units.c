@@ -73,17 +73,35 @@ START_TEST(canonical_forms_round_trip)
 	ck_assert_str_eq(pd_fmt_freq(1199999, b, sizeof b), "1199.999MHz");
 	ck_assert_str_eq(pd_fmt_freq(114750, b, sizeof b), "114.75MHz");
 	/* every canonical form reads back to the same value */
-	const int64_t vals[] = {1, 7, 999, 1000, 1024, 1500, 123456789, 1000000001, INT64_MAX / 3};
+	const int64_t vals[] = {1, 7, 999, 1000, 1024, 1500, 123456789, 1000000001, PD_MAX_POWER_UW, PD_MAX_POWER_UW + 1,
+				INT64_MAX / 3};
 	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
 		int64_t v;
 		const char *why;
 		ck_assert_int_eq(pd_parse_duration_ns(pd_fmt_duration(vals[i], b, sizeof b), &v, &why), 0);
 		ck_assert_int_eq(v, vals[i]);
-		ck_assert_int_eq(pd_parse_power_uw(pd_fmt_power(vals[i], b, sizeof b), &v, &why), 0);
-		ck_assert_int_eq(v, vals[i]);
 		ck_assert_int_eq(pd_parse_freq_khz(pd_fmt_freq(vals[i], b, sizeof b), &v, &why), 0);
 		ck_assert_int_eq(v, vals[i]);
+		if (vals[i] > PD_MAX_POWER_UW) { /* above 1 MW: refused (issue 13 item 5), never wrapped */
+			ck_assert_int_eq(pd_parse_power_uw(pd_fmt_power(vals[i], b, sizeof b), &v, &why), -1);
+			ck_assert_str_eq(why, "more than 1000000W, the limit of every power value");
+		} else {
+			ck_assert_int_eq(pd_parse_power_uw(pd_fmt_power(vals[i], b, sizeof b), &v, &why), 0);
+			ck_assert_int_eq(v, vals[i]);
+		}
 	}
+	/* run lengths: checked, > 0, at most 30 days; bare seconds where allowed */
+	int64_t ns;
+	const char *why;
+	ck_assert_int_eq(pd_parse_run_ns("2.5", true, &ns, &why), 0);
+	ck_assert_int_eq(ns, 2500000000);
+	ck_assert_int_eq(pd_parse_run_ns("2592000", true, &ns, &why), 0);
+	ck_assert_int_eq(ns, PD_MAX_RUN_NS);
+	ck_assert_int_eq(pd_parse_run_ns("2.5", false, &ns, &why), -1);
+	ck_assert_int_eq(pd_parse_run_ns("18446744074", true, &ns, &why), -1);
+	ck_assert_int_eq(pd_parse_run_ns("2592000.000000001s", true, &ns, &why), -1);
+	ck_assert_str_eq(why, "longer than 2592000s (30 days), the longest run");
+	ck_assert_int_eq(pd_parse_run_ns("0", true, &ns, &why), -1);
 	ck_assert_str_eq(pd_fmt_double(0.3, b, sizeof b), "0.3");
 }
 END_TEST
