@@ -31,9 +31,10 @@
 #define PD_RUNLOG_MAX_PAYLOAD 4096
 /* Limits of the reader (docs/RUNLOG.md "Reading hostile logs"): a record outside them is not kept. Times
  * within +-2^60 ns (36 years) keep every difference and sum of two of them within int64_t; power within
- * +-2^40 uW (1.1 MW) and at most 4096 rails keep the sum of one sample tick within int64_t. */
+ * +-PD_MAX_POWER_UW (1 MW, the limit of every power in powerdag) and at most 4096 rails keep the sum of
+ * one sample tick within int64_t. */
 #define PD_RUNLOG_MAX_ABS_NS (INT64_C(1) << 60)
-#define PD_RUNLOG_MAX_ABS_UW (INT64_C(1) << 40)
+#define PD_RUNLOG_MAX_ABS_UW PD_MAX_POWER_UW
 #define PD_RUNLOG_MAX_RAILS 4096
 
 enum pd_rl_type {

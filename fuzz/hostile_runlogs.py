@@ -31,8 +31,8 @@ seeds = {
     "hostile-power": power(0, 0, [I64_MAX] * 5) + power(1, 0, [I64_MAX - 1] * 5) + power(I64_MIN, 0, [-(1 << 62)] * 5) +
                      power(2, 0, [], 0) + drop(U64_MAX) + drop(U64_MAX) + end(3),
     "hostile-near-limits": inst(0, 0, 0, -(1 << 60), 1 << 60, 1 << 60) + job(0, 0, -(1 << 60), -(1 << 60), 1 << 60, 1 << 60, 1 << 60) +
-                           gap(0, -(1 << 60), 1 << 60) + gap(0, -(1 << 60), 1 << 60) + power(-(1 << 60), 0, [1 << 40] * 5) +
-                           power(1 << 60, 0, [1 << 40] * 5) + end(1 << 60),
+                           gap(0, -(1 << 60), 1 << 60) + gap(0, -(1 << 60), 1 << 60) + power(-(1 << 60), 0, [10**12] * 5) +
+                           power(1 << 60, 0, [10**12] * 5) + end(1 << 60),
 }
 for name, body in seeds.items():
     open(os.path.join(here, "corpus", "fuzz_runlog", name + ".pdlog"), "wb").write(header + body)
