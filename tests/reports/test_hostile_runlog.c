@@ -78,6 +78,12 @@ static struct syn_run *hostile_dir(const struct lg *l)
 	return s;
 }
 
+static void free_dir(struct syn_run *s)
+{
+	free((char *)s->dir);
+	free(s);
+}
+
 /* Reads the log, dumps every view (to a file) and checks how many records were kept and refused. */
 static pd_runlog *dump_all(const struct syn_run *s, size_t want_invalid)
 {
@@ -145,6 +151,7 @@ START_TEST(index_out_of_range)
 	ck_assert_msg(strstr(text, "4 records with an index or a value out of range were skipped"), "%s", text);
 	free(text);
 	free(l.b);
+	free_dir(s);
 }
 END_TEST
 
@@ -184,6 +191,7 @@ START_TEST(extreme_times)
 	pd_runlog_free(r);
 	free(report_all(s));
 	free(l.b);
+	free_dir(s);
 }
 END_TEST
 
@@ -208,6 +216,7 @@ START_TEST(extreme_power)
 	ck_assert_msg(strstr(text, "18446744073709551615 records"), "%s", text);
 	free(text);
 	free(l.b);
+	free_dir(s);
 }
 END_TEST
 
