@@ -32,7 +32,9 @@
 /* Paths are bounded by PD_CG_PATH_MAX (checked in pd_cpusets_prepare) while the buffers hold at least
  * 512 bytes, so snprintf never truncates; GCC cannot see the bound through the structs. */
 #define PD_CG_PATH_MAX 256
+#if defined(__GNUC__) && !defined(__clang__) /* clang has no such warning (and warns about the name) */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
+#endif
 
 enum cs_mode { CS_AFFINITY = 0, CS_V1, CS_V2 };
 

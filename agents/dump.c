@@ -19,21 +19,27 @@ static int64_t pct(const int64_t *v, size_t n, double p)
 	return v[i < n ? i : n - 1];
 }
 
-static void summary(const pd_runlog *r, FILE *o)
+/* -1 when out of memory (nothing printed). */
+static int summary(const pd_runlog *r, FILE *o)
 {
+	size_t ni = pd_runlog_instance_count(r), nj = pd_runlog_job_count(r), misses = 0;
+	int64_t *resp = malloc((ni + 1) * sizeof(int64_t)), *lat = malloc((nj + 1) * sizeof(int64_t));
+	if (!resp || !lat) {
+		free(resp);
+		free(lat);
+		return -1;
+	}
 	char board[256], kernel[256]; /* board strings, terminal-safe (core/escape.c) */
 	fprintf(o, "version: %d\nboard: %s\nkernel: %s\nplan_hash: %016llx\n", pd_runlog_version(r),
 		pd_esc(pd_runlog_meta(r, "board"), board, sizeof(board)),
 		pd_esc(pd_runlog_meta(r, "kernel"), kernel, sizeof(kernel)), (unsigned long long)pd_runlog_plan_hash(r));
-	size_t ni = pd_runlog_instance_count(r), misses = 0;
 	for (size_t g = 0; g < pd_runlog_dag_count(r); g++) {
 		size_t n = 0, m = 0, unfinished = 0;
-		int64_t *resp = malloc((ni + 1) * sizeof(int64_t));
 		for (size_t i = 0; i < ni; i++) {
 			const struct pd_rl_instance *in = pd_runlog_instance(r, i);
 			if (in->dag != g)
 				continue;
-			m += in->miss;
+			m += in->miss != 0;
 			if (in->finish_ns < 0) {
 				unfinished++;
 				continue;
@@ -44,11 +50,10 @@ static void summary(const pd_runlog *r, FILE *o)
 		fprintf(o, "dag %s: instances %zu misses %zu unfinished %zu p99_response_us %.1f max_response_us %.1f\n",
 			pd_runlog_dag(r, g)->name, n + unfinished, m, unfinished, (double)pct(resp, n, 0.99) / 1e3, n ? (double)resp[n - 1] / 1e3 : 0.0);
 		misses += m;
-		free(resp);
 	}
+	free(resp);
 	fprintf(o, "instances: %zu\nmisses: %zu\n", ni, misses);
-	size_t nj = pd_runlog_job_count(r), over = 0, sig = 0, ns = 0, skipped = 0;
-	int64_t *lat = malloc((nj + 1) * sizeof(int64_t));
+	size_t over = 0, sig = 0, ns = 0, skipped = 0;
 	for (size_t j = 0; j < nj; j++) {
 		const struct pd_rl_job *jb = pd_runlog_job(r, j);
 		over += (jb->flags & PD_RL_JOB_OVERRUN) != 0;
@@ -90,15 +95,17 @@ static void summary(const pd_runlog *r, FILE *o)
 			(double)e->sampler_cpu_ns / 1e6, (double)e->writer_cpu_ns / 1e6, (double)e->process_cpu_ns / 1e6);
 	else
 		fprintf(o, "end: missing (the agent did not stop cleanly)\n");
-	fprintf(o, "ring_drops: %llu\nrecords: %zu\ndropped_bytes: %zu\nunknown_records: %zu\n",
+	fprintf(o, "ring_drops: %llu\nrecords: %zu\ndropped_bytes: %zu\nunknown_records: %zu\ninvalid_records: %zu\n",
 		(unsigned long long)pd_runlog_ring_drops(r), pd_runlog_records(r), pd_runlog_dropped_bytes(r),
-		pd_runlog_unknown_records(r));
+		pd_runlog_unknown_records(r), pd_runlog_invalid_records(r));
+	return 0;
 }
 
 int pd_runlog_dump(const pd_runlog *r, FILE *o, const char *what)
 {
 	if (!what || strcmp(what, "summary") == 0) {
-		summary(r, o);
+		if (summary(r, o))
+			return -2;
 	} else if (strcmp(what, "instances") == 0) {
 		fprintf(o, "dag,seq,release_ns,finish_ns,response_ns,miss\n");
 		for (size_t i = 0; i < pd_runlog_instance_count(r); i++) {

@@ -29,6 +29,13 @@
 #define PD_RUNLOG_VERSION 1
 #define PD_RUNLOG_NO_VALUE INT64_MIN /* a rail with no value in a power sample (gap) */
 #define PD_RUNLOG_MAX_PAYLOAD 4096
+/* Limits of the reader (docs/RUNLOG.md "Reading hostile logs"): a record outside them is not kept. Times
+ * within +-2^60 ns (36 years) keep every difference and sum of two of them within int64_t; power within
+ * +-PD_MAX_POWER_UW (1 MW, the limit of every power in powerdag) and at most 4096 rails keep the sum of
+ * one sample tick within int64_t. */
+#define PD_RUNLOG_MAX_ABS_NS (INT64_C(1) << 60)
+#define PD_RUNLOG_MAX_ABS_UW PD_MAX_POWER_UW
+#define PD_RUNLOG_MAX_RAILS 4096
 
 enum pd_rl_type {
 	PD_RL_INSTANCE = 1, /* one DAG instance finished */
@@ -123,7 +130,11 @@ struct pd_rl_rail_info {
 typedef struct pd_runlog pd_runlog;
 
 /* Reads and decodes a whole run log. Fails (NULL, PD_EXIT_USAGE) only when the header line is
- * missing or invalid or the version is newer than this reader; a damaged tail is not an error. */
+ * missing or invalid (or lists more than PD_RUNLOG_MAX_RAILS rails) or the version is newer than this
+ * reader; a damaged tail is not an error. Guarantee to every caller: each index in a record returned
+ * below is within the header's arrays (task < task_count, dag < dag_count, rail < rail_count), each
+ * time within +-PD_RUNLOG_MAX_ABS_NS and each power value within +-PD_RUNLOG_MAX_ABS_UW (or
+ * PD_RUNLOG_NO_VALUE); records that are not are skipped and counted (pd_runlog_invalid_records). */
 pd_runlog *pd_runlog_open(const char *path, pd_err *e);
 /* Same from memory (the bytes are copied). */
 pd_runlog *pd_runlog_from_bytes(const void *data, size_t len, const char *name, pd_err *e);
@@ -166,10 +177,13 @@ uint64_t pd_runlog_ring_drops(const pd_runlog *r);
 size_t pd_runlog_records(const pd_runlog *r);
 size_t pd_runlog_dropped_bytes(const pd_runlog *r);
 size_t pd_runlog_unknown_records(const pd_runlog *r);
+/* Records with a good CRC but an index or a value outside the limits above: skipped. */
+size_t pd_runlog_invalid_records(const pd_runlog *r);
 
 /* Human/tool output (powerdag-agent dump): what = "summary" (key: value lines: instances, misses,
  * per-DAG max response, overruns, release latency p50/p99/max of source jobs, rail means, gaps, CPU
- * cost of sampler/writer/process, damage), or CSV of "instances", "jobs", "power", "gaps". */
+ * cost of sampler/writer/process, damage), or CSV of "instances", "jobs", "power", "gaps". Returns 0,
+ * -1 for an unknown view, -2 when out of memory. */
 int pd_runlog_dump(const pd_runlog *r, FILE *out, const char *what);
 
 /* CRC-32 (IEEE 802.3, as zlib) used by the framing. */

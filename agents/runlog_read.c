@@ -3,6 +3,13 @@
  * Run-log reader: header line (jansson) + framed records. Decoding stops at the first incomplete or
  * corrupt frame: everything before it is kept, the rest is counted as dropped bytes. This is what
  * makes a log cut by kill -9 or a full disk still useful.
+ *
+ * A log is input like any other (it comes from a board, and a CRC only proves the bytes were not
+ * damaged, not that the writer was honest): a record whose CRC is good but whose index lies outside
+ * the header's arrays, whose times lie outside +-PD_RUNLOG_MAX_ABS_NS or whose power values outside
+ * +-PD_RUNLOG_MAX_ABS_UW is not kept, and counted (pd_runlog_invalid_records). Invariant kept by
+ * decode() and relied upon by every reader (dump.c, reports/): every index in a kept record is in range
+ * and any difference or sum of two kept times fits in int64_t.
  */
 #include "agents/pd_runlog.h"
 
@@ -38,7 +45,7 @@ struct pd_runlog {
 	struct pd_rl_end end;
 	bool has_end;
 	uint64_t ring_drops;
-	size_t records, dropped_bytes, unknown;
+	size_t records, dropped_bytes, unknown, invalid;
 };
 
 static int vec_grow(void **v, size_t *cap, size_t n, size_t sz)
@@ -104,6 +111,8 @@ static int parse_header(pd_runlog *r, pd_err *e, const char *name)
 	json_t *a = json_object_get(r->hj, "tasks");
 	r->n_tasks = json_array_size(a);
 	r->tasks = calloc(r->n_tasks + 1, sizeof(*r->tasks));
+	if (!r->tasks)
+		return pd_err_set(e, PD_EXIT_ENV, "%s: out of memory", name);
 	for (size_t i = 0; i < r->n_tasks; i++) {
 		json_t *t = json_array_get(a, i);
 		r->tasks[i] = (struct pd_rl_task_info){jstr(t, "name"), jstr(t, "dag"), jstr(t, "work"),
@@ -114,13 +123,20 @@ static int parse_header(pd_runlog *r, pd_err *e, const char *name)
 	a = json_object_get(r->hj, "dags");
 	r->n_dags = json_array_size(a);
 	r->dags = calloc(r->n_dags + 1, sizeof(*r->dags));
+	if (!r->dags)
+		return pd_err_set(e, PD_EXIT_ENV, "%s: out of memory", name);
 	for (size_t i = 0; i < r->n_dags; i++) {
 		json_t *d = json_array_get(a, i);
 		r->dags[i] = (struct pd_rl_dag_info){jstr(d, "name"), jint(d, "period_ns", 0), jint(d, "deadline_ns", 0)};
 	}
 	a = json_object_get(r->hj, "rails");
 	r->n_rails = json_array_size(a);
+	if (r->n_rails > PD_RUNLOG_MAX_RAILS) /* keeps a sum over the rails of one tick within int64_t */
+		return pd_err_set(e, PD_EXIT_USAGE, "%s: the header lists %zu rails (at most %d)", name, r->n_rails,
+				  PD_RUNLOG_MAX_RAILS);
 	r->rails = calloc(r->n_rails + 1, sizeof(*r->rails));
+	if (!r->rails)
+		return pd_err_set(e, PD_EXIT_ENV, "%s: out of memory", name);
 	for (size_t i = 0; i < r->n_rails; i++) {
 		json_t *d = json_array_get(a, i);
 		r->rails[i] = (struct pd_rl_rail_info){jstr(d, "name"), jstr(d, "measures")};
@@ -128,46 +144,86 @@ static int parse_header(pd_runlog *r, pd_err *e, const char *name)
 	return 0;
 }
 
-/* One record; returns -1 only on out-of-memory. Short payloads of known types count as unknown. */
+static bool t_ok(int64_t t) { return t >= -PD_RUNLOG_MAX_ABS_NS && t <= PD_RUNLOG_MAX_ABS_NS; }
+static bool uw_ok(int64_t v) { return v == PD_RUNLOG_NO_VALUE || (v >= -PD_RUNLOG_MAX_ABS_UW && v <= PD_RUNLOG_MAX_ABS_UW); }
+
+/* The checks behind the reader's invariant (top of file), one per record type. */
+static bool instance_ok(const pd_runlog *r, const struct pd_rl_instance *x)
+{
+	return x->dag < r->n_dags && t_ok(x->release_ns) && t_ok(x->finish_ns) && t_ok(x->response_ns);
+}
+static bool job_ok(const pd_runlog *r, const struct pd_rl_job *x)
+{
+	return x->task < r->n_tasks && t_ok(x->release_ns) && t_ok(x->start_ns) && t_ok(x->end_ns) && t_ok(x->cpu_ns) &&
+	       t_ok(x->demand_ns);
+}
+static bool gap_ok(const pd_runlog *r, const struct pd_rl_gap *x)
+{
+	return x->rail < r->n_rails && t_ok(x->start_ns) && t_ok(x->end_ns);
+}
+static bool opp_ok(const pd_runlog *r, const struct pd_rl_opp *x)
+{
+	return t_ok(x->t_ns) && x->freq_khz >= -1; /* the index is checked against the header by its reader */
+}
+static bool starve_ok(const pd_runlog *r, const struct pd_rl_starve *x)
+{
+	return t_ok(x->t_ns) && t_ok(x->waited_ns) && t_ok(x->boost_runtime_ns) && t_ok(x->boost_period_ns);
+}
+static bool end_ok(const pd_runlog *r, const struct pd_rl_end *x)
+{
+	return t_ok(x->t_ns) && t_ok(x->sampler_cpu_ns) && t_ok(x->writer_cpu_ns) && t_ok(x->process_cpu_ns);
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+/* One record; returns -1 only on out-of-memory. Short payloads of known types count as unknown,
+ * records that break the invariant (top of file) as invalid. */
 static int decode(pd_runlog *r, uint16_t type, const unsigned char *p, uint32_t len)
 {
-#define TAKE(T, vec)                               \
+#define TAKE(T, vec, ok)                           \
 	do {                                       \
 		T x;                               \
 		if (len < sizeof(x))               \
 			goto unknown;              \
 		memcpy(&x, p, sizeof(x));          \
+		if (!ok(r, &x))                    \
+			goto invalid;              \
 		if (PUSH(vec, x))                  \
 			return -1;                 \
 	} while (0)
 	switch (type) {
 	case PD_RL_INSTANCE:
-		TAKE(struct pd_rl_instance, r->inst);
+		TAKE(struct pd_rl_instance, r->inst, instance_ok);
 		return 0;
 	case PD_RL_JOB:
-		TAKE(struct pd_rl_job, r->jobs);
+		TAKE(struct pd_rl_job, r->jobs, job_ok);
 		return 0;
 	case PD_RL_GAP:
-		TAKE(struct pd_rl_gap, r->gaps);
+		TAKE(struct pd_rl_gap, r->gaps, gap_ok);
 		return 0;
 	case PD_RL_OPP:
-		TAKE(struct pd_rl_opp, r->opps);
+		TAKE(struct pd_rl_opp, r->opps, opp_ok);
 		return 0;
 	case PD_RL_STARVE:
-		TAKE(struct pd_rl_starve, r->starve);
+		TAKE(struct pd_rl_starve, r->starve, starve_ok);
 		return 0;
-	case PD_RL_END:
-		if (len < sizeof(r->end))
+	case PD_RL_END: {
+		struct pd_rl_end x;
+		if (len < sizeof(x))
 			goto unknown;
-		memcpy(&r->end, p, sizeof(r->end));
+		memcpy(&x, p, sizeof(x));
+		if (!end_ok(r, &x))
+			goto invalid;
+		r->end = x;
 		r->has_end = true;
 		return 0;
+	}
 	case PD_RL_DROP: {
 		struct pd_rl_drop d;
 		if (len < sizeof(d))
 			goto unknown;
 		memcpy(&d, p, sizeof(d));
-		r->ring_drops += d.count;
+		r->ring_drops = add_sat(r->ring_drops, d.count);
 		return 0;
 	}
 	case PD_RL_POWER: {
@@ -175,8 +231,16 @@ static int decode(pd_runlog *r, uint16_t type, const unsigned char *p, uint32_t 
 		if (len < sizeof(h))
 			goto unknown;
 		memcpy(&h, p, sizeof(h));
-		if ((uint64_t)h.n * 8 + sizeof(h) > len || (uint64_t)h.first_rail + h.n > r->n_rails)
+		if ((uint64_t)h.n * 8 + sizeof(h) > len)
 			goto unknown;
+		if (h.n == 0 || (uint64_t)h.first_rail + h.n > r->n_rails || !t_ok(h.t_ns))
+			goto invalid;
+		for (uint32_t k = 0; k < h.n; k++) {
+			int64_t v;
+			memcpy(&v, p + sizeof(h) + (size_t)k * 8, 8);
+			if (!uw_ok(v))
+				goto invalid;
+		}
 		/* a sample tick starts with rail 0; later records of the same tick continue the row */
 		if (h.first_rail == 0 || r->pt.n == 0) {
 			if (PUSH(r->pt, h.t_ns))
@@ -195,6 +259,9 @@ static int decode(pd_runlog *r, uint16_t type, const unsigned char *p, uint32_t 
 unknown:
 	r->unknown++;
 	return 0;
+invalid:
+	r->invalid++;
+	return 0;
 #undef TAKE
 }
 
@@ -207,10 +274,17 @@ pd_runlog *pd_runlog_from_bytes(const void *data, size_t len, const char *name, 
 		return NULL;
 	}
 	pd_runlog *r = calloc(1, sizeof(*r));
-	if (!r)
+	if (!r) {
+		pd_err_set(e, PD_EXIT_ENV, "%s: out of memory", name);
 		return NULL;
+	}
 	size_t hl = (size_t)(nl - b);
 	r->header = malloc(hl + 1);
+	if (!r->header) {
+		pd_err_set(e, PD_EXIT_ENV, "%s: out of memory", name);
+		pd_runlog_free(r);
+		return NULL;
+	}
 	memcpy(r->header, b, hl);
 	r->header[hl] = '\0';
 	if (parse_header(r, e, name)) {
@@ -305,3 +379,4 @@ uint64_t pd_runlog_ring_drops(const pd_runlog *r) { return r->ring_drops; }
 size_t pd_runlog_records(const pd_runlog *r) { return r->records; }
 size_t pd_runlog_dropped_bytes(const pd_runlog *r) { return r->dropped_bytes; }
 size_t pd_runlog_unknown_records(const pd_runlog *r) { return r->unknown; }
+size_t pd_runlog_invalid_records(const pd_runlog *r) { return r->invalid; }

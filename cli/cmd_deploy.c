@@ -39,16 +39,10 @@ static void install_handlers(void)
 	signal(SIGPIPE, SIG_IGN); /* a dropped SSH socket must be an error value, not a death */
 }
 
-static int parse_duration(const char *s, int64_t *ns)
+/* A bare number is seconds; checked (18446744074 once wrapped to a negative and ran the default). */
+static int parse_duration(const char *s, int64_t *ns, const char **why)
 {
-	const char *why;
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (end != s && !*end && v > 0) { /* a bare number is seconds */
-		*ns = (int64_t)v * PD_NS_PER_S;
-		return 0;
-	}
-	return pd_parse_duration_ns(s, ns, &why) == 0 && *ns > 0 ? 0 : -1;
+	return pd_parse_run_ns(s, true, ns, why);
 }
 
 /* `--board twin`: the board twin that is up (twin/pd_twin.h), with its identity and known_hosts
@@ -106,10 +100,13 @@ static int run(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "b:d:o:i:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': o.board_uri = optarg; break;
-		case 'd':
-			if (parse_duration(optarg, &o.duration_ns))
-				return pd_cli_fail("deploy", PD_EXIT_USAGE, "--duration '%s': expected e.g. 10s, 500ms", optarg);
+		case 'd': {
+			const char *why = "";
+			if (parse_duration(optarg, &o.duration_ns, &why))
+				return pd_cli_fail("deploy", PD_EXIT_USAGE, "--duration '%s': %s (e.g. 10s, 500ms)",
+						   optarg, why);
 			break;
+		}
 		case 'o': o.out_dir = optarg; break;
 		case 'n': o.no_restore = true; break;
 		case 'i': o.tp.identity = optarg; break;
@@ -171,7 +168,8 @@ const struct pd_cmd pd_cmd_deploy = {
 	"                [--identity KEY] [--known-hosts FILE] [--agent PATH]\n\n"
 	"  --board URI         ssh://[user@]host[:port], local (this machine, no SSH), or twin\n"
 	"                      (the board twin that is up, with its key and known_hosts)\n"
-	"  --duration T        run length (10s, 500ms; a bare number is seconds); default 10s\n"
+	"  --duration T        run length (10s, 500ms; a bare number is seconds), at most\n"
+	"                      2592000s (30 days); default 10s\n"
 	"  --out RUNDIR        where plan.yaml, run.pdlog, deploy.json, agent.stderr go: a new\n"
 	"                      or empty directory of yours, not writable by group or others;\n"
 	"                      default ./run-YYYYmmdd-HHMMSS\n"

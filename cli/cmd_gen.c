@@ -68,7 +68,7 @@ static int run(int argc, char **argv)
 	};
 	struct pd_gen_params p;
 	const char *out = "-", *why = NULL;
-	unsigned long long v;
+	unsigned long long v = 0;
 	pd_gen_defaults(&p);
 	opterr = 0;
 	optind = 1;
@@ -138,18 +138,21 @@ const struct pd_cmd pd_cmd_gen = {
 	"{20, 25, 40, 50, 80, 100} ms and D = T. The total utilisation U (sum of C/T at the reference\n"
 	"frequency on capacity-1.0 cores) is split over DAGs and tasks with UUniFast-Discard, keeping\n"
 	"every task's u <= 1 and every DAG's critical path within its deadline (within half of\n"
-	"it whenever the utilisation allows, leaving room to share cores). The same options and\n"
-	"seed always give the same bytes.\n"
+	"it whenever the utilisation allows, leaving room to share cores). WCETs below --min-wcet are\n"
+	"raised to it and the others lowered to keep U: the set's sum of C/T is U within 1 %, or the\n"
+	"request is refused (exit 2) when the tasks at the minimum WCET alone exceed U. The same\n"
+	"options and seed always give the same bytes.\n"
 	"\n"
 	"options:\n"
 	"  --dags N           number of DAGs (default 3)\n"
 	"  --tasks MIN:MAX    tasks per DAG, drawn uniformly (default 5:10; N means N:N)\n"
-	"  --util U           total utilisation of the set (default 1.0)\n"
+	"  --util U           total utilisation of the set (default 1.6: the default 30 tasks at most,\n"
+	"                     at the 1.024-ms minimum WCET and 20-ms periods, need up to 1.54)\n"
 	"  --accel-ratio R    fraction of tasks with a GPU and/or FPGA implementation, 0..1 (default 0)\n"
 	"  --seed S           random seed, unsigned 64-bit (default 1)\n"
 	"  --layers MIN:MAX   layers per DAG including source and sink (default 3:5)\n"
 	"  --edge-prob P      probability of an edge between tasks of adjacent layers (default 0.4)\n"
-	"  --min-wcet DUR     WCETs below this are raised to it (default 1.024ms)\n"
+	"  --min-wcet DUR     smallest WCET (default 1.024ms)\n"
 	"  -o, --output FILE  output file, written atomically (default: standard output)\n"
 	"\n"
 	"exit: 0 written, 2 bad usage or impossible parameters (nothing written), 3 cannot write.\n",

@@ -40,18 +40,19 @@ static int parse_gap(const char *s, double *out)
 	return 0;
 }
 
-/* "3.5W", "800mW", or a bare number of watts. */
+/* "3.5W", "800mW", or a bare number of watts, read as that many "W" by the exact, checked unit parser
+ * (at most PD_MAX_POWER_UW; a double once turned 1e300 into a negative cap). */
 static int parse_cap(const char *s, int64_t *uw)
 {
 	const char *why = NULL;
-	if (pd_parse_power_uw(s, uw, &why) == 0)
-		return 0;
-	double w;
-	if (parse_seconds(s, &w) == 0) { /* same number rules */
-		*uw = (int64_t)llround(w * 1e6);
-		return 0;
+	char buf[64];
+	size_t n = strlen(s);
+	if (n > 0 && n + 2 <= sizeof(buf) && s[n - 1] >= '0' && s[n - 1] <= '9') {
+		memcpy(buf, s, n);
+		memcpy(buf + n, "W", 2);
+		s = buf;
 	}
-	return -1;
+	return pd_parse_power_uw(s, uw, &why);
 }
 
 static void print_json(const struct pd_opt_result *r, const struct pd_opt_params *p, const char *out)
@@ -237,7 +238,8 @@ const struct pd_cmd pd_cmd_optimize = {
 	"  --objective OBJ     power (default): minimise average power;\n"
 	"                      slack: maximise the minimum relative slack subject to --power-cap;\n"
 	"                      balanced: minimise power, then maximise slack within 1 % of it\n"
-	"  --power-cap W       power budget for --objective slack (e.g. 3.5W, 800mW)\n"
+	"  --power-cap W       power budget for --objective slack (e.g. 3.5W, 800mW; a bare number\n"
+	"                      is watts), at most 1000000W\n"
 	"  --solver S          exact: heuristic warm start, a relaxation per OPP vector, branch and bound\n"
 	"                      with exact core packing, MILPs with lazy cuts (proves optimality within\n"
 	"                      --gap, or a certified gap); heuristic: fast, with a valid lower bound;\n"

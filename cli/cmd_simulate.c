@@ -14,12 +14,16 @@
 
 enum { O_DURATION = 1, O_SEED, O_EXEC, O_JSON, O_TRACE, O_WINDOW, O_BG, O_FAIR, O_JITTER, O_FAIL, O_RECLAIM, O_INJECT };
 
+/* Run lengths and trace windows alike: at most PD_MAX_RUN_NS, so that every time of the simulation
+ * (release + period, duration x rate) stays within int64 ns. */
 static int duration_arg(const char *opt, const char *s, int64_t *out, bool allow_zero)
 {
 	const char *why = NULL;
-	if (pd_parse_duration_ns(s, out, &why) != 0 || (!allow_zero && *out == 0))
-		return pd_cli_fail("simulate", PD_EXIT_USAGE, "%s '%s': %s", opt, s,
-				   why ? why : "must be positive (a duration with a unit, e.g. 10s, 250ms)");
+	if (allow_zero && pd_parse_duration_ns(s, out, &why) == 0 && *out == 0)
+		return 0;
+	if (pd_parse_run_ns(s, false, out, &why) != 0)
+		return pd_cli_fail("simulate", PD_EXIT_USAGE, "%s '%s': %s (a duration with a unit, e.g. 10s, 250ms)",
+				   opt, s, why);
 	return 0;
 }
 
@@ -44,8 +48,11 @@ static int number_arg(const char *opt, const char *s, double lo, double hi, doub
 	char *end;
 	errno = 0;
 	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo && v <= hi))
-		return pd_cli_fail("simulate", PD_EXIT_USAGE, "%s '%s': expected a number in [%g, %g]", opt, s, lo, hi);
+	if (errno || end == s || *end || !(v >= lo && v <= hi)) {
+		char a[32], b[32]; /* limits that read back exactly (%g prints 2^53 as 9.0072e+15) */
+		return pd_cli_fail("simulate", PD_EXIT_USAGE, "%s '%s': expected a number in [%s, %s]", opt, s,
+				   pd_fmt_double(lo, a, sizeof(a)), pd_fmt_double(hi, b, sizeof(b)));
+	}
 	*out = v;
 	return 0;
 }
@@ -62,7 +69,7 @@ static int parse(int argc, char **argv, struct pd_sim_params *p, bool *json, boo
 		{NULL, 0, NULL, 0}};
 	int c;
 	pd_err e = {0};
-	double v;
+	double v = 0;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -160,7 +167,7 @@ const struct pd_cmd pd_cmd_simulate = {
 	"Simulates the plan on its platform: SCHED_DEADLINE per core (CBS, EDF, GRUB for reclaiming tasks),\n"
 	"the fair deadline server, FIFO accelerators with FPGA reconfiguration, DAG precedence, and the\n"
 	"platform power model.\n\n"
-	"  --duration T         simulated time (default 10s)\n"
+	"  --duration T         simulated time (default 10s), at most 2592000s (30 days)\n"
 	"  --seed S             random seed (default 1)\n"
 	"  --exec MODEL         wcet (default) | uniform (in [bcet, wcet]) | overrun:P:F (uniform, and with\n"
 	"                       probability P a job needs F x wcet)\n"

@@ -139,8 +139,18 @@ int pd_esc_fputs(const char *s, FILE *f);
  * whole number of ns, lacks a unit, overflows int64 ns, or is negative is rejected with a message
  * in why (static string). Zero is accepted here; callers decide whether zero is allowed. */
 int pd_parse_duration_ns(const char *s, int64_t *out, const char **why);
-/* "350mW", "1.2W", "500uW" -> microwatts. */
+/* "350mW", "1.2W", "500uW" -> microwatts, at most PD_MAX_POWER_UW. */
 int pd_parse_power_uw(const char *s, int64_t *out, const char **why);
+/* Largest power any file or option may state (1 MW, docs/FORMATS.md §1.1): far above any board, small
+ * enough that sums over every component of a platform and their products with utilisations stay exact
+ * in int64 uW and in doubles. A plan whose model power would exceed it is not written (optimizer). */
+#define PD_MAX_POWER_UW (1000000LL * 1000000LL)
+/* Longest run `deploy --duration`, `simulate --duration` and `powerdag-agent run --duration` accept
+ * (30 days): keeps every "start + duration" and "duration x rate" of a run far inside int64 ns. */
+#define PD_MAX_RUN_NS (30LL * 24 * 3600 * PD_NS_PER_S)
+/* A run length: a duration ("10s", "500ms") or, when bare_seconds, also a plain number of seconds
+ * ("10", "2.5"); must be > 0 and at most PD_MAX_RUN_NS, else -1 with a static reason in why. */
+int pd_parse_run_ns(const char *s, bool bare_seconds, int64_t *out, const char **why);
 /* "1400MHz", "1.4GHz", "200000kHz", "114750000Hz" -> kHz (must be whole kHz). */
 int pd_parse_freq_khz(const char *s, int64_t *out, const char **why);
 
@@ -171,8 +181,13 @@ typedef struct pd_ydoc {
 	pd_ynode *root;   /* NULL for an empty document */
 } pd_ydoc;
 
+/* Keys one mapping may hold (docs/FORMATS.md §1): far above any powerdag file's needs (a mapping's keys
+ * are field names; long lists are sequences), low enough that a hostile mapping is refused early. */
+#define PD_YAML_MAX_KEYS 10000
+
 /* Loads the first document of a YAML text. Anchors/aliases and tags are refused (a DAG file has
- * no use for them and aliases allow billion-laughs expansion); nesting is limited to 64 levels.
+ * no use for them and aliases allow billion-laughs expansion); nesting is limited to 64 levels, a
+ * mapping to PD_YAML_MAX_KEYS keys (duplicates found with a hash: linear time).
  * On a syntax error records a diagnostic with the parser's position and returns -1. */
 int pd_yaml_load(pd_ydoc *doc, const char *file, const char *text, size_t len, pd_diags *d);
 int pd_yaml_load_file(pd_ydoc *doc, const char *path, pd_diags *d);

@@ -127,7 +127,36 @@ int pd_parse_duration_ns(const char *s, int64_t *out, const char **why)
 
 int pd_parse_power_uw(const char *s, int64_t *out, const char **why)
 {
-	return parse_units(s, pow_units, out, why);
+	if (parse_units(s, pow_units, out, why))
+		return -1;
+	if (*out > PD_MAX_POWER_UW) {
+		*why = "more than 1000000W, the limit of every power value";
+		return -1;
+	}
+	return 0;
+}
+
+int pd_parse_run_ns(const char *s, bool bare_seconds, int64_t *out, const char **why)
+{
+	char buf[64];
+	size_t n = s ? strlen(s) : 0;
+	/* a bare number of seconds is read as that many "s": the same exact, overflow-checked parser */
+	if (bare_seconds && n > 0 && n + 2 <= sizeof(buf) && isdigit((unsigned char)s[n - 1])) {
+		memcpy(buf, s, n);
+		memcpy(buf + n, "s", 2);
+		s = buf;
+	}
+	if (parse_units(s, dur_units, out, why))
+		return -1;
+	if (*out == 0) {
+		*why = "must be greater than zero";
+		return -1;
+	}
+	if (*out > PD_MAX_RUN_NS) {
+		*why = "longer than 2592000s (30 days), the longest run";
+		return -1;
+	}
+	return 0;
 }
 
 int pd_parse_freq_khz(const char *s, int64_t *out, const char **why)

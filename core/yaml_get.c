@@ -132,8 +132,10 @@ int pd_ynode_double(const pd_ynode *n, const char *what, double lo, double hi, d
 		pd_diags_add(d, n->loc, "'%s': '%.40s' is not a number", what, n->str);
 		return -1;
 	}
-	if (x < lo || x > hi) {
-		pd_diags_add(d, n->loc, "'%s': %g is out of range [%g, %g]", what, x, lo, hi);
+	if (x < lo || x > hi) { /* the value as written: %g would print 1.0000001 as "1" */
+		char a[32], b[32];
+		pd_diags_add(d, n->loc, "'%s': %.40s is out of range [%s, %s]", what, n->str, pd_fmt_double(lo, a, sizeof(a)),
+			     pd_fmt_double(hi, b, sizeof(b)));
 		return -1;
 	}
 	*out = x;
@@ -152,7 +154,7 @@ int pd_ynode_int(const pd_ynode *n, const char *what, int64_t lo, int64_t hi, in
 		return -1;
 	}
 	if (x < lo || x > hi) {
-		pd_diags_add(d, n->loc, "'%s': %lld is out of range [%lld, %lld]", what, x, (long long)lo,
+		pd_diags_add(d, n->loc, "'%s': %.40s is out of range [%lld, %lld]", what, n->str, (long long)lo,
 			     (long long)hi);
 		return -1;
 	}

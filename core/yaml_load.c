@@ -3,7 +3,9 @@
  * libyaml events -> a tree of pd_ynode that remember line and column, so that every later validator
  * can point at the offending key. Hostile input is bounded here once for all parsers: no anchors,
  * aliases or custom tags (alias expansion is the classic YAML bomb), nesting <= 64, one document,
- * keys are unique scalars.
+ * keys are unique scalars, at most PD_YAML_MAX_KEYS keys per mapping (docs/FORMATS.md). Uniqueness is
+ * checked with a hash set per mapping, so a mapping costs time linear in its size (a 64 MiB input
+ * of distinct keys once took seconds per 50 000 keys with pairwise comparisons).
  */
 #include "core/pd_core.h"
 
@@ -45,6 +47,59 @@ static int plist_push(struct plist *p, pd_ynode *x)
 	}
 	p->v[p->n++] = x;
 	return 0;
+}
+
+/* The keys of one mapping under construction: open addressing over indices into the items list
+ * (keys are items[2 k]), power-of-two size, at most half full. */
+struct keyset {
+	uint32_t *slot; /* key index + 1; 0 = empty */
+	size_t size;
+};
+
+static uint64_t key_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static int keyset_grow(struct keyset *ks, const struct plist *items)
+{
+	size_t size = ks->size ? 2 * ks->size : 16;
+	uint32_t *slot = calloc(size, sizeof(*slot));
+	if (!slot)
+		return -1;
+	for (size_t i = 0; i < ks->size; i++) {
+		if (!ks->slot[i])
+			continue;
+		size_t j = key_hash(items->v[2 * (ks->slot[i] - 1)]->str) & (size - 1);
+		while (slot[j])
+			j = (j + 1) & (size - 1);
+		slot[j] = ks->slot[i];
+	}
+	free(ks->slot);
+	ks->slot = slot;
+	ks->size = size;
+	return 0;
+}
+
+/* Adds key number k (items->v[2 k]); returns the earlier equal key, NULL when new, or sets *oom. */
+static const pd_ynode *keyset_add(struct keyset *ks, const struct plist *items, size_t k, bool *oom)
+{
+	if (2 * (k + 1) > ks->size && keyset_grow(ks, items) < 0) {
+		*oom = true;
+		return NULL;
+	}
+	const char *key = items->v[2 * k]->str;
+	size_t j = key_hash(key) & (ks->size - 1);
+	for (; ks->slot[j]; j = (j + 1) & (ks->size - 1)) {
+		const pd_ynode *old = items->v[2 * (ks->slot[j] - 1)];
+		if (strcmp(old->str, key) == 0)
+			return old;
+	}
+	ks->slot[j] = (uint32_t)(k + 1);
+	return NULL;
 }
 
 static bool next_event(struct loader *l, yaml_event_t *ev)
@@ -92,6 +147,7 @@ static pd_ynode *parse_collection(struct loader *l, yaml_event_t *ev, int depth,
 	struct pd_loc loc = mark_loc(l, ev->start_mark);
 	pd_ynode *n = new_node(l, is_map ? PD_Y_MAP : PD_Y_SEQ, loc);
 	struct plist items = {0};
+	struct keyset keys = {0};
 	yaml_event_type_t end = is_map ? YAML_MAPPING_END_EVENT : YAML_SEQUENCE_END_EVENT;
 	if (!n)
 		return NULL;
@@ -116,12 +172,20 @@ static pd_ynode *parse_collection(struct loader *l, yaml_event_t *ev, int depth,
 				pd_diags_add(l->d, child->loc, "mapping keys must be plain scalars");
 				goto fail;
 			}
-			for (size_t i = 0; i + 1 < items.n; i += 2) {
-				if (strcmp(items.v[i]->str, child->str) == 0) {
-					pd_diags_add(l->d, child->loc, "duplicate key '%s' (first at line %d)", child->str,
-						     items.v[i]->loc.line);
-					goto fail;
-				}
+			size_t k = items.n / 2;
+			if (k >= PD_YAML_MAX_KEYS) {
+				pd_diags_add(l->d, child->loc, "more than %d keys in one mapping (the limit of every powerdag file)",
+					     PD_YAML_MAX_KEYS);
+				goto fail;
+			}
+			bool oom = false;
+			const pd_ynode *first = keyset_add(&keys, &items, k, &oom);
+			if (oom)
+				goto fail;
+			if (first) {
+				pd_diags_add(l->d, child->loc, "duplicate key '%s' (first at line %d)", child->str,
+					     first->loc.line);
+				goto fail;
 			}
 		}
 	}
@@ -132,9 +196,11 @@ static pd_ynode *parse_collection(struct loader *l, yaml_event_t *ev, int depth,
 	if (items.n)
 		memcpy(n->items, items.v, items.n * sizeof(pd_ynode *));
 	free(items.v);
+	free(keys.slot);
 	return n;
 fail:
 	free(items.v);
+	free(keys.slot);
 	return NULL;
 }
 

@@ -16,8 +16,14 @@
  * with the shortest path: a path near D is schedulable only with each of its tasks alone on a core
  * at top speed, while half of D leaves the optimizer room to share cores and lower frequencies.
  * Only a DAG share that cannot meet the hard limit in TRIES draws makes the whole split redrawn.
- * C = u * T rounded to 1 us (so the sum of C/T stays within n * 0.5us/20ms of U), then clamped up to
- * min_wcet_ns; bcet is drawn in [C/2, C], a non-scalable part C_fixed in [0, C/10).
+ * The requested U is honoured (within 1 %, in practice within 1e-4): a task whose share u T falls below
+ * min_wcet_ns gets exactly min_wcet_ns, and the utilisation this adds is taken back from the other
+ * tasks in proportion to their shares (repeated until no further task falls below the floor; the
+ * others only shrink, so u <= 1 and the critical-path bound still hold). When the tasks at the floor
+ * alone already exceed U (many tasks, a low U), the request cannot be met and is refused with the
+ * smallest U these tasks and periods allow, instead of silently generating a heavier set. C is
+ * rounded to 1 us with the rounding error carried to the next task, so the sum stays within one
+ * rounding (0.5us / 20ms) of U. bcet is drawn in [C/2, C], a non-scalable part C_fixed in [0, C/10).
  *
  * Accelerators: with probability accel_ratio a task gets a GPU or an FPGA implementation (and, one
  * time in four, the other one too), 2x-7x faster than its WCET; FPGA ones carry a bitstream named
@@ -42,7 +48,7 @@ void pd_gen_defaults(struct pd_gen_params *p)
 		.n_dags = 3,
 		.min_tasks = 5,
 		.max_tasks = 10,
-		.util = 1.0,
+		.util = 1.6, /* the defaults' floor: 3 x 10 tasks x 1.024 ms / 20 ms = 1.54 at most */
 		.accel_ratio = 0.0,
 		.seed = 1,
 		.layers_min = 3,
@@ -228,15 +234,13 @@ static void draw_impl(pd_rng *r, pd_arena *a, const char *dag, struct pd_task *t
 	}
 }
 
-static int fill_task(pd_rng *r, const struct pd_gen_params *p, pd_dagset *s, size_t g, size_t i, double u)
+static int fill_task(pd_rng *r, const struct pd_gen_params *p, pd_dagset *s, size_t g, size_t i, int64_t wcet_ns)
 {
 	struct pd_dag *G = &s->dags[g];
 	struct pd_task *t = &s->tasks[G->first_task + i];
 	t->dag = g;
 	t->name = pd_arena_printf(s->arena, "t%zu", i);
-	t->wcet_ns = round_us(u * (double)G->period_ns);
-	if (t->wcet_ns < p->min_wcet_ns)
-		t->wcet_ns = p->min_wcet_ns;
+	t->wcet_ns = wcet_ns;
 	t->has_bcet = true;
 	t->bcet_ns = round_us((double)t->wcet_ns * (0.5 + 0.5 * pd_rng_uniform(r)));
 	t->bcet_ns = t->bcet_ns > t->wcet_ns ? t->wcet_ns : t->bcet_ns;
@@ -255,8 +259,8 @@ static int fill_task(pd_rng *r, const struct pd_gen_params *p, pd_dagset *s, siz
 	return t->name ? 0 : -1;
 }
 
-static int fill_dag(pd_rng *r, const struct pd_gen_params *p, pd_dagset *s, size_t g, const struct shape *sh,
-		    const double *u)
+/* Name, period, deadline and edges of DAG g (its tasks come later, once every period is known). */
+static int fill_dag(pd_rng *r, pd_dagset *s, size_t g, const struct shape *sh)
 {
 	struct pd_dag *G = &s->dags[g];
 	G->name = pd_arena_printf(s->arena, "dag%zu", g);
@@ -270,9 +274,50 @@ static int fill_dag(pd_rng *r, const struct pd_gen_params *p, pd_dagset *s, size
 	G->n_edges = sh->n_edges;
 	for (size_t k = 0; k < sh->n_edges; k++)
 		G->edges[k] = (struct pd_edge){G->first_task + sh->edges[k][0], G->first_task + sh->edges[k][1], {0}};
-	for (size_t i = 0; i < sh->n; i++)
-		if (fill_task(r, p, s, g, i, u[i]) < 0)
-			return -1;
+	return 0;
+}
+
+/* WCETs for the shares u[] (global task index) and the drawn periods T[] that honour the requested
+ * total utilisation with every WCET >= min_wcet_ns (top of file). Returns -1 when the floor alone
+ * exceeds U; *floor_util is then the utilisation of every task at the floor. */
+static int honour_util(const struct pd_gen_params *p, const int64_t *T, const double *u, size_t n, int64_t *wcet,
+		       bool *at_floor, double *floor_util)
+{
+	double f = (double)p->min_wcet_ns, F = 0;
+	for (size_t i = 0; i < n; i++) {
+		F += f / (double)T[i];
+		at_floor[i] = false;
+	}
+	*floor_util = F;
+	if (F > p->util * (1 + 1e-9))
+		return -1;
+	double scale = 1;
+	for (bool changed = true; changed;) { /* at most n rounds: each adds a task to the floor */
+		double taken = 0, rest = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (at_floor[i])
+				taken += f / (double)T[i];
+			else
+				rest += u[i];
+		}
+		scale = rest > 0 ? (p->util - taken) / rest : 0;
+		changed = false;
+		for (size_t i = 0; i < n; i++)
+			if (!at_floor[i] && scale * u[i] * (double)T[i] < f)
+				at_floor[i] = changed = true;
+	}
+	double carry = 0; /* rounding error so far, in utilisation */
+	for (size_t i = 0; i < n; i++) {
+		if (at_floor[i]) {
+			wcet[i] = p->min_wcet_ns;
+			continue;
+		}
+		double exact = (scale * u[i] + carry) * (double)T[i];
+		wcet[i] = round_us(exact);
+		if (wcet[i] < p->min_wcet_ns)
+			wcet[i] = p->min_wcet_ns;
+		carry = (exact - (double)wcet[i]) / (double)T[i];
+	}
 	return 0;
 }
 
@@ -313,6 +358,8 @@ pd_dagset *pd_dags_generate(const struct pd_gen_params *p, pd_err *e)
 	pd_rng r;
 	pd_dagset *s = NULL;
 	double *u = NULL;
+	int64_t *T = NULL, *wcet = NULL;
+	bool *at_floor = NULL;
 	size_t total = 0;
 	if (check_params(p, e))
 		return NULL;
@@ -340,9 +387,30 @@ pd_dagset *pd_dags_generate(const struct pd_gen_params *p, pd_err *e)
 		goto oom;
 	for (size_t g = 0, off = 0; g < p->n_dags; off += sh[g].n, g++) {
 		s->dags[g].first_task = off;
-		if (fill_dag(&r, p, s, g, &sh[g], u + off) < 0)
+		if (fill_dag(&r, s, g, &sh[g]) < 0)
 			goto oom;
 	}
+	T = malloc(total * sizeof(int64_t));
+	wcet = malloc(total * sizeof(int64_t));
+	at_floor = malloc(total * sizeof(bool));
+	if (!T || !wcet || !at_floor)
+		goto oom;
+	for (size_t g = 0, off = 0; g < p->n_dags; off += sh[g].n, g++)
+		for (size_t i = 0; i < sh[g].n; i++)
+			T[off + i] = s->dags[g].period_ns;
+	double floor_util;
+	if (honour_util(p, T, u, total, wcet, at_floor, &floor_util) < 0) {
+		char w[32];
+		pd_err_set(e, PD_EXIT_USAGE,
+			   "utilisation %g cannot be met: %zu tasks at the minimum WCET of %s already make %.4g with the "
+			   "periods drawn; raise the utilisation, lower the minimum WCET or generate fewer tasks",
+			   p->util, total, pd_fmt_duration(p->min_wcet_ns, w, sizeof(w)), floor_util);
+		goto fail;
+	}
+	for (size_t g = 0, off = 0; g < p->n_dags; off += sh[g].n, g++)
+		for (size_t i = 0; i < sh[g].n; i++)
+			if (fill_task(&r, p, s, g, i, wcet[off + i]) < 0)
+				goto oom;
 	pd_diags d;
 	pd_diags_init(&d);
 	int lr = pd_dags__link(s, &d);
@@ -353,6 +421,9 @@ pd_dagset *pd_dags_generate(const struct pd_gen_params *p, pd_err *e)
 	}
 	free_shapes(sh, p->n_dags);
 	free(u);
+	free(T);
+	free(wcet);
+	free(at_floor);
 	return s;
 oom:
 	pd_err_set(e, PD_EXIT_ENV, "out of memory");
@@ -360,5 +431,8 @@ fail:
 	pd_dags_free(s);
 	free_shapes(sh, p->n_dags);
 	free(u);
+	free(T);
+	free(wcet);
+	free(at_floor);
 	return NULL;
 }

@@ -55,7 +55,11 @@ static int get_dur(struct parser *p, const pd_ynode *map, const char *key, bool 
 {
 	int r = pd_yget_duration(map, key, required, false, out, p->d);
 	if (r == 1 && *out > PD_DAGS_MAX_DURATION_NS) {
-		pd_diags_add(p->d, pd_ymap_get(map, key)->loc, "'%s' must be at most 1h", key);
+		/* the limit in a unit the parser reads (it has no 'h'), the value as the user wrote it */
+		const pd_ynode *n = pd_ymap_get(map, key);
+		char lim[32];
+		pd_diags_add(p->d, n->loc, "'%s' is %.40s: must be at most %s", key, n->str,
+			     pd_fmt_duration(PD_DAGS_MAX_DURATION_NS, lim, sizeof(lim)));
 		return -1;
 	}
 	return r;

@@ -189,12 +189,13 @@ int pd_dags_to_dot(const pd_dagset *s, const struct pd_dot_style *style, const c
 struct pd_gen_params {
 	unsigned n_dags;          /* default 3 */
 	unsigned min_tasks, max_tasks; /* per DAG, default 5:10 */
-	double util;              /* total utilisation sum C/T over the set at f_ref, capacity 1; default 1.0 */
+	double util;              /* total utilisation sum C/T over the set at f_ref, capacity 1; default 1.6;
+				   * honoured within 1 % (gen.c) or refused */
 	double accel_ratio;       /* fraction of tasks with an accelerator implementation, default 0 */
 	uint64_t seed;            /* default 1 */
 	unsigned layers_min, layers_max; /* default 3:5 */
 	double edge_prob;         /* probability of an edge to each node of the previous layer, 0.4 */
-	int64_t min_wcet_ns;      /* tasks below this are clamped up (kernel floor margin); 1.024 ms */
+	int64_t min_wcet_ns;      /* smallest WCET (kernel floor margin); 1.024 ms; others shrink to keep util */
 };
 void pd_gen_defaults(struct pd_gen_params *p);
 /* Builds a random set: layered DAGs with exactly one source and one sink each, periods from

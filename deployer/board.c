@@ -57,7 +57,15 @@ size_t pd_board_pending(const pd_board *b) { return b->n_rec; }
 const char *pd_board_path(pd_board *b, const char *abs)
 {
 	char *p = b->pathbuf[b->pathrot++ % 4];
-	snprintf(p, sizeof(b->pathbuf[0]), "%s%s", b->root, abs);
+	size_t rl = strlen(b->root), al = strlen(abs);
+	/* A path that does not fit must not be cut: a prefix of it names another file. The empty path
+	 * makes every transport call fail (ENOENT) instead, so nothing is touched. */
+	if (rl + al >= sizeof(b->pathbuf[0])) {
+		p[0] = '\0';
+		return p;
+	}
+	memcpy(p, b->root, rl);
+	memcpy(p + rl, abs, al + 1);
 	return p;
 }
 

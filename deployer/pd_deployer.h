@@ -113,8 +113,8 @@ struct pd_board_info {
 pd_board *pd_board_new(pd_transport *t, const struct pd_board_opts *o);
 void pd_board_free(pd_board *b);
 const struct pd_board_info *pd_board_info(const pd_board *b);
-/* Board path of a board file ("/sys/..." → root + "/sys/..."). Returned buffer lives until the next
- * call on b. */
+/* Board path of a board file ("/sys/..." → root + "/sys/..."). Returned buffer lives for the next three
+ * calls on b. A path longer than the buffer (1023 bytes) gives "", which every transport call refuses. */
 const char *pd_board_path(pd_board *b, const char *abs);
 
 /* Every check of docs/DEPLOY.md §pre-flight. Reads only. Each problem is one line appended to

@@ -455,6 +455,15 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 			    : PD_STATUS_FEASIBLE;
 	if (p->objective == PD_OBJ_SLACK)
 		r->status = PD_STATUS_FEASIBLE;
+	/* Every power in a plan must read back (PD_MAX_POWER_UW): inputs within the limit can still sum
+	 * above it (a thousand 1-MW cores), and such a plan is refused here, not written. */
+	if (!(best.power_w * 1e6 <= (double)PD_MAX_POWER_UW)) {
+		char w[32];
+		rc = pd_err_set(e, PD_EXIT_USAGE,
+				"the model power of the solution, %s W, is above 1000000W, the largest power a plan may state",
+				pd_fmt_double(best.power_w, w, sizeof(w)));
+		goto out;
+	}
 	fill_plan(plan, &in, &best);
 	struct pd_plan_meta *m = pd_plan_meta(plan);
 	m->status = r->status;

@@ -231,9 +231,12 @@ static void parse_dl(struct pp *s, const pd_ynode *map)
 	parse_budget_margin(s, n);
 	/* The fair server reserves runtime/period of every CPU ahead of SCHED_DEADLINE tasks: what is
 	 * left per core must stay positive or no task could ever be admitted. */
-	if (dl->has_fair_server && pd_platform_core_capacity(s->p) <= 0.0)
-		pd_diags_add(s->d, fs->loc, "fair_server share %g leaves no capacity under max_util_per_cpu %g",
-			     (double)dl->fair_runtime_ns / (double)dl->fair_period_ns, dl->max_util_per_cpu);
+	if (dl->has_fair_server && pd_platform_core_capacity(s->p) <= 0.0) {
+		char a[32], b[32];
+		pd_diags_add(s->d, fs->loc, "fair_server share %s leaves no capacity under max_util_per_cpu %s",
+			     pd_fmt_double((double)dl->fair_runtime_ns / (double)dl->fair_period_ns, a, sizeof(a)),
+			     pd_fmt_double(dl->max_util_per_cpu, b, sizeof(b)));
+	}
 }
 
 /* ------------------------------------------------------------------ islands */

@@ -257,12 +257,16 @@ static void import_end(struct rpt_run *r, const pd_runlog *log, const char *path
 	if (torn)
 		rpt_run_mark_incomplete(r, "%s ends with %zu damaged or torn bytes after %zu good records", path, torn,
 					pd_runlog_records(log));
-	if (pd_runlog_ring_drops(log) || (end && end->dropped_records))
+	uint64_t drops = pd_runlog_ring_drops(log), end_drops = end ? end->dropped_records : 0;
+	if (drops || end_drops) /* both come from the board: saturate rather than wrap to a small count */
 		rpt_run_note(r, "the agent dropped %llu records (full rings): counts are lower bounds",
-			     (unsigned long long)(pd_runlog_ring_drops(log) + (end ? end->dropped_records : 0)));
+			     (unsigned long long)(drops > UINT64_MAX - end_drops ? UINT64_MAX : drops + end_drops));
 	if (pd_runlog_unknown_records(log))
 		rpt_run_note(r, "%zu records of types this reader does not know were skipped",
 			     pd_runlog_unknown_records(log));
+	if (pd_runlog_invalid_records(log))
+		rpt_run_note(r, "%zu records with an index or a value out of range were skipped (docs/RUNLOG.md)",
+			     pd_runlog_invalid_records(log));
 }
 
 int rpt_import_runlog(struct rpt_run *r, const char *path, pd_err *e)

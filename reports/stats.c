@@ -257,7 +257,9 @@ static int push_gap(struct rpt_stats *s, size_t *cap, struct rpt_gap g)
 		*cap = c;
 	}
 	s->gaps[s->n_gaps++] = g;
-	s->gap_total_ns += g.to_ns - g.from_ns;
+	/* logged gaps may overlap (and each spans at most 2^61 ns, run log limits): saturate the total */
+	int64_t len = g.to_ns > g.from_ns ? g.to_ns - g.from_ns : 0;
+	s->gap_total_ns = len > INT64_MAX - s->gap_total_ns ? INT64_MAX : s->gap_total_ns + len;
 	return 0;
 }
 

@@ -11,8 +11,7 @@
 # Debian 12's (glibc 2.36) needs a build against its own sysroot instead: see docs/BOARDS.md.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
+. "$(dirname "$0")/as-root.sh"
 
 arches=("$@")
 [ ${#arches[@]} -gt 0 ] || arches=(aarch64 armhf)
@@ -28,13 +27,13 @@ for a in "${arches[@]}"; do
     armhf) deb=armhf gcc=gcc-arm-linux-gnueabihf ;;
     *) echo "install-cross-deps.sh: unknown architecture '$a' (use aarch64 or armhf)" >&2; exit 2 ;;
   esac
-  $SUDO dpkg --add-architecture "$deb"
+  as_root dpkg --add-architecture "$deb"
   pkgs+=("$gcc" "libc6-dev-$deb-cross")
   for p in "${agent_libs[@]}"; do
     pkgs+=("$p:$deb")
   done
 done
 
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+as_root apt-get update -qq
+as_root apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
 echo "install-cross-deps.sh: installed cross toolchains for ${arches[*]}"

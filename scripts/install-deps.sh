@@ -2,10 +2,9 @@
 # Installs every Debian 12 package powerdag needs to build, test and run its board twin.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends \
+. "$(dirname "$0")/as-root.sh"
+as_root apt-get update -qq
+as_root apt-get install -y -qq --no-install-recommends \
   build-essential cmake pkg-config git ca-certificates sudo \
   libglpk-dev glpk-utils libyaml-dev libjansson-dev libssh-dev \
   libiio-dev libiio-utils iiod libgpiod-dev check \

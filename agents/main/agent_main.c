@@ -25,18 +25,9 @@ static const char usage[] =
 	"       powerdag-agent --self-test\n"
 	"       powerdag-agent --version\n";
 
-static int parse_seconds(const char *s, int64_t *ns)
+static int parse_seconds(const char *s, int64_t *ns, const char **why)
 {
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || v <= 0 || v > 1e7)
-		return -1;
-	if (*end) { /* also accept SPEC durations: "30s", "500ms" */
-		const char *why;
-		return pd_parse_duration_ns(s, ns, &why) == 0 && *ns > 0 ? 0 : -1;
-	}
-	*ns = (int64_t)(v * 1e9 + 0.5);
-	return 0;
+	return pd_parse_run_ns(s, true, ns, why); /* seconds ("30", "2.5") or SPEC durations ("30s", "500ms") */
 }
 
 static int cmd_run(int argc, char **argv)
@@ -56,12 +47,15 @@ static int cmd_run(int argc, char **argv)
 		case 'o':
 			o.out_dir = optarg;
 			break;
-		case 'd':
-			if (parse_seconds(optarg, &o.duration_ns)) {
-				fprintf(stderr, "powerdag-agent: --duration '%s': expected seconds > 0 (e.g. 30 or 30s)\n", optarg);
+		case 'd': {
+			const char *why = "";
+			if (parse_seconds(optarg, &o.duration_ns, &why)) {
+				fprintf(stderr, "powerdag-agent: --duration '%s': %s (seconds > 0, e.g. 30 or 30s; at most 2592000s)\n",
+					optarg, why);
 				return PD_EXIT_USAGE;
 			}
 			break;
+		}
 		case 'c':
 			o.cgroup_root = optarg;
 			break;
@@ -161,6 +155,10 @@ static int cmd_dump(const char *path, const char *what)
 	}
 	int rc = pd_runlog_dump(r, stdout, what);
 	pd_runlog_free(r);
+	if (rc == -2) {
+		fprintf(stderr, "powerdag-agent: dump: out of memory\n");
+		return PD_EXIT_ENV;
+	}
 	if (rc) {
 		fprintf(stderr, "powerdag-agent: dump: unknown view '%s' (summary, instances, jobs, power, gaps)\n", what);
 		return PD_EXIT_USAGE;

@@ -99,4 +99,33 @@ expect 0 "$POWERDAG" optimize "$T/xu4set.yaml" "$SRC/platforms/odroid-xu4.yaml" 
 jq -e '.status == "optimal" and .gap <= 0.05' "$T/out" >/dev/null || fail "--gap 5%: $(cat "$T/out")"
 expect 0 "$POWERDAG" optimize --help
 
+# power limits (issue 13 item 5): a power beyond 1000000W is refused where it is read, a solution whose
+# model power sums above it is not written (it would print a negative power no reader accepts), and a
+# plan at the limit reads back
+sed 's/base_power: 1W/base_power: 9223372036854775807uW/' "$T/plat.yaml" >"$T/huge.yaml"
+expect 2 "$POWERDAG" optimize "$T/ok.yaml" "$T/huge.yaml" -o "$T/plan5.yaml"
+grep -q "huge.yaml:4:15: error: 'base_power'.*more than 1000000W" "$T/err" || fail "huge base power: $(cat "$T/err")"
+sed 's/base_power: 1W/base_power: 1000000W/' "$T/plat.yaml" >"$T/limit.yaml"
+expect 2 "$POWERDAG" optimize "$T/ok.yaml" "$T/limit.yaml" -o "$T/plan5.yaml"
+grep -q "above 1000000W, the largest power a plan may state" "$T/err" || fail "sum above the limit: $(cat "$T/err")"
+[ ! -e "$T/plan5.yaml" ] || fail "plan written with a power above the limit"
+sed 's/base_power: 1W/base_power: 999998W/' "$T/plat.yaml" >"$T/near.yaml"
+expect 0 "$POWERDAG" optimize "$T/ok.yaml" "$T/near.yaml" -o "$T/plan6.yaml"
+grep -q '^    power: 999998.[0-9]*W$' "$T/plan6.yaml" || fail "plan near the limit: $(grep power: "$T/plan6.yaml")"
+for c in 1e300 9223372036854 1000000.000001W -1W; do
+	expect 2 "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --objective slack --power-cap "$c" -o "$T/plan7.yaml"
+	[ ! -e "$T/plan7.yaml" ] || fail "plan written for --power-cap $c"
+done
+expect 0 "$POWERDAG" optimize "$T/ok.yaml" "$T/plat.yaml" --objective slack --power-cap 1000000 -o "$T/plan7.yaml"
+
+# every plan this test made the optimizer write reads back: validate and check accept each one
+n=0
+for p in "$T"/*plan*.yaml; do
+	[ -e "$p" ] || continue
+	n=$((n + 1))
+	expect 0 "$POWERDAG" validate "$p"
+	expect 0 "$POWERDAG" check "$p"
+done
+[ "$n" -ge 4 ] || fail "only $n plans were written"
+
 finish optimize.sh

@@ -73,17 +73,35 @@ START_TEST(canonical_forms_round_trip)
 	ck_assert_str_eq(pd_fmt_freq(1199999, b, sizeof b), "1199.999MHz");
 	ck_assert_str_eq(pd_fmt_freq(114750, b, sizeof b), "114.75MHz");
 	/* every canonical form reads back to the same value */
-	const int64_t vals[] = {1, 7, 999, 1000, 1024, 1500, 123456789, 1000000001, INT64_MAX / 3};
+	const int64_t vals[] = {1, 7, 999, 1000, 1024, 1500, 123456789, 1000000001, PD_MAX_POWER_UW, PD_MAX_POWER_UW + 1,
+				INT64_MAX / 3};
 	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
 		int64_t v;
 		const char *why;
 		ck_assert_int_eq(pd_parse_duration_ns(pd_fmt_duration(vals[i], b, sizeof b), &v, &why), 0);
 		ck_assert_int_eq(v, vals[i]);
-		ck_assert_int_eq(pd_parse_power_uw(pd_fmt_power(vals[i], b, sizeof b), &v, &why), 0);
-		ck_assert_int_eq(v, vals[i]);
 		ck_assert_int_eq(pd_parse_freq_khz(pd_fmt_freq(vals[i], b, sizeof b), &v, &why), 0);
 		ck_assert_int_eq(v, vals[i]);
+		if (vals[i] > PD_MAX_POWER_UW) { /* above 1 MW: refused (issue 13 item 5), never wrapped */
+			ck_assert_int_eq(pd_parse_power_uw(pd_fmt_power(vals[i], b, sizeof b), &v, &why), -1);
+			ck_assert_str_eq(why, "more than 1000000W, the limit of every power value");
+		} else {
+			ck_assert_int_eq(pd_parse_power_uw(pd_fmt_power(vals[i], b, sizeof b), &v, &why), 0);
+			ck_assert_int_eq(v, vals[i]);
+		}
 	}
+	/* run lengths: checked, > 0, at most 30 days; bare seconds where allowed */
+	int64_t ns;
+	const char *why;
+	ck_assert_int_eq(pd_parse_run_ns("2.5", true, &ns, &why), 0);
+	ck_assert_int_eq(ns, 2500000000);
+	ck_assert_int_eq(pd_parse_run_ns("2592000", true, &ns, &why), 0);
+	ck_assert_int_eq(ns, PD_MAX_RUN_NS);
+	ck_assert_int_eq(pd_parse_run_ns("2.5", false, &ns, &why), -1);
+	ck_assert_int_eq(pd_parse_run_ns("18446744074", true, &ns, &why), -1);
+	ck_assert_int_eq(pd_parse_run_ns("2592000.000000001s", true, &ns, &why), -1);
+	ck_assert_str_eq(why, "longer than 2592000s (30 days), the longest run");
+	ck_assert_int_eq(pd_parse_run_ns("0", true, &ns, &why), -1);
 	ck_assert_str_eq(pd_fmt_double(0.3, b, sizeof b), "0.3");
 }
 END_TEST
@@ -144,6 +162,58 @@ START_TEST(yaml_hostile_input)
 }
 END_TEST
 
+/* n distinct keys "kI: I" in one mapping, then the line extra (or nothing). */
+static char *many_keys(size_t n, const char *extra)
+{
+	pd_buf b;
+	pd_buf_init(&b);
+	for (size_t i = 0; i < n; i++)
+		pd_buf_printf(&b, "k%zu: %zu\n", i, i);
+	pd_buf_printf(&b, "%s", extra);
+	return b.data;
+}
+
+/* Issue 13 item 4: a mapping of 50 000 distinct keys took 8-18 s (pairwise duplicate check). Now keys
+ * are bounded per mapping and checked with a hash: the limit itself parses, one more is refused with a
+ * message, and a duplicate is still found (with its first line) among 10 000 keys, first or last.
+ * Timing is the bench's (bench/yaml/run.sh), not this test's. */
+START_TEST(yaml_many_keys)
+{
+	pd_diags d;
+	pd_ydoc doc;
+	char *text = many_keys(50000, "");
+	ck_assert_int_eq(load(text, &d, &doc), -1);
+	ck_assert_uint_eq(d.n, 1);
+	ck_assert_msg(strstr(d.v[0].msg, "more than 10000 keys in one mapping"), "%s", d.v[0].msg);
+	ck_assert_int_eq(d.v[0].loc.line, PD_YAML_MAX_KEYS + 1);
+	pd_yaml_free(&doc);
+	pd_diags_free(&d);
+	free(text);
+
+	text = many_keys(PD_YAML_MAX_KEYS, "");
+	ck_assert_int_eq(load(text, &d, &doc), 0);
+	ck_assert_uint_eq(doc.root->n, PD_YAML_MAX_KEYS);
+	ck_assert_str_eq(pd_ymap_get(doc.root, "k9999")->str, "9999");
+	pd_yaml_free(&doc);
+	pd_diags_free(&d);
+	free(text);
+
+	static const char *const dups[] = {"k0: again\n", "k9998: again\n", "k4711: again\n"};
+	static const int first_line[] = {1, 9999, 4712};
+	for (size_t i = 0; i < 3; i++) {
+		text = many_keys(PD_YAML_MAX_KEYS - 1, dups[i]);
+		ck_assert_int_eq(load(text, &d, &doc), -1);
+		ck_assert_uint_eq(d.n, 1);
+		char want[64];
+		snprintf(want, sizeof(want), "(first at line %d)", first_line[i]);
+		ck_assert_msg(strstr(d.v[0].msg, "duplicate key") && strstr(d.v[0].msg, want), "%s", d.v[0].msg);
+		pd_yaml_free(&doc);
+		pd_diags_free(&d);
+		free(text);
+	}
+}
+END_TEST
+
 START_TEST(yaml_emit_quotes_typed_strings)
 {
 	pd_buf b;
@@ -188,6 +258,7 @@ int main(void)
 	tcase_add_test(tc, canonical_forms_round_trip);
 	tcase_add_test(tc, yaml_tree_positions);
 	tcase_add_test(tc, yaml_hostile_input);
+	tcase_add_test(tc, yaml_many_keys);
 	tcase_add_test(tc, yaml_emit_quotes_typed_strings);
 	tcase_add_test(tc, atomic_write_leaves_no_partial);
 	suite_add_tcase(s, tc);

@@ -178,8 +178,11 @@ START_TEST(bad_durations)
 			"missing unit");
 	dt_expect_error("dags:\n  - name: cam\n    period: 99999999999s\n    tasks:\n      - {name: a, wcet: 1ms}\n", 3,
 			13, "overflows");
+	/* the limit in a unit the parser accepts (it has no 'h'), the value as written (issue 13 item 12) */
 	dt_expect_error("dags:\n  - name: cam\n    period: 7200s\n    tasks:\n      - {name: a, wcet: 1ms}\n", 3, 13,
-			"at most 1h");
+			"'period' is 7200s: must be at most 3600s");
+	dt_expect_error("dags:\n  - name: cam\n    period: 3600.000001s\n    tasks:\n      - {name: a, wcet: 1ms}\n", 3,
+			13, "'period' is 3600.000001s: must be at most 3600s");
 	dt_expect_error("dags:\n  - name: cam\n    period: 40ms\n    tasks:\n      - {name: a, wcet: 0ms}\n", 5, 25,
 			"'wcet' must be greater than zero");
 	dt_expect_error("dags:\n  - name: cam\n    period: -40ms\n    tasks:\n      - {name: a, wcet: 1ms}\n", 3, 13,

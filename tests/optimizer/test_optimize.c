@@ -297,7 +297,7 @@ END_TEST
  * most 5 %, and the exact optimum (gap 0) lies between that run's bound and its plan. */
 START_TEST(gap_tolerance_honoured)
 {
-	pd_plan *plan = pd_to_generated(2, 5, 5, 0.15, 0.0, 4, "platforms/odroid-xu4.yaml");
+	pd_plan *plan = pd_to_generated(2, 5, 5, 0.55, 0.0, 4, "platforms/odroid-xu4.yaml");
 	struct pd_opt_params p;
 	pd_opt_defaults(&p);
 	ck_assert_double_eq(p.gap, 1e-4);
@@ -342,7 +342,7 @@ END_TEST
 START_TEST(small_xu4_exact_checked)
 {
 	for (uint64_t seed = 1; seed <= 3; seed++) {
-		pd_plan *plan = pd_to_generated(2, 5, 5, 0.15, 0.0, seed, "platforms/odroid-xu4.yaml");
+		pd_plan *plan = pd_to_generated(2, 5, 5, 0.55, 0.0, seed, "platforms/odroid-xu4.yaml");
 		struct pd_opt_result ex, he;
 		ck_assert_int_eq(solve(plan, PD_SOLVER_EXACT, 2.0, &ex), 0);
 		assert_verified(plan, ex.power_w);

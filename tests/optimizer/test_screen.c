@@ -96,7 +96,7 @@ END_TEST
 START_TEST(infeasibility_is_monotone)
 {
 	struct fixture f;
-	setup(&f, pd_to_generated(3, 6, 6, 0.5, 0.0, 7, "platforms/odroid-xu4.yaml"));
+	setup(&f, pd_to_generated(3, 6, 6, 1.0, 0.0, 7, "platforms/odroid-xu4.yaml"));
 	ck_assert_uint_eq(f.in.n_isl, 2);
 	size_t n0 = f.in.isl_nopp[0], n1 = f.in.isl_nopp[1];
 	bool inf[32][32];

@@ -115,6 +115,8 @@ static const struct rule rules[] = {
 	{"base_power: 1.5W", "base_power: 1.5", "missing unit", 4, 15},
 	{"base_power: 1.5W", "base_power: -1W", "negative", 4, 15},
 	{"max_util_per_cpu: 0.9", "max_util_per_cpu: 1.5", "out of range", 5, 26},
+	/* the value as written, not rounded by %g to "1" (issue 13 item 12) */
+	{"max_util_per_cpu: 0.9", "max_util_per_cpu: 1.0000001", "'max_util_per_cpu': 1.0000001 is out of range [0, 1]", 5, 26},
 	{"max_util_per_cpu: 0.9", "max_util_per_cpu: 0", "must be > 0", 5, 26},
 	{"max_util_per_cpu: 0.9", "max_util_per_cpu: 0.04", "leaves no capacity", 5, 45},
 	{"runtime: 50ms", "runtime: 1s", "runtime must be smaller than period", 5, 44},

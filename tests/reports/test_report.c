@@ -80,7 +80,7 @@ static void rail_series(const struct syn_run *s, int k, struct series *out)
 /* Sum of the rails, each held at its last value (rail 1 is held across its unread stretch). */
 static void total_series(const struct syn_run *s, struct series *out)
 {
-	double last[SYN_RAILS];
+	double last[SYN_RAILS] = {0}; /* every rail has a value in the first row; {0} for the compiler */
 	out->n = 0;
 	for (size_t i = 0; i < s->n_samples; i++) {
 		double sum = 0;
