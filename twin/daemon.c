@@ -84,6 +84,25 @@ static int place(const char *parent, const char *name, const char *source, pd_er
 	return twin_shadow_dir(parent, &o, 1, e);
 }
 
+/* /sys/devices/system/cpu/cpuN/cpufreq of every twin core: the kernel's per-CPU view of its policy
+ * (a symlink on real kernels). The agent reads the current frequency there to scale builtin:spin
+ * work; without it spin work would run at the reference speed whatever OPP the twin emulates, and
+ * the rails (computed from the real busy time) would disagree with the plan. */
+static int mount_cpu_links(const struct twin_paths *tp, const pd_platform *p, pd_err *e)
+{
+	for (size_t k = 0; k < pd_platform_island_count(p); k++) {
+		const struct pd_island *isl = pd_platform_island(p, k);
+		char src[400], parent[200];
+		snprintf(src, sizeof(src), "%s/cpufreq/%s", tp->fsroot, isl->policy ? isl->policy : "policy0");
+		for (size_t c = 0; c < isl->n_cpus; c++) {
+			snprintf(parent, sizeof(parent), "/sys/devices/system/cpu/cpu%d", isl->cpus[c]);
+			if (twin_file_exists(parent) && place(parent, "cpufreq", src, e) != 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 static int mount_board(const struct twin_paths *tp, pd_err *e)
 {
 	char src[6][400];
@@ -161,14 +180,17 @@ static void stop_child(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
-/* Samples /proc/stat until SIGTERM/SIGINT. Signals are blocked in every thread and taken here. */
-static void serve(twin_model *m, const sigset_t *set, pid_t sshd, pid_t iiod)
+/* Samples the board's CPU time (its cpuacct cgroup, else /proc/stat) until SIGTERM/SIGINT. Signals
+ * are blocked in every thread and taken here. */
+static void serve(twin_model *m, const sigset_t *set, pid_t sshd, pid_t iiod, const char *acct)
 {
 	uint64_t busy[TWIN_MAX_CPUS], total[TWIN_MAX_CPUS];
 	struct timespec tick = {0, TWIN_TICK_NS};
 	for (;;) {
-		if (twin_read_proc_stat("/proc/stat", busy, total, TWIN_MAX_CPUS) == 0)
-			twin_model_tick(m, twin_now_ns(), busy, total, TWIN_MAX_CPUS);
+		int64_t now = twin_now_ns();
+		if ((acct ? twin_acct_read(acct, now, busy, total, TWIN_MAX_CPUS)
+			  : twin_read_proc_stat("/proc/stat", busy, total, TWIN_MAX_CPUS)) == 0)
+			twin_model_tick(m, now, busy, total, TWIN_MAX_CPUS);
 		siginfo_t si;
 		int sig = sigtimedwait(set, &si, &tick);
 		if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP)
@@ -216,15 +238,21 @@ int pd_twin_daemon_main(int argc, char **argv)
 	twin_model *m = p ? twin_model_new(p, "/lib/firmware", &e) : NULL;
 	twin_fs *fs = m ? twin_fs_start(m, tp.fsroot, &e) : NULL;
 	pid_t sshd = -1, iiod = -1;
-	if (!fs || mount_board(&tp, &e) != 0 || start_servers(&tp, &a, &sshd, &iiod, &e) != 0) {
+	if (!fs || mount_board(&tp, &e) != 0 || mount_cpu_links(&tp, p, &e) != 0 ||
+	    start_servers(&tp, &a, &sshd, &iiod, &e) != 0) {
 		report(a.ready_fd, "error %s\n", e.msg);
 		stop_child(sshd), stop_child(iiod);
 		twin_fs_stop(fs);
 		return PD_EXIT_ENV;
 	}
+	/* sshd has not accepted a session yet (the starter connects only after "ok"), so every session
+	 * and agent is born inside the board's cgroup */
+	char acct[400];
+	bool have_acct = twin_acct_dir(a.netns, acct, sizeof(acct)) == 0 && twin_acct_join(acct, sshd) == 0;
 	report(a.ready_fd, "ok %d %d\n", (int)sshd, (int)iiod);
-	fprintf(stderr, "twin daemon: up (sshd %d, iiod %d)\n", (int)sshd, (int)iiod);
-	serve(m, &set, sshd, iiod);
+	fprintf(stderr, "twin daemon: up (sshd %d, iiod %d), board CPU time from %s\n", (int)sshd, (int)iiod,
+		have_acct ? acct : "/proc/stat (no cpuacct v1 hierarchy: all host activity counts)");
+	serve(m, &set, sshd, iiod, have_acct ? acct : NULL);
 	stop_child(sshd), stop_child(iiod);
 	twin_fs_stop(fs);
 	fprintf(stderr, "twin daemon: down\n");

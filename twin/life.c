@@ -552,6 +552,8 @@ int pd_twin_down(const char *state_dir, bool *was_up, pd_err *e)
 	}
 	if (twin_kill_mntns(r.mntns, 0) > 0)
 		return pd_err_set(e, PD_EXIT_ENV, "processes of the twin's namespace survived SIGKILL");
+	if (r.netns[0])
+		twin_acct_remove(r.netns);
 	remove_state(&tp);
 	return 0;
 }

@@ -158,3 +158,54 @@ int twin_read_proc_stat(const char *path, uint64_t *busy, uint64_t *total, size_
 	fclose(f);
 	return 0;
 }
+
+/* ---------------------------------------------------------------- the board's CPU accounting */
+
+int twin_acct_dir(const char *netns, char *buf, size_t n)
+{
+	if (!twin_file_exists(TWIN_CPUACCT_ROOT "/cpuacct.usage_percpu"))
+		return -1;
+	int k = snprintf(buf, n, "%s/powerdag-twin.%s", TWIN_CPUACCT_ROOT, netns);
+	return k > 0 && (size_t)k < n ? 0 : -1;
+}
+
+int twin_acct_join(const char *dir, pid_t pid)
+{
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		return -1;
+	char p[600], num[32];
+	snprintf(p, sizeof(p), "%s/cgroup.procs", dir);
+	int fd = open(p, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int len = snprintf(num, sizeof(num), "%d", (int)pid);
+	int rc = write(fd, num, (size_t)len) == len ? 0 : -1;
+	close(fd);
+	return rc;
+}
+
+int twin_acct_read(const char *dir, int64_t now_ns, uint64_t *busy, uint64_t *total, size_t n)
+{
+	char p[600];
+	snprintf(p, sizeof(p), "%s/cpuacct.usage_percpu", dir);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		unsigned long long v = 0;
+		busy[i] = fscanf(f, "%llu", &v) == 1 ? v : 0;
+		total[i] = (uint64_t)now_ns; /* ns of CPU time against ns of wall time */
+	}
+	fclose(f);
+	return 0;
+}
+
+void twin_acct_remove(const char *netns)
+{
+	char dir[400];
+	if (twin_acct_dir(netns, dir, sizeof(dir)) != 0 || !twin_file_exists(dir))
+		return;
+	/* the last tasks may still be exiting after SIGKILL */
+	for (int i = 0; i < 50 && rmdir(dir) != 0 && errno == EBUSY; i++)
+		usleep(20000);
+}

@@ -57,6 +57,20 @@ int64_t twin_model_island_khz(twin_model *m, size_t k);
 /* Reads cumulative busy/total jiffies of cpu0..n-1 from a /proc/stat-format file; -1 on error. */
 int twin_read_proc_stat(const char *path, uint64_t *busy, uint64_t *total, size_t n);
 
+/* The board's CPU time: everything started through the board's sshd (SSH sessions, the agent) lives
+ * in one cpuacct cgroup (cgroup v1) so that the rails count the board's own work, not whatever else
+ * runs on the host CPUs (other users, the twin's own iiod and FUSE daemon). Without a v1 cpuacct
+ * hierarchy the twin falls back to /proc/stat (all host activity counts as busy). */
+#define TWIN_CPUACCT_ROOT "/sys/fs/cgroup/cpuacct"
+/* The cgroup directory for a twin netns; -1 when there is no v1 cpuacct hierarchy. */
+int twin_acct_dir(const char *netns, char *buf, size_t n);
+/* Creates dir when needed and moves pid (and so all its future children) into it; 0 or -1. */
+int twin_acct_join(const char *dir, pid_t pid);
+/* Cumulative CPU ns per CPU in busy[], now_ns in total[] (the twin_model_tick units are free). */
+int twin_acct_read(const char *dir, int64_t now_ns, uint64_t *busy, uint64_t *total, size_t n);
+/* Removes the cgroup of a twin netns (after its processes ended). */
+void twin_acct_remove(const char *netns);
+
 /* INA226 (ina2xx-adc) view of a power on a 5 V line with shunt_uohm. */
 struct twin_ina226 {
 	long shunt_raw, bus_raw, power_raw, current_raw;
