@@ -267,6 +267,11 @@ size_t pd_power_read(pd_power *p, struct pd_power_sample *out);
 const char *pd_power_rail_state(const pd_power *p, size_t i);
 void pd_power_close(pd_power *p);
 
+/* ---------------------------------------------------------------- measurements (measure.c) */
+/* `powerdag-agent measure overhead|power ...` (argv[0] = "measure"): one measurement of `powerdag
+ * profile`, printed as one JSON object on stdout (docs/PROFILE.md). Exit 0, 2 (usage), 3 (environment). */
+int pd_agent_measure_main(int argc, char **argv);
+
 /* ---------------------------------------------------------------- the run (run.c) */
 struct pd_agent_opts {
 	const char *plan_path;   /* used when spec == NULL */

@@ -48,6 +48,11 @@ static int64_t busy_for(int64_t ns, int64_t *cpu0)
 	return now;
 }
 
+uint64_t pd_work_spin(uint64_t n, uint64_t x)
+{
+	return spin_loop(n, x);
+}
+
 void pd_work_busy_ns(int64_t ns)
 {
 	int64_t c0;

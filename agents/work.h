@@ -27,6 +27,8 @@ int64_t pd_work_draw(struct pd_xwork *w, int64_t *ref_ns);
  * stores its first and last readings in *cpu0_ns / *cpu1_ns; other kinds leave *cpu0_ns (read by the
  * caller before) and set *cpu1_ns = -1. */
 int pd_work_do(struct pd_xwork *w, uint64_t seq, int64_t demand_ns, int64_t ref_ns, int64_t *cpu0_ns, int64_t *cpu1_ns);
+/* The builtin:spin body, n iterations (profile measures its speed: agents/measure.c). */
+uint64_t pd_work_spin(uint64_t n, uint64_t x);
 /* Burns exactly ns of this thread's CPU time. */
 void pd_work_busy_ns(int64_t ns);
 void pd_work_fini(struct pd_xwork *w);

@@ -5,6 +5,7 @@
  *   powerdag-agent run PLAN --out DIR [--duration SEC] [--cgroup-root PATH] [--iio URI]
  *                  [--sample-hz N] [--no-power] [--gpio CHIP:LINE] [--seed S] [--starvation-monitor]
  *   powerdag-agent check-plugins PLAN
+ *   powerdag-agent measure overhead|power ...   (the steps of `powerdag profile`, docs/PROFILE.md)
  *   powerdag-agent --self-test
  *   powerdag-agent --version
  */
@@ -22,6 +23,9 @@ static const char usage[] =
 	"                      [--sample-hz N] [--no-power] [--gpio CHIP:LINE] [--seed S] [--starvation-monitor]\n"
 	"       powerdag-agent dump RUNLOG [summary|instances|jobs|power|gaps]\n"
 	"       powerdag-agent check-plugins PLAN\n"
+	"       powerdag-agent measure overhead --cpu N [--jobs N] [--period-us P] [--work-us W]\n"
+	"       powerdag-agent measure power --rail URI,DEVICE,CHANNEL,SCALE... [--cpus LIST] [--accel NAME]\n"
+	"                      [--latency-us L] [--sampler-cpu N] [--settle-ms S] [--window-ms W] [--hz H]\n"
 	"       powerdag-agent --self-test\n"
 	"       powerdag-agent --version\n";
 
@@ -182,6 +186,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (argc == 3 && strcmp(argv[1], "check-plugins") == 0)
 		return cmd_check_plugins(argv[2]);
+	if (argc >= 2 && strcmp(argv[1], "measure") == 0)
+		return pd_agent_measure_main(argc - 1, argv + 1);
 	if (argc >= 3 && strcmp(argv[1], "dump") == 0)
 		return cmd_dump(argv[2], argc >= 4 ? argv[3] : "summary");
 	fputs(usage, stderr);
