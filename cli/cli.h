@@ -26,6 +26,14 @@ struct option;
  * option matched; c is then its letter), so "--gap 2" reads "invalid value '2' for --gap". */
 int pd_cli_bad_value(const char *name, const struct option *opts, int li, int c, const char *value);
 
+/* `--board twin` (cli/twin_board.c): fills uri and, when NULL, identity and known_hosts with the
+ * running twin's (strings in *tb); 0, or the exit code after printing the message. */
+struct pd_cli_twin {
+	char uri[256], identity[512], known_hosts[512];
+};
+int pd_cli_twin_board(const char *cmd, struct pd_cli_twin *tb, const char **uri, const char **identity,
+		      const char **known_hosts);
+
 /* Defined in cli/cmd_<name>.c, with the command's own usage text. */
 extern const struct pd_cmd pd_cmd_validate;
 extern const struct pd_cmd pd_cmd_gen;
@@ -38,5 +46,6 @@ extern const struct pd_cmd pd_cmd_deploy;
 extern const struct pd_cmd pd_cmd_report;
 extern const struct pd_cmd pd_cmd_refit;
 extern const struct pd_cmd pd_cmd_demo;
+extern const struct pd_cmd pd_cmd_profile;
 
 #endif

@@ -12,8 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include "cli/cli.h"
 #include "deployer/pd_deployer.h"
 #include "twin/pd_twin.h"
@@ -45,47 +43,9 @@ static int parse_duration(const char *s, int64_t *ns, const char **why)
 	return pd_parse_run_ns(s, true, ns, why);
 }
 
-/* `--board twin`: the board twin that is up (twin/pd_twin.h), with its identity and known_hosts
- * unless given. The strings live in the caller's buffers. */
-struct twin_board {
-	char uri[256], identity[512], known_hosts[512];
-};
-
-static int resolve_twin(struct pd_deploy_opts *o, struct twin_board *tb)
-{
-	char *js = NULL;
-	bool running = false;
-	pd_err e = {0};
-	int rc = pd_twin_status_json(NULL, &js, &running, &e);
-	if (rc || !running) {
-		free(js);
-		return pd_cli_fail("deploy", PD_EXIT_ENV, "--board twin: no twin is up (start one with "
-					"`powerdag twin up`)%s%s", rc ? ": " : "", rc ? e.msg : "");
-	}
-	json_t *j = json_loads(js, 0, NULL);
-	free(js);
-	const char *u = json_string_value(json_object_get(j, "uri"));
-	const char *id = json_string_value(json_object_get(j, "identity"));
-	const char *kh = json_string_value(json_object_get(j, "known_hosts"));
-	if (!u || !id || !kh) {
-		json_decref(j);
-		return pd_cli_fail("deploy", PD_EXIT_ENV, "--board twin: the twin's status lacks uri/identity/known_hosts");
-	}
-	snprintf(tb->uri, sizeof(tb->uri), "%s", u);
-	snprintf(tb->identity, sizeof(tb->identity), "%s", id);
-	snprintf(tb->known_hosts, sizeof(tb->known_hosts), "%s", kh);
-	json_decref(j);
-	o->board_uri = tb->uri;
-	if (!o->tp.identity)
-		o->tp.identity = tb->identity;
-	if (!o->tp.known_hosts)
-		o->tp.known_hosts = tb->known_hosts;
-	return 0;
-}
-
 static int run(int argc, char **argv)
 {
-	struct twin_board tb;
+	struct pd_cli_twin tb;
 	static const struct option longopts[] = {
 		{"board", required_argument, NULL, 'b'},   {"duration", required_argument, NULL, 'd'},
 		{"out", required_argument, NULL, 'o'},     {"no-restore", no_argument, NULL, 'n'},
@@ -137,7 +97,7 @@ static int run(int argc, char **argv)
 			return pd_cli_fail("deploy", PD_EXIT_USAGE, "%s %s: %s", files[i].opt, files[i].path,
 					   strerror(errno));
 	if (!strcmp(o.board_uri, "twin")) {
-		int rc = resolve_twin(&o, &tb);
+		int rc = pd_cli_twin_board("deploy", &tb, &o.board_uri, &o.tp.identity, &o.tp.known_hosts);
 		if (rc)
 			return rc;
 	}

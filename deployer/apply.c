@@ -377,6 +377,23 @@ static int apply_fpga(pd_board *b, const pd_plan *p, const char *plan_dir, pd_er
 	return 0;
 }
 
+int pd_board_set_island_freq(pd_board *b, const struct pd_island *isl, int64_t f_khz, pd_err *e)
+{
+	int rc = board_probe(b, e);
+	return rc ? rc : apply_island(b, isl, f_khz, e);
+}
+
+int pd_board_set_gpu_freq(pd_board *b, const struct pd_accelerator *a, int64_t f_khz, pd_err *e)
+{
+	if (a->kind != PD_ACCEL_GPU || !a->devfreq)
+		return pd_err_set(e, PD_EXIT_USAGE, "accelerator %s: not a GPU with a devfreq device", a->name);
+	char mn[400], mx[400];
+	snprintf(mn, sizeof(mn), "/sys/class/devfreq/%s/min_freq", a->devfreq);
+	snprintf(mx, sizeof(mx), "/sys/class/devfreq/%s/max_freq", a->devfreq);
+	int rc = board_probe(b, e);
+	return rc ? rc : pin_range(b, mn, mx, (long long)f_khz * 1000, e);
+}
+
 int pd_board_apply(pd_board *b, const pd_plan *p, const char *plan_dir, pd_err *e)
 {
 	int rc = board_probe(b, e);

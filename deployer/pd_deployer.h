@@ -138,6 +138,13 @@ void pd_board_record_text(const pd_board *b, pd_buf *out);
  * cpufreq policies, the plan's devfreq devices, RT and fair-server bandwidth, the cpuset hierarchy's
  * children and root balance flag, FPGA managers and /lib/firmware entries of the plan). */
 int pd_board_state(pd_board *b, const pd_plan *p, pd_buf *out, pd_err *e);
+/* The same snapshot for a platform's devices (what `profile` may touch). */
+int pd_board_state_of(pd_board *b, const pd_platform *pl, pd_buf *out, pd_err *e);
+/* Recorded, restorable frequency pinning outside a plan (`profile` steps the OPPs): an island's
+ * cpufreq policy to f (userspace or performance min = max, read back like apply), a GPU's devfreq
+ * to f (min = max). */
+int pd_board_set_island_freq(pd_board *b, const struct pd_island *isl, int64_t f_khz, pd_err *e);
+int pd_board_set_gpu_freq(pd_board *b, const struct pd_accelerator *a, int64_t f_khz, pd_err *e);
 
 /* ---------------------------------------------------------------- fault injection (tests only) */
 /* POWERDAG_FAULT=STEP:KIND (docs/DEPLOY.md): at STEP, KIND happens. Steps: preflight, snapshot, freq,
@@ -187,6 +194,26 @@ struct pd_deploy_result {
  * (board problem, pre-flight, agent refused / crashed, incomplete restore) with e set. RUNDIR holds
  * whatever was collected, and deploy.json, on every path after the plan was read. */
 int pd_deploy_run(const struct pd_deploy_opts *o, struct pd_deploy_result *r, pd_err *e);
+
+/* ---------------------------------------------------------------- profile (docs/PROFILE.md) */
+struct pd_profile_opts {
+	const char *board_uri;      /* ssh://..., local (the CLI resolves "twin") */
+	const char *platform_path;  /* NOMINAL */
+	const char *out_path;       /* FITTED, written atomically after a complete, restored run */
+	struct pd_transport_opts tp;
+	const char *agent_path, *self_exe;
+	struct pd_board_opts board;
+	int overhead_jobs;          /* jobs per thread of the overhead step; 0 = 1000 */
+	int window_ms;              /* rail averaging window per phase; 0 = 500 */
+	volatile sig_atomic_t *interrupted;
+	FILE *log;                  /* progress (step i/N, time left); NULL = silent */
+};
+/* Measures the board and writes FITTED (the nominal platform with measured job_overhead, OPP
+ * powers and a provenance block). Returns 0, PD_EXIT_USAGE (bad NOMINAL / -o / URI: nothing
+ * touched or written) or PD_EXIT_ENV (board, agent, a failed step, interrupted, incomplete
+ * restore: FITTED not written). *summary_json (caller frees; may be NULL) describes the steps,
+ * their durations, the values, what was skipped and why, and the flags. */
+int pd_profile_run(const struct pd_profile_opts *o, char **summary_json, pd_err *e);
 
 /* The powerdag-agent binary for a board architecture (uname -m): --agent PATH when given (checked),
  * else next to self_exe, in the build tree (../agents/), or self_exe's dir/powerdag-agent-ARCH.

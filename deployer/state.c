@@ -69,11 +69,15 @@ static void cpufreq(pd_board *b, pd_buf *out)
 
 int pd_board_state(pd_board *b, const pd_plan *p, pd_buf *out, pd_err *e)
 {
+	return pd_board_state_of(b, pd_plan_platform(p), out, e);
+}
+
+int pd_board_state_of(pd_board *b, const pd_platform *pl, pd_buf *out, pd_err *e)
+{
 	int rc = board_probe(b, e);
 	if (rc)
 		return rc;
 	cpufreq(b, out);
-	const pd_platform *pl = pd_plan_platform(p);
 	char path[600];
 	for (size_t a = 0; a < pd_platform_accel_count(pl); a++) {
 		const struct pd_accelerator *ac = pd_platform_accel(pl, a);

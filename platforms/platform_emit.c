@@ -116,6 +116,7 @@ void pd_platform_emit(const pd_platform *p, pd_yemit *y)
 			emit_sensor(y, &p->sensors[s]);
 		pd_yemit_seq_end(y);
 	}
+	platform_emit_provenance(p, y);
 	pd_yemit_map_end(y);
 }
 

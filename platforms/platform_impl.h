@@ -22,8 +22,13 @@ struct pd_platform {
 	size_t n_accels;
 	struct pd_sensor *sensors;
 	size_t n_sensors;
+	pd_ynode *provenance; /* arena copy of the `provenance` mapping, NULL when absent (provenance.c) */
 	struct pd_loc loc;
 };
+
+/* provenance.c */
+int platform_parse_provenance(pd_platform *p, const pd_ynode *platform_map, pd_diags *d);
+void platform_emit_provenance(const pd_platform *p, pd_yemit *y);
 
 /* Capacity kappa as an exact count of millionths (see power.c: the WCET law is computed on it). */
 #define PD_CAPACITY_SCALE 1000000LL

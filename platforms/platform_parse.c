@@ -494,7 +494,7 @@ static void check_unique_cpus(struct pp *s)
 /* ------------------------------------------------------------------ entry points */
 
 static const char *const platform_keys[] = {"name",	"reference_frequency", "base_power", "dl", "islands",
-					    "accelerators", "sensors",		    NULL};
+					    "accelerators", "sensors",		    "provenance", NULL};
 
 pd_platform *pd_platform_from_node(const pd_ynode *map, pd_diags *d)
 {
@@ -524,6 +524,7 @@ pd_platform *pd_platform_from_node(const pd_ynode *map, pd_diags *d)
 	parse_islands(&s, map);
 	parse_accels(&s, map);
 	parse_sensors(&s, map);
+	platform_parse_provenance(p, map, d);
 	check_unique_names(&s);
 	check_unique_cpus(&s);
 	if (d->n + d->dropped != before) {
