@@ -385,6 +385,18 @@ static void *accel_main(void *arg)
 	return NULL;
 }
 
+/* The twin's device counters ("runs=N busy_ns=T" read from the run file): the device's own busy
+ * time, like a GPU load counter; the client-side wall time also holds the request's path. */
+static int accel_counters(const char *path, long long *runs, long long *busy_ns)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	int n = fscanf(f, "runs=%lld busy_ns=%lld", runs, busy_ns);
+	fclose(f);
+	return n == 2 ? 0 : -1;
+}
+
 struct pw_opts {
 	struct pd_agent_rail rails[MEASURE_MAX_RAILS];
 	char *rail_text[MEASURE_MAX_RAILS];
@@ -591,18 +603,25 @@ static int measure_power(int argc, char **argv)
 			accel_started = true;
 	}
 	json_t *busy = NULL, *util = json_array(), *rate = json_array();
-	int64_t acc_jobs0 = 0, acc_busy0 = 0;
+	int64_t acc_jobs0 = 0, acc_busy0 = 0, dev_window = 0;
+	long long dev_runs0 = 0, dev_busy0 = 0, dev_runs1 = 0, dev_busy1 = 0;
+	bool dev_ok = false;
 	if (!why) {
 		sleep_until(mono_ns() + o.settle_ns);
 		int64_t c0[MEASURE_MAX_CPUS], c1[MEASURE_MAX_CPUS];
 		uint64_t i0[MEASURE_MAX_CPUS], i1[MEASURE_MAX_CPUS];
 		acc_jobs0 = (int64_t)atomic_load(&aj.jobs);
 		acc_busy0 = (int64_t)atomic_load(&aj.busy_ns);
+		if (o.accel)
+			dev_ok = accel_counters(aj.path, &dev_runs0, &dev_busy0) == 0;
 		int64_t w0 = mono_ns();
 		for (size_t i = 0; i < started; i++)
 			c0[i] = clock_ns(sp[i].clk), i0[i] = atomic_load(&sp[i].iters);
 		busy = sample_rails(pw, &o);
 		int64_t w1 = mono_ns();
+		if (dev_ok)
+			dev_ok = accel_counters(aj.path, &dev_runs1, &dev_busy1) == 0;
+		dev_window = w1 - w0;
 		for (size_t i = 0; i < started; i++)
 			c1[i] = clock_ns(sp[i].clk), i1[i] = atomic_load(&sp[i].iters);
 		for (size_t i = 0; i < started; i++) {
@@ -632,6 +651,10 @@ static int measure_power(int argc, char **argv)
 		json_object_set_new(j, "accel_latency_ns", json_integer(jobs ? bns / jobs : -1));
 		json_object_set_new(j, "accel_requested_ns", json_integer(o.latency_ns));
 		json_object_set_new(j, "accel_busy", json_real((double)bns / (double)o.window_ns));
+		if (dev_ok && dev_runs1 > dev_runs0 && dev_window > 0) {
+			json_object_set_new(j, "device_busy", json_real((double)(dev_busy1 - dev_busy0) / (double)dev_window));
+			json_object_set_new(j, "device_latency_ns", json_integer((dev_busy1 - dev_busy0) / (dev_runs1 - dev_runs0)));
+		}
 	}
 	rc = print_json(j);
 out:

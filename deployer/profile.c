@@ -243,6 +243,14 @@ static void run_steps(struct prof *c)
 		double ts = now_s();
 		pd_err e = {0};
 		int rc = step_run(c, s, &e);
+		/* a measurement disturbed by the board (a rail read failing, a late wake-up) is taken again;
+		 * a lost board or Ctrl-C is not */
+		for (int again = 0; rc && again < 2 && !pd_transport_lost(c->t) && !interrupted(c); again++) {
+			plog(c, "step %zu/%zu: %s; measuring again", i + 1, c->n_steps, e.msg);
+			s->retries++;
+			memset(&e, 0, sizeof(e));
+			rc = step_run(c, s, &e);
+		}
 		s->seconds = now_s() - ts;
 		done_est += s->est_s;
 		if (rc) {

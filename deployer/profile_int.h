@@ -17,6 +17,7 @@ struct pstep {
 	double est_s;    /* planned duration */
 	double seconds;  /* measured duration */
 	bool failed;
+	int retries;     /* measurements taken again after a disturbed one */
 	char error[512];
 	char *title;
 };

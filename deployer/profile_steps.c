@@ -405,6 +405,10 @@ static int step_accel(struct prof *c, struct pstep *s, pd_err *e)
 	o->latency_ns = num(j, "accel_latency_ns");
 	o->latency_expect_ns = s->opp >= 0 ? (double)pd_latency_at(ac, ACCEL_LATENCY_US * PD_NS_PER_US, (size_t)s->opp) : NAN;
 	o->busy_frac = num(j, "accel_busy");
+	if (!isnan(num(j, "device_busy"))) { /* the device's own counters, when it has them (the twin's) */
+		o->busy_frac = num(j, "device_busy");
+		o->latency_ns = num(j, "device_latency_ns");
+	}
 	if (r->rail >= 0 && s->opp >= 0 && o->busy_frac > 0.1) {
 		double sdi, sdb;
 		double idle = rail_w(j, "idle", r->rail, &sdi, &o->n_idle), busy = rail_w(j, "busy", r->rail, &sdb, &o->n_busy);
@@ -706,6 +710,8 @@ char *summary_text(struct prof *c)
 				      s->failed ? "failed" : s->seconds > 0 ? "ok" : "not run");
 		if (s->failed)
 			json_object_set_new(o, "error", json_string(s->error));
+		if (s->retries)
+			json_object_set_new(o, "retries", json_integer(s->retries));
 		json_array_append_new(steps, o);
 	}
 	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:f, s:o, s:O, s:O, s:O, s:i}", "board",
