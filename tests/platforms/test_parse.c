@@ -295,6 +295,62 @@ START_TEST(overhead_keys_round_trip)
 }
 END_TEST
 
+/* provenance (written by profile): accepted, kept, written back unchanged; a wrong shape is an
+ * error with its position; the model ignores it. */
+START_TEST(provenance_round_trip)
+{
+	pd_diags d;
+	pd_diags_init(&d);
+	const char *prov = "    - {uri: \"local:\", device: ina226-u79, channel: power2, rail: VCCINT, measures: pl}\n"
+			   "  provenance:\n"
+			   "    board: ssh://root@10.0.0.2:22\n"
+			   "    kernel_version: '#1 SMP'\n"
+			   "    seconds: 95.2\n"
+			   "    values:\n"
+			   "      - {what: islands.big.job_overhead, value: 35us, quantile: 0.999, samples: 2000}\n"
+			   "      - {what: islands.big.opps.1000MHz.idle, value: '100', samples: 50}\n"
+			   "    flags: [island little measured capacity 0.29]\n";
+	pd_platform *p = load_text(mutate("    - {uri: \"local:\", device: ina226-u79, channel: power2, rail: VCCINT, measures: pl}\n", prov), &d);
+	ck_assert_msg(p != NULL, "%s", d.n ? d.v[0].msg : "");
+	const pd_ynode *pv = pd_platform_provenance(p);
+	ck_assert_ptr_nonnull(pv);
+	ck_assert_str_eq(pd_ymap_get(pv, "board")->str, "ssh://root@10.0.0.2:22");
+	char *t1 = emit_text(p);
+	ck_assert(strstr(t1, "  provenance:\n    board: ssh://root@10.0.0.2:22\n    kernel_version: '#1 SMP'\n    seconds: 95.2\n"));
+	ck_assert(strstr(t1, "- {what: islands.big.job_overhead, value: 35us, quantile: 0.999, samples: 2000}\n"));
+	ck_assert(strstr(t1, "value: \"100\"")); /* a quoted number stays a string */
+	pd_platform *q = load_text(t1, &d);
+	ck_assert_ptr_nonnull(q);
+	char *t2 = emit_text(q);
+	ck_assert_str_eq(t1, t2);
+	/* setting replaces it; NULL removes it */
+	ck_assert_int_eq(pd_platform_set_provenance(q, NULL), 0);
+	char *t3 = emit_text(q);
+	ck_assert_ptr_null(strstr(t3, "provenance"));
+	/* OPP power setter keeps busy >= idle >= 0 */
+	ck_assert_int_eq(pd_platform_set_opp_power(q, false, 0, 1, 1900000, 390000), 0);
+	ck_assert_int_eq(pd_platform_island(q, 0)->opps[1].busy_uw, 1900000);
+	ck_assert_int_eq(pd_platform_set_opp_power(q, false, 0, 1, 100, 200), -1);
+	ck_assert_int_eq(pd_platform_set_opp_power(q, false, 0, 2, 200, 100), -1);
+	ck_assert_int_eq(pd_platform_set_opp_power(q, true, 0, 0, 7000000, 600000), 0);
+	free(t1), free(t2), free(t3);
+	pd_platform_free(p);
+	pd_platform_free(q);
+	/* a nested mapping is refused with its position */
+	pd_diags_free(&d);
+	pd_diags_init(&d);
+	p = load_text(mutate("    - {uri: \"local:\", device: ina226-u79, channel: power2, rail: VCCINT, measures: pl}\n",
+			     "    - {uri: \"local:\", device: ina226-u79, channel: power2, rail: VCCINT, measures: pl}\n"
+			     "  provenance: {values: [{what: x, deep: {a: 1}}]}\n"),
+		      &d);
+	ck_assert_ptr_null(p);
+	ck_assert_uint_ge(d.n, 1);
+	ck_assert_ptr_nonnull(strstr(d.v[0].msg, "provenance.values"));
+	ck_assert_int_eq(d.v[0].loc.line, 23);
+	pd_diags_free(&d);
+}
+END_TEST
+
 START_TEST(write_file_round_trip)
 {
 	pd_diags d;
@@ -436,6 +492,7 @@ int main(void)
 	tcase_add_test(tc, emit_is_canonical);
 	tcase_add_test(tc, overhead_keys_round_trip);
 	tcase_add_test(tc, write_file_round_trip);
+	tcase_add_test(tc, provenance_round_trip);
 	tcase_add_test(tc, board_zcu102);
 	tcase_add_test(tc, board_xavier);
 	tcase_add_test(tc, board_xu4);

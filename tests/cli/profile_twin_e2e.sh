@@ -1,0 +1,68 @@
+#!/bin/bash
+# powerdag profile against a board twin whose power table is not the nominal one: the twin is
+# started from a perturbed table (the truth, which profile never reads), profile is given the
+# nominal platform, and the fitted table must recover the truth: median error <= 3 %, worst <= 10 %
+# over every island and GPU power entry. Also: the fitted file validates and optimizes, carries its
+# provenance, the board is restored, and Ctrl-C in the middle restores the board, writes nothing and
+# exits 3. Root only (SKIP otherwise); about 2.5 minutes. Run under the machine's e2e lock.
+. "$(dirname "$0")/lib/expect.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "SKIP: needs root (the twin's namespaces, SCHED_DEADLINE)"
+	exit 0
+fi
+export POWERDAG_TWIN_DIR="$T/twin" POWERDAG_TWIN_NETNS=pdprof-e2e POWERDAG_TWIN_SUBNET=10.213.81.0
+trap '"$POWERDAG" twin down >/dev/null 2>&1; rm -rf "$T"' EXIT
+PT="$SRC/tests/cli/lib/power_table.py"
+
+# the nominal platform: what the twin publishes for the built-in board
+expect 0 "$POWERDAG" twin up
+cp "$POWERDAG_TWIN_DIR/platform.yaml" "$T/nominal.yaml"
+expect 0 "$POWERDAG" twin down
+# the truth: the same board with every power entry off by -20..+25 % (fixed seed: deterministic)
+python3 "$PT" perturb "$T/nominal.yaml" 12 "$T/truth-src.yaml" || fail "perturb"
+expect 0 "$POWERDAG" twin up "$T/truth-src.yaml"
+cp "$POWERDAG_TWIN_DIR/platform.yaml" "$T/truth.yaml"
+
+F="$T/fitted.yaml"
+expect 0 "$POWERDAG" profile --board twin --platform "$T/nominal.yaml" -o "$F" --json --window 300 --overhead-jobs 300
+cp "$T/out" "$T/profile.json"
+[ -s "$F" ] || fail "no fitted platform written"
+python3 "$PT" compare "$T/truth.yaml" "$F" >"$T/cmp" || fail "compare"
+cat "$T/cmp"
+read -r _ n _ med _ worst < <(head -1 "$T/cmp")
+[ "${n:-0}" -ge 60 ] || fail "only ${n:-0} power entries fitted (the twin has 78)"
+awk -v m="${med:-99}" -v w="${worst:-99}" 'BEGIN { exit !(m <= 3 && w <= 10) }' ||
+	fail "recovered power table: median ${med}% worst ${worst}% (want <= 3 % / <= 10 %)"
+python3 "$PT" compare "$T/truth.yaml" "$T/nominal.yaml" | head -1 | sed 's/^/nominal vs truth: /'
+python3 - "$T/profile.json" <<'PY' || fail "profile --json: restore or steps wrong"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["written"] and j["exit_code"] == 0, j["error"]
+assert j["restore"]["done"] and j["restore"]["state_equal"], j["restore"]
+kinds = {s["kind"] for s in j["steps"]}
+assert kinds == {"overhead", "power", "accel"}, kinds
+assert all(s["status"] == "ok" for s in j["steps"])
+ov = [v for v in j["values"] if v["what"].endswith(".job_overhead")]
+assert len(ov) == 2 and all(v["samples"] >= 500 for v in ov), ov
+assert any("FPGA" in s["reason"] for s in j["skipped"]), j["skipped"]
+PY
+expect 0 "$POWERDAG" validate "$F"
+grep -q '^  provenance:' "$F" || fail "no provenance block"
+grep -q 'job_overhead: ' "$F" || fail "no job_overhead in the fitted platform"
+expect 0 "$POWERDAG" optimize "$SRC/dags/examples/twin.yaml" "$F" -o "$T/plan.yaml" --time-limit 5
+
+# Ctrl-C in the middle: the board is restored, nothing is written, exit 3
+"$POWERDAG" profile --board twin --platform "$T/nominal.yaml" -o "$T/int.yaml" --json >"$T/int.json" 2>"$T/int.err" &
+pid=$!
+sleep 6
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+[ "$rc" -eq 3 ] || fail "interrupted profile exited $rc (want 3): $(tail -3 "$T/int.err")"
+[ -e "$T/int.yaml" ] && fail "an interrupted profile wrote its output"
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert not j["written"] and j["restore"]["state_equal"], j' \
+	"$T/int.json" || fail "interrupted profile: board not restored to its snapshot"
+
+expect 0 "$POWERDAG" twin down
+finish profile_twin_e2e.sh
