@@ -173,7 +173,7 @@ const struct pd_cmd pd_cmd_profile = {
 	"Steps: per island, the per-job overhead under SCHED_DEADLINE (99.9th percentile) at its lowest\n"
 	"OPP; per island and OPP, idle and busy power over IIO and the builtin:spin speed; per GPU with a\n"
 	"job interface (the twin's) and OPP, job latency and power. Steps the board cannot do (no cpufreq,\n"
-	"no sensor) are skipped with the reason. Progress on stderr. About 3 s per island and 1.2 s per\n"
+	"no sensor) are skipped with the reason. Progress on stderr. About 2.5 s per island and 2 s per\n"
 	"OPP. Exit codes: 0 written; 2 bad NOMINAL, -o or option (nothing touched, nothing written);\n"
 	"3 environment (unreachable, not root, a step failed, interrupted, incomplete restore: nothing\n"
 	"written). See docs/PROFILE.md.",
