@@ -463,7 +463,8 @@ static int fit_opps(struct prof *c, bool accel, size_t idx, const char *name, co
 			     o->busy_w * 1e3, o->idle_w * 1e3);
 			busy = idle;
 		}
-		if (pd_platform_set_opp_power(c->fit, accel, idx, j, busy, idle))
+		if ((accel ? pd_platform_set_gpu_opp_power(c->fit, idx, j, busy, idle)
+			   : pd_platform_set_opp_power(c->fit, idx, j, busy, idle)) != 0)
 			return pd_err_set(e, PD_EXIT_ENV, "%s at %s: cannot set the fitted power", name, f);
 		snprintf(what, sizeof(what), "%s.%s.opps.%s.idle", accel ? "accelerators" : "islands", name, f);
 		value(c, pw_value(what, o->idle_w, o->idle_sd, o->n_idle));

@@ -129,11 +129,11 @@ int pd_platform_write_file(const pd_platform *p, const char *path, pd_err *e);
 
 /* Measured values (`powerdag profile`, docs/PROFILE.md). The `provenance` mapping (docs/FORMATS.md
  * §3) is kept as parsed and written back; the model never reads it. set_provenance copies map (a
- * YAML mapping; NULL removes it). set_opp_power replaces one OPP's busy/idle power of island idx
- * (accel false) or accelerator idx (a GPU); -1 when out of range or busy < idle or idle < 0. */
+ * YAML mapping; NULL removes it). set_gpu_opp_power is set_opp_power for a GPU accelerator's OPP
+ * (-1 when not a GPU, out of range, or busy < idle or idle < 0). */
 const pd_ynode *pd_platform_provenance(const pd_platform *p);
 int pd_platform_set_provenance(pd_platform *p, const pd_ynode *map);
-int pd_platform_set_opp_power(pd_platform *p, bool accel, size_t idx, size_t opp, int64_t busy_uw, int64_t idle_uw);
+int pd_platform_set_gpu_opp_power(pd_platform *p, size_t accel, size_t opp, int64_t busy_uw, int64_t idle_uw);
 
 /* ---------------------------------------------------------------- power model (SPEC 3) */
 /*

@@ -143,23 +143,13 @@ void platform_emit_provenance(const pd_platform *p, pd_yemit *y)
 	emit_node(y, p->provenance, false);
 }
 
-int pd_platform_set_opp_power(pd_platform *p, bool accel, size_t idx, size_t opp, int64_t busy_uw, int64_t idle_uw)
+int pd_platform_set_gpu_opp_power(pd_platform *p, size_t accel, size_t opp, int64_t busy_uw, int64_t idle_uw)
 {
-	struct pd_opp *o;
-	size_t n;
-	if (accel) {
-		if (idx >= p->n_accels)
-			return -1;
-		o = p->accels[idx].opps, n = p->accels[idx].n_opps;
-	} else {
-		if (idx >= p->n_islands)
-			return -1;
-		o = p->islands[idx].opps, n = p->islands[idx].n_opps;
-	}
 	/* the parser's invariant: busy >= idle >= 0 */
-	if (opp >= n || idle_uw < 0 || busy_uw < idle_uw)
+	if (accel >= p->n_accels || p->accels[accel].kind != PD_ACCEL_GPU || opp >= p->accels[accel].n_opps ||
+	    idle_uw < 0 || busy_uw < idle_uw)
 		return -1;
-	o[opp].busy_uw = busy_uw;
-	o[opp].idle_uw = idle_uw;
+	p->accels[accel].opps[opp].busy_uw = busy_uw;
+	p->accels[accel].opps[opp].idle_uw = idle_uw;
 	return 0;
 }

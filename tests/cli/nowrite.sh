@@ -50,4 +50,7 @@ nothing_written "$POWERDAG" twin up --state "$W/state" --port nope
 nothing_written "$POWERDAG" twin frobnicate --state "$W/state"
 nothing_written "$POWERDAG" twin up "$T/bad.yaml" --state "$W/state"
 
+nothing_written "$POWERDAG" profile --board local --platform "$T/bad.yaml" -o "$W/fitted.yaml"
+nothing_written "$POWERDAG" profile --board local --platform "$PLAT" -o "$W/fitted.yaml" --window nope
+nothing_written "$POWERDAG" profile --board bogus://x --platform "$PLAT" -o "$W/fitted.yaml"
 finish nowrite.sh

@@ -327,12 +327,13 @@ START_TEST(provenance_round_trip)
 	ck_assert_int_eq(pd_platform_set_provenance(q, NULL), 0);
 	char *t3 = emit_text(q);
 	ck_assert_ptr_null(strstr(t3, "provenance"));
-	/* OPP power setter keeps busy >= idle >= 0 */
-	ck_assert_int_eq(pd_platform_set_opp_power(q, false, 0, 1, 1900000, 390000), 0);
+	/* the OPP power setters keep busy >= idle >= 0 */
+	ck_assert_int_eq(pd_platform_set_opp_power(q, 0, 1, 1900000, 390000), 0);
 	ck_assert_int_eq(pd_platform_island(q, 0)->opps[1].busy_uw, 1900000);
-	ck_assert_int_eq(pd_platform_set_opp_power(q, false, 0, 1, 100, 200), -1);
-	ck_assert_int_eq(pd_platform_set_opp_power(q, false, 0, 2, 200, 100), -1);
-	ck_assert_int_eq(pd_platform_set_opp_power(q, true, 0, 0, 7000000, 600000), 0);
+	ck_assert_int_eq(pd_platform_set_opp_power(q, 0, 1, 100, 200), -1);
+	ck_assert_int_eq(pd_platform_set_opp_power(q, 0, 2, 200, 100), -1);
+	ck_assert_int_eq(pd_platform_set_gpu_opp_power(q, 0, 0, 7000000, 600000), 0);
+	ck_assert_int_eq(pd_platform_set_gpu_opp_power(q, 1, 0, 7000000, 600000), -1); /* pl is an FPGA */
 	free(t1), free(t2), free(t3);
 	pd_platform_free(p);
 	pd_platform_free(q);
