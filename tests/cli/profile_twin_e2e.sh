@@ -35,9 +35,10 @@ read -r _ n _ med _ worst < <(head -1 "$T/cmp")
 awk -v m="${med:-99}" -v w="${worst:-99}" 'BEGIN { exit !(m <= 3 && w <= 10) }' ||
 	fail "recovered power table: median ${med}% worst ${worst}% (want <= 3 % / <= 10 %)"
 python3 "$PT" compare "$T/truth.yaml" "$T/nominal.yaml" | head -1 | sed 's/^/nominal vs truth: /'
-python3 - "$T/profile.json" <<'PY' || fail "profile --json: restore or steps wrong"
+python3 - "$T/profile.json" <<'PY' || fail "profile --json: restore or steps wrong (above)"
 import json, sys
 j = json.load(open(sys.argv[1]))
+sys.excepthook = lambda t, v, tb: print("profile --json check:", t.__name__, v)
 assert j["written"] and j["exit_code"] == 0, j["error"]
 assert j["restore"]["done"] and j["restore"]["state_equal"], j["restore"]
 kinds = {s["kind"] for s in j["steps"]}
