@@ -4,7 +4,7 @@
 # nominal platform, and the fitted table must recover the truth: median error <= 3 %, worst <= 10 %
 # over every island and GPU power entry. Also: the fitted file validates and optimizes, carries its
 # provenance, the board is restored, and Ctrl-C in the middle restores the board, writes nothing and
-# exits 3. Root only (SKIP otherwise); about 2.5 minutes. Run under the machine's e2e lock.
+# exits 3. Root only (SKIP otherwise); about 2 minutes. Run under the machine's e2e lock.
 . "$(dirname "$0")/lib/expect.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -25,7 +25,7 @@ expect 0 "$POWERDAG" twin up "$T/truth-src.yaml"
 cp "$POWERDAG_TWIN_DIR/platform.yaml" "$T/truth.yaml"
 
 F="$T/fitted.yaml"
-expect 0 "$POWERDAG" profile --board twin --platform "$T/nominal.yaml" -o "$F" --json --window 300 --overhead-jobs 300
+expect 0 "$POWERDAG" profile --board twin --platform "$T/nominal.yaml" -o "$F" --json --overhead-jobs 300
 cp "$T/out" "$T/profile.json"
 [ -s "$F" ] || fail "no fitted platform written"
 python3 "$PT" compare "$T/truth.yaml" "$F" >"$T/cmp" || fail "compare"
