@@ -65,6 +65,30 @@ bool pd_opt_have_cbc(void)
 
 /* ---------------------------------------------------------------- writing the plan */
 
+/*
+ * GRUB reclaiming (SCHED_FLAG_RECLAIM) per task: a job that overruns its budget then keeps running on
+ * the core's unused bandwidth instead of being throttled into its next period, which with
+ * constrained deadlines delays every later job of its DAG (docs/MODEL.md "Reclaiming"). It is safe
+ * for the other reservations of a core when the core holds one CPU task, or when all of its tasks
+ * have implicit deadlines (d = T: the kernel's GRUB accounts bandwidth as Q/T, which the density
+ * test matches only then). Every task of such a core reclaims; `check` verifies the same rule.
+ */
+static void decide_reclaim(pd_plan *plan, const struct opt_inst *in, const struct opt_sol *s)
+{
+	for (size_t c = 0; c < in->n_cores; c++) {
+		size_t n = 0;
+		bool implicit = true;
+		for (size_t i = 0; i < in->n_tasks; i++)
+			if (s->where[i] == (int)c) {
+				n++;
+				implicit &= pd_plan_task_c(plan, i)->deadline_ns == in->T_ns[i];
+			}
+		for (size_t i = 0; i < in->n_tasks; i++)
+			if (s->where[i] == (int)c)
+				pd_plan_task(plan, i)->reclaim = n == 1 || implicit;
+	}
+}
+
 static void fill_plan(pd_plan *plan, const struct opt_inst *in, const struct opt_sol *s)
 {
 	for (size_t k = 0; k < in->n_isl; k++)
@@ -74,6 +98,7 @@ static void fill_plan(pd_plan *plan, const struct opt_inst *in, const struct opt
 	for (size_t i = 0; i < in->n_tasks; i++) {
 		struct pd_plan_task *t = pd_plan_task(plan, i);
 		memset(t, 0, sizeof(*t));
+		t->overhead_ns = -1;
 		int w = s->where[i];
 		int64_t exec = opt_exec_ns(in, s, i);
 		t->wcet_ns = exec;
@@ -83,8 +108,13 @@ static void fill_plan(pd_plan *plan, const struct opt_inst *in, const struct opt
 			t->place.kind = PD_PLACE_CPU;
 			t->place.island = k;
 			t->place.cpu = isl->cpus[(size_t)w - in->isl_core0[k]];
-			/* runtime = C_i(k, f) in the model's time; the agent converts it to the kernel's
-			 * frequency/capacity-scaled accounting where the kernel scales (arm, arm64). */
+			/* wcet = C_i(k, f), runtime = Q = ceil((C + o_k)(1 + m)) in the model's time (the
+			 * instance's Q is pd_budget_at's); the agent hands the kernel exactly Q, converted
+			 * to its frequency/capacity-scaled accounting where the kernel scales (arm, arm64). */
+			struct pd_budget b;
+			pd_budget_at(in->plat, pd_dags_task(in->dags, i), k, s->isl_opp[k], &b);
+			t->wcet_ns = b.wcet_ns;
+			t->overhead_ns = b.overhead_ns;
 			t->runtime_ns = exec;
 			t->deadline_ns = s->dl_ns[i];
 			t->period_ns = in->T_ns[i];
@@ -98,6 +128,7 @@ static void fill_plan(pd_plan *plan, const struct opt_inst *in, const struct opt
 			t->response_ns = s->dl_ns[i];
 		}
 	}
+	decide_reclaim(plan, in, s);
 }
 
 /* ---------------------------------------------------------------- objectives */

@@ -3,8 +3,14 @@
  * check_core.c - per CPU: the partitioned-EDF density test and the kernel's admission test.
  *
  * Density (sufficient for EDF with constrained deadlines, the model's core rule):
- *     sum_{i on core} C_i(k,f) / d_i  <=  U_max - R_fair / P_fair
- * decided exactly by pd_check_sum_le. C_i is the recomputed WCET, d_i the plan's deadline.
+ *     sum_{i on core} Q_i / d_i  <=  U_max - R_fair / P_fair
+ * decided exactly by pd_check_sum_le. Q_i is the recomputed budget (WCET + per-job overhead,
+ * margin: pd_budget_at), d_i the plan's deadline.
+ *
+ * Reclaiming (GRUB, SCHED_FLAG_RECLAIM) is allowed on a core that holds one CPU task, or whose tasks
+ * all have implicit deadlines (d_i = T_i): the kernel's GRUB accounts bandwidth as Q/T, which the
+ * density test above only matches for implicit deadlines; with constrained deadlines a reclaiming
+ * task could take time the density test gives to a neighbour (docs/MODEL.md "Reclaiming").
  *
  * Admission (what sched_setattr() will accept on a one-CPU root domain, kernel fixed point):
  *     sum_i to_ratio(P_i, Q_i) + to_ratio(P_fair, R_fair)  <=  to_ratio(1 s, U_max * 1 s)
@@ -25,15 +31,18 @@ static void check_one_core(struct ck *c, struct pd_check_core *core, int64_t *nu
 {
 	const pd_platform *p = c->plat;
 	const struct pd_dl *dl = pd_platform_dl(p);
-	size_t n = 0;
+	size_t n = 0, n_reclaim = 0;
+	bool all_implicit = true;
 	int64_t total_bw = 0;
 	long double dens = 0;
 	for (size_t i = 0; i < c->n_tasks; i++) {
 		const struct pd_plan_task *pt = pd_plan_task_c(c->plan, i);
 		if (pt->place.kind != PD_PLACE_CPU || pt->place.cpu != core->cpu)
 			continue;
-		num[n] = c->wcet_true[i];
+		num[n] = c->budget_true[i];
 		den[n] = pt->deadline_ns > 0 ? pt->deadline_ns : 1;
+		n_reclaim += pt->reclaim;
+		all_implicit &= pt->deadline_ns == pt->period_ns;
 		dens += (long double)num[n] / (long double)den[n];
 		n++;
 		total_bw += to_ratio(pt->period_ns, pt->runtime_ns > 0 ? pt->runtime_ns : 0);
@@ -53,6 +62,13 @@ static void check_one_core(struct ck *c, struct pd_check_core *core, int64_t *nu
 	core->admission_limit = (double)cap_bw / (double)(1 << CK_BW_SHIFT);
 	if (n > 0 && total_bw > cap_bw)
 		ck_add(c, PD_CK_ADMISSION, core->admission, core->admission_limit, "utilization", "cpu:%d", core->cpu);
+
+	core->reclaimable = total_bw < cap_bw ? (double)(cap_bw - total_bw) / (double)(1 << CK_BW_SHIFT) : 0.0;
+	core->n_reclaim = n_reclaim;
+	core->reclaim_allowed = n <= 1 || all_implicit;
+	if (n_reclaim > 0 && !core->reclaim_allowed)
+		ck_add(c, PD_CK_RECLAIM, (double)n_reclaim, 0.0, "tasks", "cpu:%d (%zu tasks, constrained deadlines)",
+		       core->cpu, n);
 }
 
 void ck_cores(struct ck *c)

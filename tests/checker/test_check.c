@@ -121,7 +121,7 @@ START_TEST(density_at_lower_opp)
 	ck_assert_double_eq(v->value, 10.0 * MS);
 	ck_assert_double_eq(v->limit, 20.0 * MS);
 	ck_assert_uint_eq(pd_check_count(r, PD_CK_WCET), 4);
-	ck_assert(pd_check_count(r, PD_CK_RUNTIME_WCET) == 4);
+	ck_assert(pd_check_count(r, PD_CK_RUNTIME_BUDGET) == 4);
 	pd_check_report_free(r);
 	pd_plan_free(p);
 }
@@ -190,7 +190,7 @@ START_TEST(triple_rules)
 	ck_assert_str_eq(v->where, "chain/c");
 	ck_assert_double_eq(v->value, 90.0 * MS);
 	ck_assert_double_eq(v->limit, 100.0 * MS);
-	v = only(r, PD_CK_RUNTIME_WCET);
+	v = only(r, PD_CK_RUNTIME_BUDGET);
 	ck_assert_str_eq(v->where, "chain/b");
 	ck_assert_double_eq(v->value, 19.0 * MS);
 	ck_assert_double_eq(v->limit, 20.0 * MS);
