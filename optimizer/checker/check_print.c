@@ -59,7 +59,7 @@ void pd_check_print(const pd_check_report *r, const pd_plan *p, FILE *out)
 			continue;
 		fprintf(out, "  cpu:%-3d tasks %-3zu density %.6f / %.6f   admission %.6f / %.6f   reclaimable %.6f, %zu reclaiming (%s)\n",
 			c->cpu, c->n_tasks, c->density, c->density_limit, c->admission, c->admission_limit, c->reclaimable,
-			c->n_reclaim, c->reclaim_allowed ? "allowed" : "not allowed: constrained deadlines shared");
+			c->n_reclaim, c->reclaim_allowed ? "allowed" : "not allowed: constrained deadlines, several DAGs or paths");
 	}
 	const pd_platform *pf = pd_plan_platform(p);
 	const struct pd_dl *dl = pd_platform_dl(pf);
