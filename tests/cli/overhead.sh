@@ -54,7 +54,7 @@ grep -q 'runtime_lt_budget    chain/b: 2ms < minimum 2.1ms' "$T/out" || fail "wr
 expect 0 "$POWERDAG" simulate "$T/old.yaml" --duration 2s --fail-on-miss
 sed -i 's/reclaim: true/reclaim: false/' "$T/old.yaml"
 expect 1 "$POWERDAG" simulate "$T/old.yaml" --duration 2s --fail-on-miss
-grep -Eq '^chain +(9[0-9]) +\1 ' "$T/out" || fail "without reclaiming not every instance misses: $(grep chain "$T/out")"
+grep -Eq '^chain +(9[0-9]|100) +\1 ' "$T/out" || fail "without reclaiming not every instance misses: $(grep chain "$T/out")"
 
 # measured overhead 30 us and a 5 % margin: runtime = ceil((C + 30 us) x 1.05)
 plat ", job_overhead: 30us, budget_margin: 0.05" > "$T/plat30.yaml"

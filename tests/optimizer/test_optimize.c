@@ -623,7 +623,7 @@ static char *three_islands(const int idle_mw[3])
 	char *y = malloc(2048);
 	ck_assert_ptr_nonnull(y);
 	int n = snprintf(y, 2048, "platform:\n  name: three\n  reference_frequency: 1000MHz\n  base_power: 1W\n"
-			 "  dl: {max_util_per_cpu: 0.95}\n  islands:\n");
+			 "  dl: {max_util_per_cpu: 0.95, job_overhead: 0ns}\n  islands:\n");
 	for (int k = 0; k < 3; k++)
 		n += snprintf(y + n, 2048 - (size_t)n,
 			      "    - name: c%d\n      cpus: [%d]\n      capacity: 1.0\n      opps:\n"
