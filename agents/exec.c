@@ -423,13 +423,10 @@ static const char *admission_fix(int err)
 int64_t pd_exec_kernel_runtime(const struct pd_agent_task *t, const char *sysfs_root)
 {
 	/* The kernel charges everything the thread does, including the agent's own per-job work
-	 * (wake-up, time stamps, the run-log record, waking successors: a few us). A budget of exactly
-	 * C_i(k,f) would throttle every builtin:busy job by those few us and push it to the next period,
-	 * so the agent's overhead allowance is added, never beyond the deadline. */
-	int64_t r = t->runtime_ns + PD_AGENT_JOB_OVERHEAD_NS(t->runtime_ns);
-	if (r > t->deadline_ns)
-		r = t->deadline_ns;
-	return pd_runtime_for_kernel(r, t->cpu, t->reclaim, sysfs_root);
+	 * (wake-up, time stamps, the run-log record, waking successors). That is the platform's
+	 * job_overhead, which the plan's runtime already covers (runtime = ceil((C + o)(1 + m))) and
+	 * which optimize, check and simulate all know: no allowance of the agent's own here. */
+	return pd_runtime_for_kernel(t->runtime_ns, t->cpu, t->reclaim, sysfs_root);
 }
 
 int pd_exec_admit(struct pd_exec *x, pd_err *e)

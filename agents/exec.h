@@ -64,13 +64,10 @@ struct pd_exec {
 	const char *sysfs_root;
 };
 
-/* Agent bookkeeping per job that the kernel charges to the task (wake-up, clock reads, record,
- * successor wake-ups: 5-30 us measured on the 2-CPU KVM test machine): the allowance is
- * 20 us + 3 % of the runtime, at most 50 us. */
-#define PD_AGENT_JOB_OVERHEAD_NS(runtime_ns) \
-	((20 * PD_NS_PER_US + (runtime_ns) * 3 / 100) < 50 * PD_NS_PER_US ? (20 * PD_NS_PER_US + (runtime_ns) * 3 / 100) : 50 * PD_NS_PER_US)
-/* SCHED_DEADLINE runtime given to the kernel for a task: plan runtime + overhead allowance (capped
- * at the deadline), converted for frequency/capacity-scaled accounting. */
+/* SCHED_DEADLINE runtime given to the kernel for a task: exactly the plan's runtime, converted for
+ * frequency/capacity-scaled accounting where the kernel scales (arm, arm64). The agent's own per-job
+ * work that the kernel charges (wake-up, clock reads, record, successor wake-ups) is the platform's
+ * job_overhead, already inside the plan's runtime (docs/MODEL.md "Overhead and margin"). */
 int64_t pd_exec_kernel_runtime(const struct pd_agent_task *t, const char *sysfs_root);
 
 int pd_exec_init(struct pd_exec *x, const struct pd_agent_spec *s, uint64_t seed, pd_err *e);

@@ -24,10 +24,12 @@ static json_t *report_json(const pd_check_report *r, const pd_plan *p)
 		json_array_append_new(viol, violation_json(&r->v[i]));
 	for (size_t k = 0; k < r->n_cores; k++) {
 		const struct pd_check_core *c = &r->cores[k];
-		json_array_append_new(cores, json_pack("{s:i, s:I, s:f, s:f, s:f, s:f}", "cpu", c->cpu, "tasks",
-						       (json_int_t)c->n_tasks, "density", c->density, "density_limit",
-						       c->density_limit, "admission", c->admission, "admission_limit",
-						       c->admission_limit));
+		json_array_append_new(cores, json_pack("{s:i, s:I, s:f, s:f, s:f, s:f, s:f, s:I, s:b}", "cpu", c->cpu,
+						       "tasks", (json_int_t)c->n_tasks, "density", c->density,
+						       "density_limit", c->density_limit, "admission", c->admission,
+						       "admission_limit", c->admission_limit, "reclaimable", c->reclaimable,
+						       "reclaiming", (json_int_t)c->n_reclaim, "reclaim_allowed",
+						       c->reclaim_allowed));
 	}
 	for (size_t g = 0; g < r->n_dags; g++) {
 		const struct pd_check_dag *d = &r->dags[g];

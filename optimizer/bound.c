@@ -232,7 +232,7 @@ double opt_bound_vector(struct opt_bound *b, const struct opt_sol *s, double tar
 			int where;
 			if (o < in->n_isl) {
 				where = (int)in->isl_core0[o];
-				e = (double)wcet_at(in, i, o, s->isl_opp[o]);
+				e = (double)runtime_at(in, i, o, s->isl_opp[o]);
 			} else {
 				size_t v = o - in->n_isl;
 				where = opt_where_server(v);

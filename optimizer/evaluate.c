@@ -4,8 +4,8 @@
  * before anything leaves the optimizer, the integer plan (deadlines floored to whole ns, WCETs
  * rounded up by pd_wcet_at) is checked here against the unshrunk rules of docs/MODEL.md:
  *
- *   - CPU task: 1024 ns <= runtime = wcet_at <= deadline <= period;
- *   - per core: sum of density C_i / d_i <= U_max - fair share (long double);
+ *   - CPU task: 1024 ns <= runtime Q = runtime_at (WCET + per-job overhead, margin) <= deadline <= period;
+ *   - per core: sum of density Q_i / d_i <= U_max - fair share (long double);
  *   - per FIFO server: sum (L_j + reconfig) / T_j <= 1; R_i = sum over the server of (L_j + reconfig);
  *   - per DAG: finish F_i = max_pred F_p + (d_i or R_i) <= D at every sink.
  */
@@ -46,7 +46,7 @@ static bool check_tasks(const struct opt_inst *in, struct opt_sol *s, long doubl
 			return fail(why, n, "task %s/%s: runtime %lld ns below the kernel floor %d ns", dname(in, i),
 				    tname(in, i), (long long)C, DL_MIN_RUNTIME_NS);
 		if (d < C)
-			return fail(why, n, "task %s/%s: deadline %.0f ns below its wcet %.0f ns", dname(in, i), tname(in, i),
+			return fail(why, n, "task %s/%s: deadline %.0f ns below its runtime %.0f ns", dname(in, i), tname(in, i),
 				    (double)d, (double)C);
 		if (d > in->T_ns[i])
 			return fail(why, n, "task %s/%s: deadline %.0f ns above the period %.0f ns", dname(in, i),

@@ -68,7 +68,7 @@ static bool explain_tasks(const struct opt_inst *in, char *buf, size_t n)
 			any = in->impl[i * in->n_srv + v] >= 0 &&
 			      (double)in->lat_top[i * in->n_srv + v] <= opt_longest_d(in, i);
 		for (size_t k = 0; k < in->n_isl && !any; k++) {
-			double C = (double)wcet_at(in, i, k, in->isl_nopp[k] - 1);
+			double C = (double)runtime_at(in, i, k, in->isl_nopp[k] - 1);
 			any = C / in->cap <= in->hi_ns[i] && C >= 1024;
 		}
 		if (any)
@@ -96,7 +96,7 @@ static bool explain_capacity(const struct opt_inst *in, char *buf, size_t n)
 			continue;
 		double u = INFINITY;
 		for (size_t k = 0; k < in->n_isl; k++)
-			u = fmin(u, (double)wcet_at(in, i, k, in->isl_nopp[k] - 1) / (double)in->T_ns[i]);
+			u = fmin(u, (double)runtime_at(in, i, k, in->isl_nopp[k] - 1) / (double)in->T_ns[i]);
 		need += u;
 	}
 	double have = (double)in->n_cores * in->cap_raw;

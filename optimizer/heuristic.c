@@ -313,8 +313,8 @@ static void place_capacity(struct heur *h, struct opt_sol *s)
 		for (size_t i = 0; i < in->n_tasks; i++) {
 			double fast = INFINITY;
 			for (size_t k = 0; k < in->n_isl; k++)
-				if (opt_option_fits(in, s, i, k, h->slack_frac) && (double)wcet_at(in, i, k, s->isl_opp[k]) < fast) {
-					fast = (double)wcet_at(in, i, k, s->isl_opp[k]);
+				if (opt_option_fits(in, s, i, k, h->slack_frac) && (double)runtime_at(in, i, k, s->isl_opp[k]) < fast) {
+					fast = (double)runtime_at(in, i, k, s->isl_opp[k]);
 					s->where[i] = (int)in->isl_core0[k];
 				}
 		}

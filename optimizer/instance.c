@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The instance: every number the solvers need, precomputed once from the DAG set and the platform
- * (wcet_at for each task x island x OPP, latencies per server, power tables in W), and the solution
+ * (runtime Q and demand D for each task x island x OPP, latencies per server, power tables in W), and the solution
  * record with its power model. Nothing here decides anything.
  */
 #include "optimizer/opt_internal.h"
@@ -132,7 +132,8 @@ static void build_tasks(struct opt_inst *in, bool *oom)
 	in->task_dag = xcalloc(n, sizeof(size_t), oom);
 	in->T_ns = xcalloc(n, sizeof(int64_t), oom);
 	in->D_ns = xcalloc(n, sizeof(int64_t), oom);
-	in->wcet = xcalloc(n * (in->isl_opps_total ? in->isl_opps_total : 1), sizeof(int64_t), oom);
+	in->runtime = xcalloc(n * (in->isl_opps_total ? in->isl_opps_total : 1), sizeof(int64_t), oom);
+	in->demand = xcalloc(n * (in->isl_opps_total ? in->isl_opps_total : 1), sizeof(int64_t), oom);
 	in->impl = xcalloc(n * ns, sizeof(int), oom);
 	in->fpga_pw = xcalloc(n * ns, sizeof(double), oom);
 	in->bits = xcalloc(n * ns, sizeof(char *), oom);
@@ -150,9 +151,14 @@ static void build_tasks(struct opt_inst *in, bool *oom)
 		double fast = INFINITY;
 		for (size_t k = 0; k < in->n_isl; k++)
 			for (size_t m = 0; m < in->isl_nopp[k]; m++) {
-				int64_t c = pd_wcet_at(in->plat, t, k, m);
-				in->wcet[i * in->isl_opps_total + in->wcet_off[k] + m] = c < 0 ? INT64_MAX : c;
-				fast = fmin(fast, (double)c);
+				/* The platform's one budget law (overhead, margin): the optimizer, the
+				 * checker and the simulator must agree on Q and D to the ns. */
+				struct pd_budget b;
+				size_t at = i * in->isl_opps_total + in->wcet_off[k] + m;
+				bool ok = pd_budget_at(in->plat, t, k, m, &b) == 0;
+				in->runtime[at] = ok ? b.runtime_ns : INT64_MAX;
+				in->demand[at] = ok ? b.demand_ns : INT64_MAX;
+				fast = fmin(fast, (double)in->runtime[at]);
 			}
 		for (size_t v = 0; v < in->n_srv; v++) {
 			int j = impl_for(in, t, v);
@@ -226,7 +232,8 @@ void opt_inst_free(struct opt_inst *in)
 	free(in->task_dag);
 	free(in->T_ns);
 	free(in->D_ns);
-	free(in->wcet);
+	free(in->runtime);
+	free(in->demand);
 	free(in->impl);
 	free(in->fpga_pw);
 	free(in->bits);
@@ -291,7 +298,7 @@ int64_t opt_exec_ns(const struct opt_inst *in, const struct opt_sol *s, size_t i
 	int w = s->where[i];
 	if (w >= 0) {
 		size_t k = in->core_isl[w];
-		return wcet_at(in, i, k, s->isl_opp[k]);
+		return runtime_at(in, i, k, s->isl_opp[k]);
 	}
 	size_t v = opt_where_server_of(w);
 	return opt_latency(in, i, v, s->acc_opp[in->srv[v].accel]);
@@ -302,7 +309,7 @@ double opt_task_busy_w(const struct opt_inst *in, const struct opt_sol *s, size_
 	double T = (double)in->T_ns[i];
 	if (where >= 0) {
 		size_t k = in->core_isl[where], m = s->isl_opp[k];
-		return (in->busy_w[k][m] - in->idle_w[k][m]) * (double)wcet_at(in, i, k, m) / T;
+		return (in->busy_w[k][m] - in->idle_w[k][m]) * (double)demand_at(in, i, k, m) / T;
 	}
 	size_t v = opt_where_server_of(where), a = in->srv[v].accel, m = s->acc_opp[a];
 	double L = (double)opt_latency(in, i, v, m);
@@ -400,7 +407,7 @@ double opt_vector_idle_w(const struct opt_inst *in, const struct opt_sol *s)
 bool opt_option_fits(const struct opt_inst *in, const struct opt_sol *s, size_t i, size_t o, double slack_frac)
 {
 	if (o < in->n_isl)
-		return opt_core_fits(in, i, (double)wcet_at(in, i, o, s->isl_opp[o]), slack_frac);
+		return opt_core_fits(in, i, (double)runtime_at(in, i, o, s->isl_opp[o]), slack_frac);
 	size_t v = o - in->n_isl;
 	if (in->impl[i * in->n_srv + v] < 0)
 		return false;
@@ -414,7 +421,7 @@ bool opt_vector_paths_ok(const struct opt_inst *in, const struct opt_sol *s, dou
 	for (size_t i = 0; i < in->n_tasks; i++) {
 		double f = INFINITY;
 		for (size_t k = 0; k < in->n_isl; k++)
-			f = fmin(f, (double)wcet_at(in, i, k, s->isl_opp[k]));
+			f = fmin(f, (double)runtime_at(in, i, k, s->isl_opp[k]));
 		for (size_t v = 0; v < in->n_srv; v++)
 			if (in->impl[i * in->n_srv + v] >= 0)
 				f = fmin(f, (double)opt_latency(in, i, v, s->acc_opp[in->srv[v].accel]));

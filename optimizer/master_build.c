@@ -64,7 +64,7 @@ void opt_mst_tangent(glp_prob *lp, int a, int d, int v, double t)
 
 static bool isl_fits(const struct opt_inst *in, size_t i, size_t k, size_t m)
 {
-	return opt_core_fits(in, i, (double)wcet_at(in, i, k, m), 0);
+	return opt_core_fits(in, i, (double)runtime_at(in, i, k, m), 0);
 }
 
 static void build_islands(struct master *M)
@@ -134,9 +134,9 @@ static void build_task_island(struct master *M, size_t i, size_t k, int *ind, do
 	if (!any)
 		return;
 	double hi = ms((int64_t)opt_longest_d(in, i));
-	double ctop = ms(wcet_at(in, i, k, nm - 1));
+	double ctop = ms(runtime_at(in, i, k, nm - 1));
 	double lo = ctop / in->cap;
-	double pts[4] = {lo, sqrt(lo * hi), hi, ms(wcet_at(in, i, k, 0)) / in->cap};
+	double pts[4] = {lo, sqrt(lo * hi), hi, ms(runtime_at(in, i, k, 0)) / in->cap};
 	for (size_t b = b0; b < b0 + nbk; b++) {
 		size_t ib = i * M->nb + b;
 		M->a[ib] = add_col(lp, GLP_BV, 0, 1, 0);
@@ -153,8 +153,7 @@ static void build_task_island(struct master *M, size_t i, size_t k, int *ind, do
 	for (size_t b = b0; b < b0 + nbk; b++)
 		ind[n1] = M->a[i * M->nb + b], val[n1++] = -1.0;
 	for (size_t m = 0; m < nm; m++) {
-		double C = ms(wcet_at(in, i, k, m));
-		double dw = (in->busy_w[k][m] - in->idle_w[k][m]) * C / ms(in->T_ns[i]);
+		double dw = (in->busy_w[k][m] - in->idle_w[k][m]) * ms(demand_at(in, i, k, m)) / ms(in->T_ns[i]);
 		int c = add_col(lp, GLP_CV, 0, isl_fits(in, i, k, m) ? 1 : 0, dw);
 		if (!m)
 			M->wm[ik] = c;
@@ -169,7 +168,7 @@ static void build_task_island(struct master *M, size_t i, size_t k, int *ind, do
 	for (size_t b = b0; b < b0 + nbk; b++)
 		ind[n2] = M->d[i * M->nb + b], val[n2++] = 1.0;
 	for (size_t m = 0; m < nm; m++)
-		ind[n2] = M->wm[ik] + (int)m, val[n2++] = -ms(wcet_at(in, i, k, m)) / in->cap;
+		ind[n2] = M->wm[ik] + (int)m, val[n2++] = -ms(runtime_at(in, i, k, m)) / in->cap;
 	add_row(lp, GLP_LO, 0.0, n2, ind, val);
 }
 
@@ -187,7 +186,7 @@ static void build_capacity(struct master *M, int *ind, double *val)
 				size_t ib = i * M->nb + b;
 				if (!M->v[ib])
 					continue;
-				double C = ms(wcet_at(in, i, k, m));
+				double C = ms(runtime_at(in, i, k, m));
 				ind[n] = M->v[ib], val[n++] = C;
 				big += C * glp_get_col_ub(M->lp, M->v[ib]);
 			}
@@ -209,7 +208,7 @@ static void build_capacity(struct master *M, int *ind, double *val)
 				continue;
 			double coef = INFINITY;
 			for (size_t m = 0; m < nm; m++)
-				coef = fmin(coef, (double)isl->opps[m].freq_khz / ftop * ms(wcet_at(in, i, k, m)));
+				coef = fmin(coef, (double)isl->opps[m].freq_khz / ftop * ms(runtime_at(in, i, k, m)));
 			ind[n] = M->v[ib], val[n++] = coef;
 		}
 		if (!n)

@@ -2,7 +2,9 @@
 /*
  * opt_internal.h - private to optimizer/: the solver-side view of a DAG set on a platform (the
  * "instance"), a candidate solution, and the pieces every solver shares. The symbols are those of
- * docs/MODEL.md: wcet_at (C_i(k, f)), density (C/d), finish (F_i), opp.
+ * docs/MODEL.md: runtime_at (Q_i(k, f), the reservation of a CPU task: its WCET plus the island's
+ * per-job overhead plus the budget margin, pd_budget_at), demand_at (D_i(k, f) = C + o, what a job
+ * executes: power), density (Q/d), finish (F_i), opp. Every schedulability rule uses Q, power uses D.
  *
  * Indices: tasks are the global task indices of pd_dags; islands and accelerators those of
  * pd_platform; cores are numbered island by island (core c belongs to island core_isl[c]); a
@@ -41,7 +43,8 @@ struct opt_inst {
 	/* tasks */
 	size_t *task_dag;
 	int64_t *T_ns, *D_ns;
-	int64_t *wcet;     /* [i][k][m] flattened through wcet_off */
+	int64_t *runtime;  /* Q [i][k][m] flattened through wcet_off */
+	int64_t *demand;   /* D [i][k][m], same layout */
 	size_t *wcet_off;  /* per island: offset of OPP 0 inside a task's block; block size n_isl_opps */
 	size_t isl_opps_total;
 	int *impl;         /* [i * n_srv + v]: task impl index usable on server v, or -1 */
@@ -61,9 +64,16 @@ struct opt_inst {
 static inline double opt_min(double a, double b) { return a < b ? a : b; }
 static inline double opt_max(double a, double b) { return a > b ? a : b; }
 
-static inline int64_t wcet_at(const struct opt_inst *in, size_t i, size_t k, size_t m)
+/* Q_i(k, f_m): what density, path and SCHED_DEADLINE rules use for a CPU task. */
+static inline int64_t runtime_at(const struct opt_inst *in, size_t i, size_t k, size_t m)
 {
-	return in->wcet[i * in->isl_opps_total + in->wcet_off[k] + m];
+	return in->runtime[i * in->isl_opps_total + in->wcet_off[k] + m];
+}
+
+/* D_i(k, f_m) = C + o_k: the CPU time a job takes, hence its busy power (the margin is not used). */
+static inline int64_t demand_at(const struct opt_inst *in, size_t i, size_t k, size_t m)
+{
+	return in->demand[i * in->isl_opps_total + in->wcet_off[k] + m];
 }
 
 /* The longest deadline task i can ever get: its period, and D minus the fastest others on its paths. */
@@ -114,7 +124,8 @@ int opt_sol_init(struct opt_sol *s, const struct opt_inst *in);
 void opt_sol_free(struct opt_sol *s);
 void opt_sol_copy(struct opt_sol *dst, const struct opt_sol *src, const struct opt_inst *in);
 
-/* Execution time of task i under the placement and OPPs of s (CPU: wcet_at; accel: latency). */
+/* Time task i occupies its resource under the placement and OPPs of s (CPU: runtime_at, the
+ * reservation Q; accel: latency). */
 int64_t opt_exec_ns(const struct opt_inst *in, const struct opt_sol *s, size_t i);
 /* Average power of s (SPEC 3); independent of cores and deadlines. */
 double opt_power_w(const struct opt_inst *in, const struct opt_sol *s);

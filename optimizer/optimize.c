@@ -65,6 +65,66 @@ bool pd_opt_have_cbc(void)
 
 /* ---------------------------------------------------------------- writing the plan */
 
+/* Is task b reachable from task a along successor edges (a precedes b in their DAG)? Iterative
+ * depth-first search with caller scratch (seen: n_tasks flags, stack: n_tasks entries). */
+static bool precedes(const pd_dagset *ds, size_t a, size_t b, bool *seen, size_t *stack, size_t n)
+{
+	memset(seen, 0, n * sizeof(*seen));
+	size_t top = 0;
+	stack[top++] = a;
+	seen[a] = true;
+	while (top) {
+		const struct pd_task *t = pd_dags_task(ds, stack[--top]);
+		for (size_t s = 0; s < t->n_succs; s++) {
+			size_t q = t->succs[s];
+			if (q == b)
+				return true;
+			if (!seen[q]) {
+				seen[q] = true;
+				stack[top++] = q;
+			}
+		}
+	}
+	return false;
+}
+
+/*
+ * GRUB reclaiming (SCHED_FLAG_RECLAIM) per task: a job that overruns its budget then keeps running on
+ * the core's unused bandwidth instead of being throttled into its next period, which with
+ * constrained deadlines delays every later job of its DAG (docs/MODEL.md "Reclaiming"). The kernel's
+ * GRUB accounts bandwidth as Q/T, which the density test (sum Q/d) matches only for implicit
+ * deadlines: with constrained ones a reclaiming task could take time the density test gives to a
+ * neighbour. Every task of a core reclaims when its tasks all have implicit deadlines (d = T), or
+ * all lie on one path of one DAG (pairwise ordered by precedence, a single task included): then the
+ * only jobs a reclaiming overrun can delay are its own DAG's later ones, which an overrun delays
+ * anyway. `check` verifies the same rule.
+ */
+static void decide_reclaim(pd_plan *plan, const struct opt_inst *in, const struct opt_sol *s)
+{
+	size_t n = in->n_tasks;
+	bool *seen = calloc(n ? n : 1, sizeof(*seen));
+	size_t *stack = calloc(n ? n : 1, sizeof(*stack)), *on = calloc(n ? n : 1, sizeof(*on));
+	for (size_t c = 0; seen && stack && on && c < in->n_cores; c++) {
+		size_t m = 0;
+		bool implicit = true, one_path = true;
+		for (size_t i = 0; i < n; i++)
+			if (s->where[i] == (int)c) {
+				on[m++] = i;
+				implicit &= pd_plan_task_c(plan, i)->deadline_ns == in->T_ns[i];
+			}
+		for (size_t x = 0; x < m && one_path; x++)
+			for (size_t y = x + 1; y < m && one_path; y++)
+				one_path = in->task_dag[on[x]] == in->task_dag[on[y]] &&
+					   (precedes(in->dags, on[x], on[y], seen, stack, n) ||
+					    precedes(in->dags, on[y], on[x], seen, stack, n));
+		for (size_t x = 0; x < m; x++)
+			pd_plan_task(plan, on[x])->reclaim = implicit || one_path;
+	}
+	free(seen);
+	free(stack);
+	free(on);
+}
+
 static void fill_plan(pd_plan *plan, const struct opt_inst *in, const struct opt_sol *s)
 {
 	for (size_t k = 0; k < in->n_isl; k++)
@@ -74,6 +134,7 @@ static void fill_plan(pd_plan *plan, const struct opt_inst *in, const struct opt
 	for (size_t i = 0; i < in->n_tasks; i++) {
 		struct pd_plan_task *t = pd_plan_task(plan, i);
 		memset(t, 0, sizeof(*t));
+		t->overhead_ns = -1;
 		int w = s->where[i];
 		int64_t exec = opt_exec_ns(in, s, i);
 		t->wcet_ns = exec;
@@ -83,8 +144,13 @@ static void fill_plan(pd_plan *plan, const struct opt_inst *in, const struct opt
 			t->place.kind = PD_PLACE_CPU;
 			t->place.island = k;
 			t->place.cpu = isl->cpus[(size_t)w - in->isl_core0[k]];
-			/* runtime = C_i(k, f) in the model's time; the agent converts it to the kernel's
-			 * frequency/capacity-scaled accounting where the kernel scales (arm, arm64). */
+			/* wcet = C_i(k, f), runtime = Q = ceil((C + o_k)(1 + m)) in the model's time (the
+			 * instance's Q is pd_budget_at's); the agent hands the kernel exactly Q, converted
+			 * to its frequency/capacity-scaled accounting where the kernel scales (arm, arm64). */
+			struct pd_budget b;
+			pd_budget_at(in->plat, pd_dags_task(in->dags, i), k, s->isl_opp[k], &b);
+			t->wcet_ns = b.wcet_ns;
+			t->overhead_ns = b.overhead_ns;
 			t->runtime_ns = exec;
 			t->deadline_ns = s->dl_ns[i];
 			t->period_ns = in->T_ns[i];
@@ -98,6 +164,7 @@ static void fill_plan(pd_plan *plan, const struct opt_inst *in, const struct opt
 			t->response_ns = s->dl_ns[i];
 		}
 	}
+	decide_reclaim(plan, in, s);
 }
 
 /* ---------------------------------------------------------------- objectives */

@@ -89,7 +89,7 @@ static void static_tangents(struct opt_screen *S)
 	const struct opt_inst *in = S->in;
 	for (size_t i = 0; i < in->n_tasks; i++)
 		for (size_t k = 0; k < in->n_isl; k++) {
-			double hi = hi_ms(in, i), lo = ms((double)wcet_at(in, i, k, in->isl_nopp[k] - 1)) / in->cap;
+			double hi = hi_ms(in, i), lo = ms((double)runtime_at(in, i, k, in->isl_nopp[k] - 1)) / in->cap;
 			if (lo <= 0 || lo > hi)
 				continue;
 			double pts[3] = {lo, sqrt(lo * hi), hi};
@@ -226,7 +226,7 @@ static void set_vector(struct opt_screen *S, const struct opt_sol *s)
 		int n = 0;
 		for (size_t i = 0; i < in->n_tasks; i++) {
 			size_t ik = i * in->n_isl + k;
-			double C = (double)wcet_at(in, i, k, s->isl_opp[k]);
+			double C = (double)runtime_at(in, i, k, s->isl_opp[k]);
 			bool fits = opt_option_fits(in, s, i, k, 0);
 			glp_set_col_bnds(S->lp, S->a[ik], fits ? GLP_DB : GLP_FX, 0, fits ? 1 : 0);
 			glp_set_obj_coef(S->lp, S->a[ik], opt_task_busy_w(in, s, i, (int)in->isl_core0[k]));

@@ -27,7 +27,7 @@ static bool identical(const struct opt_inst *in, size_t k, size_t j)
 			return false;
 	for (size_t i = 0; i < in->n_tasks; i++)
 		for (size_t m = 0; m < in->isl_nopp[k]; m++)
-			if (wcet_at(in, i, k, m) != wcet_at(in, i, j, m))
+			if (runtime_at(in, i, k, m) != runtime_at(in, i, j, m) || demand_at(in, i, k, m) != demand_at(in, i, j, m))
 				return false;
 	return true;
 }

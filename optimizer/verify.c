@@ -70,12 +70,22 @@ static bool fields_match(const struct opt_inst *in, const pd_plan *plan, const s
 {
 	for (size_t i = 0; i < in->n_tasks; i++) {
 		const struct pd_plan_task *t = pd_plan_task_c(plan, i);
-		int64_t exec = opt_exec_ns(in, s, i);
-		if (t->wcet_ns != exec)
+		int64_t exec = opt_exec_ns(in, s, i), C = exec;
+		if (s->where[i] >= 0) {
+			struct pd_budget b;
+			size_t k = in->core_isl[s->where[i]];
+			pd_budget_at(in->plat, pd_dags_task(in->dags, i), k, s->isl_opp[k], &b);
+			C = b.wcet_ns;
+			if (t->overhead_ns != b.overhead_ns)
+				return say(why, n, "task %zu: overhead %lld ns, the platform says %lld ns", i,
+					   (long long)t->overhead_ns, (long long)b.overhead_ns);
+		}
+		if (t->wcet_ns != C)
 			return say(why, n, "task %zu: wcet %lld ns, the model says %lld ns", i, (long long)t->wcet_ns,
-				   (long long)exec);
+				   (long long)C);
 		if (s->where[i] >= 0 && (t->runtime_ns != exec || t->period_ns != in->T_ns[i]))
-			return say(why, n, "task %zu: runtime/period differ from wcet/T", i);
+			return say(why, n, "task %zu: runtime %lld ns / period differ from the budget %lld ns / T", i,
+				   (long long)t->runtime_ns, (long long)exec);
 		if (s->where[i] < 0 && t->response_ns != s->dl_ns[i])
 			return say(why, n, "task %zu: response %lld ns, the FIFO bound is %lld ns", i,
 				   (long long)t->response_ns, (long long)s->dl_ns[i]);

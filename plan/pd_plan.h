@@ -5,7 +5,8 @@
  *
  * A plan holds, per island, the chosen OPP; per GPU its OPP; per task its placement (a CPU of an
  * island, a GPU, or a slot of an FPGA through one of the task's implementations) and, for CPU tasks,
- * the SCHED_DEADLINE triple (runtime, deadline, period) and the scaled WCET; for accelerated tasks
+ * the SCHED_DEADLINE triple (runtime, deadline, period), the scaled WCET and the per-job overhead the
+ * runtime covers (pd_budget_at, docs/MODEL.md); for accelerated tasks
  * the latency at the chosen OPP and the FIFO response bound. Solver metadata and predictions ride
  * along.
  *
@@ -49,7 +50,9 @@ struct pd_placement {
 struct pd_plan_task {
 	struct pd_placement place;
 	int64_t wcet_ns;     /* CPU: C_i(k, f) at the island's OPP; accel: latency at the OPP */
-	int64_t runtime_ns;  /* CPU: SCHED_DEADLINE runtime (kernel accounting, see docs/MODEL.md) */
+	int64_t overhead_ns; /* CPU: per-job overhead o_k the plan was computed with (demand = wcet +
+			      * overhead); -1 when the file does not record it (plans before it existed) */
+	int64_t runtime_ns;  /* CPU: SCHED_DEADLINE runtime Q = ceil((wcet + overhead)(1 + margin)) */
 	int64_t deadline_ns; /* CPU: relative deadline d_i */
 	int64_t period_ns;   /* CPU: = T of its DAG */
 	int64_t response_ns; /* accel: FIFO response bound R_i; CPU: = deadline_ns */

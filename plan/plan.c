@@ -59,8 +59,10 @@ pd_plan *pd_plan__alloc(pd_dagset *dags, pd_platform *plat)
 		p->accel_opp[a] = acc->n_opps ? acc->n_opps - 1 : 0;
 	}
 	int cpu0 = pd_platform_island(plat, 0)->cpus[0];
-	for (size_t i = 0; i < p->n_tasks; i++)
+	for (size_t i = 0; i < p->n_tasks; i++) {
 		p->tasks[i].place = (struct pd_placement){.kind = PD_PLACE_CPU, .cpu = cpu0, .island = 0};
+		p->tasks[i].overhead_ns = -1;
+	}
 	p->meta = (struct pd_plan_meta){.status = PD_STATUS_UNKNOWN,
 					.objective = PD_OBJ_POWER,
 					.solver = "none",

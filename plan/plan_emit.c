@@ -98,6 +98,8 @@ static void emit_task(const pd_plan *p, size_t i, pd_yemit *y)
 	pd_yemit_kv_str(y, "placement", pd_placement_fmt(p, &pt->place, buf, sizeof(buf)));
 	if (pt->place.kind == PD_PLACE_CPU) {
 		pd_yemit_kv_duration(y, "wcet", pt->wcet_ns);
+		if (pt->overhead_ns >= 0) /* absent in plans written before the overhead existed */
+			pd_yemit_kv_duration(y, "overhead", pt->overhead_ns);
 		pd_yemit_kv_duration(y, "runtime", pt->runtime_ns);
 		pd_yemit_kv_duration(y, "deadline", pt->deadline_ns);
 		pd_yemit_kv_duration(y, "period", pt->period_ns);

@@ -243,9 +243,9 @@ static void parse_accels(struct rp *r, const pd_ynode *map)
 
 /* ------------------------------------------------------------------ tasks */
 
-static const char *const task_keys[] = {"dag",	   "task",   "placement", "impl",     "wcet",
-					"runtime", "deadline", "period",    "response", "reclaim", NULL};
-static const char *const cpu_only[] = {"runtime", "deadline", "period", "reclaim", NULL};
+static const char *const task_keys[] = {"dag",	"task",	    "placement", "impl",    "wcet",	"overhead",
+					"runtime", "deadline", "period",	   "response", "reclaim", NULL};
+static const char *const cpu_only[] = {"overhead", "runtime", "deadline", "period", "reclaim", NULL};
 static const char *const accel_only[] = {"impl", "response", NULL};
 
 static bool parse_uint(const char *s, long max, long *out)
@@ -345,6 +345,9 @@ static void parse_task_times(struct rp *r, const pd_ynode *n, struct pd_plan_tas
 	pd_yget_duration(n, "wcet", true, false, &pt->wcet_ns, r->d);
 	if (pt->place.kind == PD_PLACE_CPU) {
 		refuse(r, n, accel_only, "a CPU placement");
+		pt->overhead_ns = -1;
+		if (pd_yget_duration(n, "overhead", false, true, &pt->overhead_ns, r->d) != 1)
+			pt->overhead_ns = -1;
 		pd_yget_duration(n, "runtime", true, false, &pt->runtime_ns, r->d);
 		pd_yget_duration(n, "deadline", true, false, &pt->deadline_ns, r->d);
 		pd_yget_duration(n, "period", true, false, &pt->period_ns, r->d);

@@ -129,7 +129,10 @@ static double component_predicted_w(const pd_plan *plan, const char *measures)
 	for (size_t i = 0; i < pd_dags_task_count(ds); i++) {
 		const struct pd_plan_task *pt = pd_plan_task_c(plan, i);
 		const struct pd_task *t = pd_dags_task(ds, i);
-		double frac = (double)pt->wcet_ns / (double)pd_dags_dag(ds, t->dag)->period_ns;
+		/* busy fraction of the model: a CPU job executes its work plus the per-job overhead (D/T,
+		 * docs/MODEL.md); plans that predate the overhead record none */
+		int64_t busy = pt->wcet_ns + (pt->place.kind == PD_PLACE_CPU && pt->overhead_ns > 0 ? pt->overhead_ns : 0);
+		double frac = (double)busy / (double)pd_dags_dag(ds, t->dag)->period_ns;
 		if (k >= 0 && pt->place.kind == PD_PLACE_CPU && (long)pt->place.island == k)
 			util += frac;
 		if (a >= 0 && pt->place.kind != PD_PLACE_CPU && (long)pt->place.accel == a) {
@@ -353,7 +356,8 @@ static int task_stats(const struct rpt_run *r, struct rpt_stats *s)
 		ts->dag = pd_dags_dag(dset, t->dag)->name;
 		ts->name = t->name;
 		pd_placement_fmt(r->plan, &pt->place, ts->place, sizeof(ts->place));
-		ts->budget_ns = pt->wcet_ns;
+		/* the budget is the reservation (runtime Q) for a CPU task, the latency for an accelerated one */
+		ts->budget_ns = pt->place.kind == PD_PLACE_CPU ? pt->runtime_ns : pt->wcet_ns;
 		ts->max_exec_ns = -1;
 		ts->overruns = r->task_overruns ? r->task_overruns[i] : 0;
 	}

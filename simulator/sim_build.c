@@ -153,6 +153,12 @@ static int build_cpu_task(struct sim *s, struct sim_task *t, size_t i, const str
 				   isl->opps[opp].freq_khz);
 	if (t->bcet_ns <= 0 || t->bcet_ns > t->wcet_ns)
 		t->bcet_ns = t->wcet_ns;
+	/* The kernel charges o_k per job beyond the work (wake-up, time stamps, waking successors):
+	 * modelled as execution, from the platform's law like C (pd_budget_of), never from the plan. */
+	struct pd_budget b;
+	if (pd_budget_of(s->plat, core->island, t->wcet_ns, &b) != 0)
+		return pd_err_set(e, PD_EXIT_USAGE, "task %s: no per-job overhead for its island", dt->name);
+	t->overhead_ns = b.overhead_ns;
 	t->rel_deadline_ns = pt->deadline_ns;
 	init_ent(&t->e, pt->runtime_ns, pt->deadline_ns, pt->period_ns);
 	t->e.core = (uint32_t)c;

@@ -25,6 +25,7 @@
 
 #include <math.h>
 
+/* The work of a job: its WCET, uniform in [bcet, wcet], or an overrun of the WCET. */
 static int64_t draw_exec_time(struct sim *s, const struct sim_task *t)
 {
 	switch (s->prm.exec) {
@@ -42,6 +43,9 @@ static int64_t draw_exec_time(struct sim *s, const struct sim_task *t)
 	return pd_rng_range(&s->rng, t->bcet_ns, t->wcet_ns);
 }
 
+/* What a job executes: its work (an injected overrun scales the work) plus the per-job overhead the
+ * kernel charges on top (CPU tasks; 0 for accelerated ones), which does not vary with the execution
+ * model. */
 int64_t sim_exec_time(struct sim *s, const struct sim_task *t, uint64_t seq)
 {
 	int64_t x = draw_exec_time(s, t);
@@ -49,7 +53,7 @@ int64_t sim_exec_time(struct sim *s, const struct sim_task *t, uint64_t seq)
 		double y = ceil((double)x * s->prm.inject.factor); /* factor <= 1000, x <= 1 h: no overflow */
 		x = y < 1 ? 1 : (int64_t)y;
 	}
-	return x;
+	return x + t->overhead_ns;
 }
 
 static size_t slot_of(uint64_t seq)

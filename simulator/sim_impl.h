@@ -47,6 +47,7 @@ struct sim_task {
 	uint32_t server;      /* accel: server index */
 	uint32_t dag, local;  /* DAG and index inside it */
 	int64_t wcet_ns, bcet_ns; /* at the plan's OPP (CPU: C_i(k,f); accel: latency) */
+	int64_t overhead_ns;  /* CPU: per-job overhead o_k, executed by every job after its work */
 	int64_t rel_deadline_ns;  /* d_i (CPU) or R_i (accel), for job-level misses */
 	int64_t power_uw;     /* FPGA implementation busy power */
 	const char *bitstream;

@@ -22,9 +22,11 @@ static const char *const kind_names[PD_CK__COUNT] = {
 	[PD_CK_DEADLINE_PERIOD] = "deadline_gt_period",
 	[PD_CK_PERIOD] = "period",
 	[PD_CK_PERIOD_RANGE] = "period_range",
-	[PD_CK_RUNTIME_WCET] = "runtime_lt_wcet",
+	[PD_CK_RUNTIME_BUDGET] = "runtime_lt_budget",
 	[PD_CK_ADMISSION] = "admission",
-	[PD_CK_DEADLINE_WCET] = "deadline_lt_wcet",
+	[PD_CK_DEADLINE_BUDGET] = "deadline_lt_budget",
+	[PD_CK_OVERHEAD] = "overhead",
+	[PD_CK_RECLAIM] = "reclaim",
 };
 
 const char *pd_check_kind_name(enum pd_check_kind k)
@@ -120,7 +122,8 @@ pd_check_report *pd_check_plan(const pd_plan *p, pd_err *e)
 	c.r = calloc(1, sizeof(*c.r));
 	c.wcet_true = calloc(c.n_tasks + 1, sizeof(int64_t));
 	c.delay_ns = calloc(c.n_tasks + 1, sizeof(int64_t));
-	if (!c.r || !c.wcet_true || !c.delay_ns)
+	c.budget_true = calloc(c.n_tasks + 1, sizeof(int64_t));
+	if (!c.r || !c.wcet_true || !c.delay_ns || !c.budget_true)
 		goto oom;
 	c.r->schedulable = true;
 	c.r->min_relative_slack = 1.0;
@@ -132,10 +135,12 @@ pd_check_report *pd_check_plan(const pd_plan *p, pd_err *e)
 		goto oom;
 	free(c.wcet_true);
 	free(c.delay_ns);
+	free(c.budget_true);
 	return c.r;
 oom:
 	free(c.wcet_true);
 	free(c.delay_ns);
+	free(c.budget_true);
 	pd_check_report_free(c.r);
 	pd_err_set(e, PD_EXIT_ENV, "out of memory while checking the plan");
 	return NULL;

@@ -11,6 +11,8 @@ static void print_value(FILE *out, double v, const char *unit)
 		fprintf(out, "%s", pd_fmt_duration((int64_t)v, b, sizeof(b)));
 	} else if (strcmp(unit, "slots") == 0) {
 		fprintf(out, "%.0f slots", v);
+	} else if (strcmp(unit, "tasks") == 0) {
+		fprintf(out, "%.0f tasks", v);
 	} else {
 		fprintf(out, "%.9f", v);
 	}
@@ -23,10 +25,11 @@ static const char *relation(const struct pd_check_violation *v)
 	case PD_CK_WCET:
 	case PD_CK_FIFO:
 	case PD_CK_RUNTIME_MIN:
-	case PD_CK_RUNTIME_WCET:
-	case PD_CK_DEADLINE_WCET:
+	case PD_CK_RUNTIME_BUDGET:
+	case PD_CK_DEADLINE_BUDGET:
 		return "< minimum";
 	case PD_CK_PERIOD:
+	case PD_CK_OVERHEAD:
 		return "!= required";
 	case PD_CK_PERIOD_RANGE:
 		return v->value < v->limit ? "< minimum" : "> maximum";
@@ -48,14 +51,26 @@ void pd_check_print(const pd_check_report *r, const pd_plan *p, FILE *out)
 		print_value(out, v->limit, v->unit);
 		fputc('\n', out);
 	}
-	fprintf(out, "cores (density = sum C/d, admission = kernel sum runtime/period incl. fair server):\n");
+	fprintf(out, "cores (density = sum Q/d, admission = kernel sum runtime/period incl. fair server, reclaimable =\n"
+		     "U_max - admission: what GRUB hands to reclaiming tasks):\n");
 	for (size_t k = 0; k < r->n_cores; k++) {
 		const struct pd_check_core *c = &r->cores[k];
 		if (c->n_tasks == 0)
 			continue;
-		fprintf(out, "  cpu:%-3d tasks %-3zu density %.6f / %.6f   admission %.6f / %.6f\n", c->cpu, c->n_tasks,
-			c->density, c->density_limit, c->admission, c->admission_limit);
+		fprintf(out, "  cpu:%-3d tasks %-3zu density %.6f / %.6f   admission %.6f / %.6f   reclaimable %.6f, %zu reclaiming (%s)\n",
+			c->cpu, c->n_tasks, c->density, c->density_limit, c->admission, c->admission_limit, c->reclaimable,
+			c->n_reclaim, c->reclaim_allowed ? "allowed" : "not allowed: constrained deadlines, several DAGs or paths");
 	}
+	const pd_platform *pf = pd_plan_platform(p);
+	const struct pd_dl *dl = pd_platform_dl(pf);
+	fprintf(out, "budget: runtime = ceil((wcet + overhead) x (1 + %g)); overhead", dl->has_budget_margin ? dl->budget_margin : 0.0);
+	for (size_t k = 0; k < pd_platform_island_count(pf); k++) {
+		char b[32];
+		const struct pd_island *isl = pd_platform_island(pf, k);
+		fprintf(out, " %s %s%s", isl->name, pd_fmt_duration(pd_job_overhead_ns(pf, k), b, sizeof(b)),
+			isl->has_job_overhead || dl->has_job_overhead ? "" : " (default, not measured)");
+	}
+	fputc('\n', out);
 	fprintf(out, "dags (longest finish potential F vs deadline D):\n");
 	for (size_t g = 0; g < r->n_dags; g++) {
 		char f[32], d[32];

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * check_task.c - per task: the WCET at the chosen OPP and the SCHED_DEADLINE triple.
+ * check_task.c - per task: the WCET at the chosen OPP, its budget and the SCHED_DEADLINE triple.
  *
- * The WCET is recomputed from the embedded DAG set and platform with the platform's law
- * (pd_wcet_at / pd_latency_at) and every later rule uses the recomputed value, so a plan that
- * understates its wcet_ns cannot make its cores look lighter than they are.
+ * The WCET and the budget Q = ceil((C + o_k)(1 + m)) are recomputed from the embedded DAG set and
+ * platform with the platform's laws (pd_budget_at / pd_latency_at) and every later rule uses the
+ * recomputed values, so a plan that understates its wcet, overhead or runtime cannot make its cores
+ * look lighter than they are.
  */
 #include "optimizer/checker/check_impl.h"
 
@@ -13,7 +14,7 @@
 /* A value no schedulable plan can reach, used when the placement itself is unusable. */
 #define CK_HUGE_NS (INT64_MAX / 8)
 
-static void check_triple(struct ck *c, size_t i, const struct pd_plan_task *pt, int64_t T, int64_t C)
+static void check_triple(struct ck *c, size_t i, const struct pd_plan_task *pt, int64_t T, int64_t Q)
 {
 	char nm[160];
 	ck_task_name(c, i, nm, sizeof(nm));
@@ -29,10 +30,10 @@ static void check_triple(struct ck *c, size_t i, const struct pd_plan_task *pt, 
 		ck_add(c, PD_CK_PERIOD_RANGE, (double)pt->period_ns, (double)CK_PERIOD_MIN_NS, "ns", "%s", nm);
 	else if (pt->period_ns > CK_PERIOD_MAX_NS)
 		ck_add(c, PD_CK_PERIOD_RANGE, (double)pt->period_ns, (double)CK_PERIOD_MAX_NS, "ns", "%s", nm);
-	if (pt->runtime_ns < C)
-		ck_add(c, PD_CK_RUNTIME_WCET, (double)pt->runtime_ns, (double)C, "ns", "%s", nm);
-	if (pt->deadline_ns < C)
-		ck_add(c, PD_CK_DEADLINE_WCET, (double)pt->deadline_ns, (double)C, "ns", "%s", nm);
+	if (pt->runtime_ns < Q)
+		ck_add(c, PD_CK_RUNTIME_BUDGET, (double)pt->runtime_ns, (double)Q, "ns", "%s", nm);
+	if (pt->deadline_ns < Q)
+		ck_add(c, PD_CK_DEADLINE_BUDGET, (double)pt->deadline_ns, (double)Q, "ns", "%s", nm);
 }
 
 static void check_cpu_task(struct ck *c, size_t i, const struct pd_task *t, const struct pd_plan_task *pt)
@@ -40,19 +41,24 @@ static void check_cpu_task(struct ck *c, size_t i, const struct pd_task *t, cons
 	char nm[160];
 	long k = pd_platform_island_of_cpu(c->plat, pt->place.cpu);
 	if (k < 0) { /* the reader should have refused it; never trust, never crash */
-		c->wcet_true[i] = CK_HUGE_NS;
+		c->wcet_true[i] = c->budget_true[i] = CK_HUGE_NS;
 		ck_add(c, PD_CK_WCET, (double)CK_HUGE_NS, (double)pt->wcet_ns, "ns", "%s: cpu %d is not on the platform",
 		       ck_task_name(c, i, nm, sizeof(nm)), pt->place.cpu);
 		return;
 	}
 	size_t opp = pd_plan_island_opp(c->plan, (size_t)k);
-	int64_t C = pd_wcet_at(c->plat, t, (size_t)k, opp);
-	if (C < 0) /* OPP out of range: the reader should have refused it */
-		C = CK_HUGE_NS;
-	c->wcet_true[i] = C;
-	if (pt->wcet_ns < C)
-		ck_add(c, PD_CK_WCET, (double)pt->wcet_ns, (double)C, "ns", "%s", ck_task_name(c, i, nm, sizeof(nm)));
-	check_triple(c, i, pt, pd_dags_dag(c->dags, t->dag)->period_ns, C);
+	struct pd_budget b;
+	if (pd_budget_at(c->plat, t, (size_t)k, opp, &b) != 0) /* OPP out of range: the reader should have refused it */
+		b.wcet_ns = b.runtime_ns = CK_HUGE_NS;
+	c->wcet_true[i] = b.wcet_ns;
+	c->budget_true[i] = b.runtime_ns;
+	ck_task_name(c, i, nm, sizeof(nm));
+	if (pt->wcet_ns < b.wcet_ns)
+		ck_add(c, PD_CK_WCET, (double)pt->wcet_ns, (double)b.wcet_ns, "ns", "%s", nm);
+	/* A plan without the key predates the overhead: its runtime is judged against Q all the same. */
+	if (pt->overhead_ns >= 0 && pt->overhead_ns != b.overhead_ns)
+		ck_add(c, PD_CK_OVERHEAD, (double)pt->overhead_ns, (double)b.overhead_ns, "ns", "%s", nm);
+	check_triple(c, i, pt, pd_dags_dag(c->dags, t->dag)->period_ns, b.runtime_ns);
 	c->delay_ns[i] = pt->deadline_ns;
 }
 
@@ -61,7 +67,7 @@ static void check_accel_task(struct ck *c, size_t i, const struct pd_task *t, co
 	char nm[160];
 	size_t na = pd_platform_accel_count(c->plat);
 	if (pt->place.accel >= na || pt->place.impl >= t->n_impls) {
-		c->wcet_true[i] = CK_HUGE_NS;
+		c->wcet_true[i] = c->budget_true[i] = CK_HUGE_NS;
 		ck_add(c, PD_CK_WCET, (double)CK_HUGE_NS, (double)pt->wcet_ns, "ns",
 		       "%s: placement names no implementation of the task", ck_task_name(c, i, nm, sizeof(nm)));
 		c->delay_ns[i] = CK_HUGE_NS;
@@ -74,7 +80,7 @@ static void check_accel_task(struct ck *c, size_t i, const struct pd_task *t, co
 		L = pd_latency_at(a, im->latency_ns, pd_plan_accel_opp(c->plan, pt->place.accel));
 	if (L < 0)
 		L = CK_HUGE_NS;
-	c->wcet_true[i] = L;
+	c->wcet_true[i] = c->budget_true[i] = L;
 	if (pt->wcet_ns < L)
 		ck_add(c, PD_CK_WCET, (double)pt->wcet_ns, (double)L, "ns", "%s", ck_task_name(c, i, nm, sizeof(nm)));
 	c->delay_ns[i] = pt->response_ns; /* raised to the FIFO bound by ck_accels when it is larger */

@@ -18,7 +18,7 @@
 
 enum pd_check_kind {
 	PD_CK_WCET = 0,          /* plan's wcet_ns below the recomputed C_i(k,f) (or accel latency) */
-	PD_CK_DENSITY,           /* per core: sum C_i(k,f)/d_i > U_max - fair-server share */
+	PD_CK_DENSITY,           /* per core: sum Q_i/d_i > U_max - fair-server share */
 	PD_CK_PATH,              /* a source->sink path: sum d_i + sum R_i > D_g */
 	PD_CK_ACCEL_LOAD,        /* per accelerator server: sum L_j/T_j > 1 */
 	PD_CK_FIFO,              /* accel task: R_i below the non-preemptive FIFO bound */
@@ -28,9 +28,12 @@ enum pd_check_kind {
 	PD_CK_DEADLINE_PERIOD,   /* deadline > period */
 	PD_CK_PERIOD,            /* period != T_g of the task's DAG */
 	PD_CK_PERIOD_RANGE,      /* period outside the kernel's [100 us, 4.194304 s] */
-	PD_CK_RUNTIME_WCET,      /* runtime < C_i(k,f): the budget cannot cover the worst case */
+	PD_CK_RUNTIME_BUDGET,    /* runtime < Q_i = ceil((C_i(k,f) + o_k)(1 + m)): the budget cannot cover
+				  * the worst case plus the kernel-charged per-job overhead */
 	PD_CK_ADMISSION,         /* per CPU: kernel admission sum runtime/period (+ fair server) > U_max */
-	PD_CK_DEADLINE_WCET,     /* d_i < C_i(k,f) */
+	PD_CK_DEADLINE_BUDGET,   /* d_i < Q_i */
+	PD_CK_OVERHEAD,          /* the plan's recorded overhead differs from the platform's o_k */
+	PD_CK_RECLAIM,           /* reclaim: true on a core where GRUB reclaiming is not safe (MODEL.md) */
 	PD_CK__COUNT
 };
 
@@ -50,10 +53,13 @@ struct pd_check_core {
 	int cpu;
 	size_t island;
 	size_t n_tasks;
-	double density;       /* sum C_i(k,f)/d_i (nearest long double, for display) */
+	double density;       /* sum Q_i/d_i (nearest long double, for display) */
 	double density_limit; /* U_max - fair share */
 	double admission;     /* kernel sum of runtime/period in 2^-20 units, + fair server */
 	double admission_limit;
+	double reclaimable;   /* U_max - admission: GRUB's extra_bw, what reclaiming tasks may use */
+	size_t n_reclaim;     /* tasks with reclaim: true */
+	bool reclaim_allowed; /* the core satisfies the reclaim rule (MODEL.md "Reclaiming") */
 };
 
 /* Per DAG: the longest finish potential over its sinks, F = max over paths (sum d + sum R). */

@@ -2,6 +2,7 @@
 /* Agent building blocks: runtime conversion for frequency/capacity-scaled kernels, work kinds,
  * plan -> spec resolution, GPIO spec, FPGA manager loading, cpuset fallbacks. */
 #include "agents/pd_agent.h"
+#include "agents/exec.h"
 #include "agents/work.h"
 #include "helper_agents.h"
 #include "pd_test.h"
@@ -112,6 +113,25 @@ static struct pd_agent_task mk_task(enum pd_agent_work w)
 	t.capacity = 1.0;
 	return t;
 }
+
+/* The kernel gets exactly the plan's runtime, which already covers the platform's per-job overhead:
+ * no allowance of the agent's own (it used to add min(50 us, 20 us + 3 %), known to no model), and
+ * no cap at the deadline (check refuses runtime > deadline). On x86 there is no scaling. */
+START_TEST(kernel_runtime_is_the_plans)
+{
+	if (getenv("PD_AGENT_FORCE_RUNTIME_SCALING"))
+		return;
+	struct pd_agent_task t = mk_task(PD_AW_BUSY);
+	t.runtime_ns = 1100000;
+	t.deadline_ns = 6563811;
+	t.period_ns = 20 * PD_NS_PER_MS;
+	ck_assert_int_eq(pd_exec_kernel_runtime(&t, "/nonexistent"), 1100000);
+	t.reclaim = true;
+	ck_assert_int_eq(pd_exec_kernel_runtime(&t, "/nonexistent"), 1100000);
+	t.runtime_ns = 100; /* below the kernel's floor: raised to 1024 ns, the only change */
+	ck_assert_int_eq(pd_exec_kernel_runtime(&t, "/nonexistent"), 1024);
+}
+END_TEST
 
 START_TEST(variability_is_seeded_and_bounded)
 {
@@ -355,6 +375,7 @@ int main(void)
 	tcase_add_test(tc, runtime_for_kernel_reads_sysfs);
 	tcase_add_test(tc, busy_burns_exact_cpu_time);
 	tcase_add_test(tc, variability_is_seeded_and_bounded);
+	tcase_add_test(tc, kernel_runtime_is_the_plans);
 	tcase_add_test(tc, spin_is_stretched_by_a_lower_frequency);
 	tcase_add_test(tc, spec_from_plan_scales_to_the_opp);
 	tcase_add_test(tc, gpio_spec);

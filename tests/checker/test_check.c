@@ -121,7 +121,7 @@ START_TEST(density_at_lower_opp)
 	ck_assert_double_eq(v->value, 10.0 * MS);
 	ck_assert_double_eq(v->limit, 20.0 * MS);
 	ck_assert_uint_eq(pd_check_count(r, PD_CK_WCET), 4);
-	ck_assert(pd_check_count(r, PD_CK_RUNTIME_WCET) == 4);
+	ck_assert(pd_check_count(r, PD_CK_RUNTIME_BUDGET) == 4);
 	pd_check_report_free(r);
 	pd_plan_free(p);
 }
@@ -190,7 +190,7 @@ START_TEST(triple_rules)
 	ck_assert_str_eq(v->where, "chain/c");
 	ck_assert_double_eq(v->value, 90.0 * MS);
 	ck_assert_double_eq(v->limit, 100.0 * MS);
-	v = only(r, PD_CK_RUNTIME_WCET);
+	v = only(r, PD_CK_RUNTIME_BUDGET);
 	ck_assert_str_eq(v->where, "chain/b");
 	ck_assert_double_eq(v->value, 19.0 * MS);
 	ck_assert_double_eq(v->limit, 20.0 * MS);
@@ -344,6 +344,84 @@ START_TEST(exact_sums)
 }
 END_TEST
 
+/* The budget law: on a platform with job_overhead 50 us and budget_margin 0.1 a task's runtime must
+ * be at least Q = ceil((C + 50 us) x 1.1); runtime = C (the issue's plan) is refused with Q as the
+ * limit, runtime = Q passes, Q - 1 ns is refused; a recorded overhead that is not the platform's is
+ * named; the density uses Q: cpu0 holds 2 x 11.055 / 30. */
+START_TEST(runtime_below_budget)
+{
+	char plat[2048];
+	const char *at = strstr(tp_platform_yaml, "job_overhead: 0ns");
+	ck_assert_ptr_nonnull(at);
+	snprintf(plat, sizeof(plat), "%.*sjob_overhead: 50us, budget_margin: 0.1%s", (int)(at - tp_platform_yaml),
+		 tp_platform_yaml, at + strlen("job_overhead: 0ns"));
+	const int64_t Qa = (10 * MS + 50000) * 11 / 10, Qb = (20 * MS + 50000) * 11 / 10; /* exact: 11055000, 22055000 */
+	pd_plan *p = tp_plan(chain_yaml, plat);
+	tp_cpu(p, "chain", "a", 0, 10 * MS, 30 * MS, 100 * MS);
+	tp_cpu(p, "chain", "b", 1, Qb, 40 * MS, 100 * MS);
+	tp_cpu(p, "chain", "c", 0, Qa - 1, 30 * MS, 100 * MS);
+	tp_cpu(p, "other", "x", 1, (5 * MS + 50000) * 11 / 10, 50 * MS, 50 * MS);
+	tp_task(p, "chain", "b")->overhead_ns = 50000;
+	tp_task(p, "other", "x")->overhead_ns = 30000;
+	pd_check_report *r = check(p);
+	ck_assert_uint_eq(pd_check_count(r, PD_CK_RUNTIME_BUDGET), 2);
+	const struct pd_check_violation *v = &r->v[0];
+	ck_assert_int_eq(v->kind, PD_CK_RUNTIME_BUDGET);
+	ck_assert_str_eq(v->where, "chain/a");
+	ck_assert_double_eq(v->value, 10.0 * MS);
+	ck_assert_double_eq(v->limit, (double)Qa);
+	v = &r->v[1];
+	ck_assert_str_eq(v->where, "chain/c");
+	ck_assert_double_eq(v->value, (double)(Qa - 1));
+	v = only(r, PD_CK_OVERHEAD);
+	ck_assert_str_eq(v->where, "other/x");
+	ck_assert_double_eq(v->value, 30000.0);
+	ck_assert_double_eq(v->limit, 50000.0);
+	ck_assert_uint_eq(pd_check_count(r, PD_CK_OVERHEAD), 1);
+	ck_assert_uint_eq(r->n_v, 3);
+	ck_assert_double_eq_tol(r->cores[0].density, 2.0 * (double)Qa / (30.0 * MS), 1e-12);
+	pd_check_report_free(r);
+	/* covered: schedulable */
+	tp_task(p, "chain", "a")->runtime_ns = Qa;
+	tp_task(p, "chain", "c")->runtime_ns = Qa;
+	tp_task(p, "other", "x")->overhead_ns = -1; /* not recorded: nothing to compare */
+	r = check(p);
+	ck_assert_msg(r->schedulable, "%zu violations, first %s", r->n_v, r->n_v ? pd_check_kind_name(r->v[0].kind) : "");
+	pd_check_report_free(r);
+	pd_plan_free(p);
+}
+END_TEST
+
+/* GRUB reclaiming is allowed on a core whose tasks lie on one path of one DAG (cpu0: a and c of the
+ * chain) and refused where two DAGs with constrained deadlines share a core (cpu1: b and x, with
+ * b's d = 40 ms < T); implicit deadlines everywhere make it allowed again. The reclaimable share is
+ * U_max - admission. */
+START_TEST(reclaim_rule)
+{
+	pd_plan *p = good_plan();
+	for (size_t i = 0; i < 4; i++)
+		pd_plan_task(p, i)->reclaim = true;
+	pd_check_report *r = check(p);
+	const struct pd_check_violation *v = only(r, PD_CK_RECLAIM);
+	ck_assert_msg(strncmp(v->where, "cpu:1 ", 6) == 0, "where = %s", v->where);
+	ck_assert_double_eq(v->value, 2.0);
+	ck_assert_uint_eq(r->n_v, 1);
+	ck_assert(r->cores[0].reclaim_allowed);
+	ck_assert(!r->cores[1].reclaim_allowed);
+	ck_assert_uint_eq(r->cores[0].n_reclaim, 2);
+	/* admission 2 x 10/100 + 0.05 (fair server) in 2^-20 units; reclaimable = 0.95 - that */
+	ck_assert_double_eq_tol(r->cores[0].reclaimable, r->cores[0].admission_limit - r->cores[0].admission, 1e-12);
+	ck_assert_double_eq_tol(r->cores[0].reclaimable, 0.95 - 0.25, 1e-5);
+	pd_check_report_free(r);
+	tp_task(p, "chain", "b")->deadline_ns = 100 * MS;
+	r = check(p);
+	ck_assert(r->cores[1].reclaim_allowed);
+	ck_assert_uint_eq(pd_check_count(r, PD_CK_RECLAIM), 0);
+	pd_check_report_free(r);
+	pd_plan_free(p);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("checker");
@@ -362,6 +440,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, fpga_slot_out_of_range);
 	tcase_add_test(tc, understated_wcet);
 	tcase_add_test(tc, exact_sums);
+	tcase_add_test(tc, runtime_below_budget);
+	tcase_add_test(tc, reclaim_rule);
 	suite_add_tcase(s, tc);
 	return s;
 }

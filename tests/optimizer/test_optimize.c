@@ -120,7 +120,7 @@ START_TEST(chain_sqrt_split)
 			     "  name: one\n"
 			     "  reference_frequency: 1000MHz\n"
 			     "  base_power: 0W\n"
-			     "  dl: {max_util_per_cpu: 0.901}\n"
+			     "  dl: {max_util_per_cpu: 0.901, job_overhead: 0ns}\n"
 			     "  islands:\n"
 			     "    - {name: cpu, cpus: [0], capacity: 1.0, opps: [{freq: 1000MHz, busy: 1W, idle: 100mW}]}\n");
 	enum pd_solver solvers[] = {PD_SOLVER_HEURISTIC, PD_SOLVER_EXACT};
@@ -154,6 +154,7 @@ START_TEST(accelerator_used_when_cheaper)
 			     "  name: acc\n"
 			     "  reference_frequency: 1000MHz\n"
 			     "  base_power: 1W\n"
+			     "  dl: {job_overhead: 0ns}\n"
 			     "  islands:\n"
 			     "    - {name: cpu, cpus: [0, 1], opps: [{freq: 1000MHz, busy: 2W, idle: 200mW}]}\n"
 			     "  accelerators:\n"
@@ -555,7 +556,7 @@ START_TEST(evaluator_rejects_tampering)
 	*t1 = keep;
 	t1->deadline_ns = t1->wcet_ns - 1;
 	ck_assert(!pd_opt_verify_plan(plan, NULL, NULL, why, sizeof(why)));
-	ck_assert_msg(strstr(why, "below its wcet"), "why: %s", why);
+	ck_assert_msg(strstr(why, "below its runtime"), "why: %s", why);
 	t1->deadline_ns = 11000000;
 	ck_assert(!pd_opt_verify_plan(plan, NULL, NULL, why, sizeof(why)));
 	ck_assert_msg(strstr(why, "above the period"), "why: %s", why);
@@ -622,7 +623,7 @@ static char *three_islands(const int idle_mw[3])
 	char *y = malloc(2048);
 	ck_assert_ptr_nonnull(y);
 	int n = snprintf(y, 2048, "platform:\n  name: three\n  reference_frequency: 1000MHz\n  base_power: 1W\n"
-			 "  dl: {max_util_per_cpu: 0.95}\n  islands:\n");
+			 "  dl: {max_util_per_cpu: 0.95, job_overhead: 0ns}\n  islands:\n");
 	for (int k = 0; k < 3; k++)
 		n += snprintf(y + n, 2048 - (size_t)n,
 			      "    - name: c%d\n      cpus: [%d]\n      capacity: 1.0\n      opps:\n"
@@ -667,6 +668,64 @@ START_TEST(identical_islands_sorted_and_exact)
 }
 END_TEST
 
+/* Plans carry the budget law: the issue's chain a -> b -> c (1, 2, 1 ms; T = D = 20 ms) on two cores
+ * with the island's job_overhead 40 us (overriding dl's 10 us) and a 5 % margin gets wcet = C,
+ * overhead = 40 us, runtime = ceil((C + 40 us) x 1.05) (1.092 / 2.142 / 1.092 ms), every deadline
+ * >= runtime, power from the demand C + o: 2 x 0.1 + 0.9 x (1.04 + 2.04 + 1.04) / 20 = 0.3854 W;
+ * `check` accepts it and each task reclaims exactly where check allows it. Without any overhead key
+ * the default applies. */
+START_TEST(plans_carry_overhead_and_margin)
+{
+	static const char dags[] = "dags:\n"
+				   "  - name: chain\n"
+				   "    period: 20ms\n"
+				   "    tasks: [{name: a, wcet: 1ms}, {name: b, wcet: 2ms}, {name: c, wcet: 1ms}]\n"
+				   "    edges: [[a, b], [b, c]]\n";
+	static const char plat[] = "platform:\n"
+				   "  name: two\n"
+				   "  reference_frequency: 1000MHz\n"
+				   "  dl: {max_util_per_cpu: 0.95, job_overhead: 10us, budget_margin: 0.05}\n"
+				   "  islands:\n"
+				   "    - {name: cpu, cpus: [0, 1], job_overhead: 40us, opps: [{freq: 1000MHz, busy: 1W, idle: 100mW}]}\n";
+	enum pd_solver solvers[] = {PD_SOLVER_HEURISTIC, PD_SOLVER_EXACT};
+	const int64_t Q[] = {1092000, 2142000, 1092000}, C[] = {1000000, 2000000, 1000000};
+	for (int k = 0; k < 2; k++) {
+		pd_plan *plan = pd_to_load(dags, plat);
+		struct pd_opt_result r;
+		ck_assert_int_eq(solve(plan, solvers[k], 10, &r), 0);
+		for (size_t i = 0; i < 3; i++) {
+			const struct pd_plan_task *t = pd_plan_task_c(plan, i);
+			ck_assert_int_eq(t->wcet_ns, C[i]);
+			ck_assert_int_eq(t->overhead_ns, 40000);
+			ck_assert_int_eq(t->runtime_ns, Q[i]);
+			ck_assert_int_ge(t->deadline_ns, Q[i]);
+		}
+		ck_assert_double_eq_tol(r.power_w, 0.2 + 0.9 * (1.04 + 2.04 + 1.04) / 20.0, 1e-9);
+		assert_verified(plan, r.power_w);
+		pd_err e = {0};
+		pd_check_report *cr = pd_check_plan(plan, &e);
+		ck_assert_ptr_nonnull(cr);
+		ck_assert(cr->schedulable);
+		for (size_t i = 0; i < 3; i++) {
+			const struct pd_plan_task *t = pd_plan_task_c(plan, i);
+			for (size_t c = 0; c < cr->n_cores; c++)
+				if (cr->cores[c].cpu == t->place.cpu)
+					ck_assert_int_eq(t->reclaim, cr->cores[c].reclaim_allowed);
+		}
+		pd_check_report_free(cr);
+		pd_plan_free(plan);
+	}
+	/* no job_overhead anywhere: the documented default */
+	pd_plan *plan = pd_to_load(dags, "platform:\n  name: two\n  reference_frequency: 1000MHz\n  islands:\n"
+				     "    - {name: cpu, cpus: [0, 1], opps: [{freq: 1000MHz, busy: 1W, idle: 100mW}]}\n");
+	struct pd_opt_result r;
+	ck_assert_int_eq(solve(plan, PD_SOLVER_HEURISTIC, 10, &r), 0);
+	ck_assert_int_eq(pd_plan_task_c(plan, 1)->overhead_ns, PD_JOB_OVERHEAD_DEFAULT_NS);
+	ck_assert_int_eq(pd_plan_task_c(plan, 1)->runtime_ns, 2000000 + PD_JOB_OVERHEAD_DEFAULT_NS);
+	pd_plan_free(plan);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("optimizer");
@@ -677,6 +736,7 @@ int main(void)
 	tcase_add_test(tc, heuristic_capacity_bound_proves);
 	tcase_add_test(tc, heuristic_bound_below_proven_optimum);
 	tcase_add_test(tc, chain_sqrt_split);
+	tcase_add_test(tc, plans_carry_overhead_and_margin);
 	tcase_add_test(tc, accelerator_used_when_cheaper);
 	tcase_add_test(tc, fpga_fifo_bound);
 	tcase_add_test(tc, infeasible_path_named);

@@ -119,6 +119,7 @@ static pd_plan *make_plan(int variant)
 		set_cpu(p, (size_t)a, 5, 4000000);
 		set_cpu(p, (size_t)b, 0, 4000000);
 		pd_plan_task(p, (size_t)b)->reclaim = true;
+		pd_plan_task(p, (size_t)a)->overhead_ns = 45500; /* recorded; capture's stays absent (-1) */
 		m->status = PD_STATUS_OPTIMAL;
 		m->objective = PD_OBJ_BALANCED;
 		m->solver = "exact/glpk";
@@ -130,8 +131,10 @@ static pd_plan *make_plan(int variant)
 		m->power_cap_uw = 5000000;
 	} else if (variant == 2) {
 		/* what a solver that gave up leaves behind: undefined gap, no slack at all */
-		for (size_t i = 0; i < pd_dags_task_count(s); i++)
+		for (size_t i = 0; i < pd_dags_task_count(s); i++) {
 			set_cpu(p, i, 5, 1000000);
+			pd_plan_task(p, i)->overhead_ns = 0; /* a measured zero is written, not dropped */
+		}
 		m->status = PD_STATUS_UNKNOWN;
 		m->gap = NAN;
 		m->solve_time_s = 0;
@@ -183,6 +186,7 @@ START_TEST(round_trip_is_byte_identical)
 		ck_assert_uint_eq(a->place.impl, b->place.impl);
 		ck_assert_int_eq(a->wcet_ns, b->wcet_ns);
 		ck_assert_int_eq(a->runtime_ns, b->runtime_ns);
+		ck_assert_int_eq(a->overhead_ns, b->overhead_ns);
 		ck_assert_int_eq(a->deadline_ns, b->deadline_ns);
 		ck_assert_int_eq(a->response_ns, b->response_ns);
 		ck_assert_int_eq(a->reclaim, b->reclaim);
@@ -222,6 +226,7 @@ START_TEST(written_layout)
 	ck_assert(strstr(t, "  - {slot: 1, bitstreams: [sobel.bin, blur.bin]}\n"));
 	ck_assert(strstr(t, "  - {slot: 0, bitstreams: []}\n"));
 	ck_assert(strstr(t, "placement: 'cpu:4', wcet: 2ms, runtime: 2ms, deadline: 3333.333us, period: 40ms, reclaim: false}"));
+	ck_assert(strstr(t, "task: a, placement: 'cpu:5', wcet: 1ms, overhead: 45.5us, runtime: 1ms, deadline: 4ms,"));
 	ck_assert(strstr(t, "task: sobel, placement: 'fpga:pl/1', impl: 0, wcet: 700us, response: 23.364ms}"));
 	/* detect's GPU latency at 114.75 MHz: 2 ms * 12 */
 	ck_assert(strstr(t, "task: detect, placement: 'gpu:gpu0', impl: 0, wcet: 24ms, response: 24ms}"));

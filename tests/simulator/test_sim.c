@@ -16,11 +16,13 @@
 #define MS 1000000LL
 #define S 1000000000LL
 
+/* No per-job overhead: the CBS / GRUB tests below give budgets by hand; overhead_is_execution
+ * covers the overhead. */
 static const char cpu_platform[] = "platform:\n"
 				   "  name: cpuonly\n"
 				   "  reference_frequency: 1000MHz\n"
 				   "  base_power: 1W\n"
-				   "  dl: {max_util_per_cpu: 0.95}\n"
+				   "  dl: {max_util_per_cpu: 0.95, job_overhead: 0ns}\n"
 				   "  islands:\n"
 				   "    - name: big\n"
 				   "      cpus: [0, 1]\n"
@@ -70,6 +72,46 @@ START_TEST(power_of_one_periodic_task)
 		ck_assert_uint_eq(r->jobs, 100);
 		ck_assert_uint_eq(r->misses, 0);
 		ck_assert_int_eq(r->dags[0].max_response_ns, C);
+		pd_sim_result_free(r);
+		pd_plan_free(p);
+	}
+}
+END_TEST
+
+/* The per-job overhead is execution: with o = 250 us on the island, a job of C = 10 ms keeps the
+ * core busy C + o, so power is base + n P_idle + (P_busy - P_idle)(C + o)/T and the response is
+ * C + o, when the budget covers it (Q = C + o). With the budget the overhead was forgotten in
+ * (Q = C) the core serves the task only Q per period while it needs C + o: every job is throttled,
+ * the backlog grows by o each period and every instance misses (the issue's chain on the board). */
+START_TEST(overhead_is_execution)
+{
+	/* late: queue keeps every job (resync would skip the ones found ready, docs/MODEL.md) */
+	static const char y[] = "dags:\n  - name: g\n    period: 100ms\n    deadline: 20ms\n    late: queue\n    tasks: [{name: t, wcet: 10ms}]\n";
+	char plat[1024];
+	const char *at = strstr(cpu_platform, "job_overhead: 0ns");
+	ck_assert_ptr_nonnull(at);
+	snprintf(plat, sizeof(plat), "%.*sjob_overhead: 250us%s", (int)(at - cpu_platform), cpu_platform,
+		 at + strlen("job_overhead: 0ns"));
+	for (int covered = 1; covered >= 0; covered--) {
+		pd_plan *p = tp_plan(y, plat);
+		int64_t C = 10 * MS, o = 250000, Q = covered ? C + o : C;
+		tp_cpu(p, "g", "t", 0, Q, 20 * MS, 100 * MS);
+		pd_plan_task(p, 0)->wcet_ns = C;
+		struct pd_sim_params prm;
+		pd_sim_defaults(&prm);
+		prm.duration_ns = 10 * S;
+		pd_sim_result *r = sim(p, &prm);
+		/* the core's DL busy time is 100 jobs x (C + o), or the budget's 100 x Q when that is less */
+		ck_assert_int_eq(r->cores[0].dl_busy_ns, 100 * Q);
+		double want = 1.0 + 2 * 0.2 + (1.0 - 0.2) * (double)Q / (double)(100 * MS);
+		ck_assert_msg(rel_eq(r->power_w, want, 1e-9), "covered %d: %.12f W, want %.12f", covered, r->power_w, want);
+		ck_assert_uint_eq(r->misses, covered ? 0 : 100);
+		ck_assert_uint_eq(r->tasks[0].throttles, covered ? 0 : 100);
+		if (covered)
+			ck_assert_int_eq(r->dags[0].max_response_ns, C + o);
+		else /* job 97 (released at 9.6 s) needs 97 (C + o) of service, delivered C per period: it
+		      * ends 99 periods and 97 (C + o) - 99 C into the run, the last to finish in 10 s */
+			ck_assert_int_eq(r->dags[0].max_response_ns, 99 * 100 * MS + (97 * (C + o) - 99 * C) - 96 * 100 * MS);
 		pd_sim_result_free(r);
 		pd_plan_free(p);
 	}
@@ -501,6 +543,7 @@ static Suite *suite(void)
 	TCase *tc = tcase_create("sim");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, power_of_one_periodic_task);
+	tcase_add_test(tc, overhead_is_execution);
 	tcase_add_test(tc, power_with_accelerators_matches_spec_model);
 	tcase_add_test(tc, schedulable_plan_never_misses);
 	tcase_add_test(tc, overload_misses_and_cbs_isolates_other_cores);
