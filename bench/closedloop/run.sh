@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# bench/closedloop/run.sh - does a plan that `check` and `simulate` call schedulable hold on a board?
+#
+#   bench/closedloop/run.sh [--build DIR] [--plans N] [--duration T] [--boards "local twin"] [--seed-base S]
+#   (root; default build, 10 plans per board, 10s each, both boards, seed base drawn fresh and printed)
+#
+# Per board: profile the board with the nominal platform (local: a one-island platform of this machine's
+# CPUs; twin: the twin's own platform), then for N fresh `gen` seeds: optimize on the fitted platform,
+# check, simulate for the run length, deploy for the run length, report. Prints one row per plan
+# (instances, misses predicted by simulate, misses measured) and per board the totals; the claim the
+# bench checks is "0 measured misses wherever check and simulate say 0". Exit 1 when it does not hold.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+build=$here/build
+plans=10
+duration=10s
+boards="local twin"
+seed_base=$(( $(od -An -N4 -tu4 /dev/urandom) % 1000000 ))
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build) build=$2; shift 2 ;;
+	--plans) plans=$2; shift 2 ;;
+	--duration) duration=$2; shift 2 ;;
+	--boards) boards=$2; shift 2 ;;
+	--seed-base) seed_base=$2; shift 2 ;;
+	*) echo "usage: $0 [--build DIR] [--plans N] [--duration T] [--boards \"local twin\"] [--seed-base S]" >&2; exit 2 ;;
+	esac
+done
+pd=$build/powerdag
+[ -x "$pd" ] || { echo "no $pd (build first)" >&2; exit 2; }
+[ "$(id -u)" -eq 0 ] || { echo "root needed (SCHED_DEADLINE, the twin)" >&2; exit 2; }
+work=$(mktemp -d /tmp/pd-bench-loop.XXXXXX)
+state=$work/twin
+cleanup() { "$pd" twin down --state "$state" >/dev/null 2>&1 || true; }
+trap cleanup EXIT INT TERM
+jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@"; }
+
+echo "seed base $seed_base (seeds base+1 .. base+$plans), $plans plans per board, $duration each; work dir $work"
+
+# The nominal platform for `local`: one island of this machine's online CPUs at its current speed.
+local_platform() {
+	local cpus
+	cpus=$(python3 -c 'import os; print(", ".join(str(c) for c in sorted(os.sched_getaffinity(0))))')
+	cat > "$work/local-nominal.yaml" <<EOF
+platform:
+  name: local
+  reference_frequency: 1000MHz
+  dl: {max_util_per_cpu: 0.95}
+  islands:
+    - name: cpu
+      cpus: [$cpus]
+      opps:
+        - {freq: 1000MHz, busy: 1W, idle: 0.1W}
+EOF
+}
+
+board_args() { # board -> deploy/profile arguments
+	if [ "$1" = local ]; then echo "--board local"
+	else echo "--board $(jget "$work/twin.json" "d['uri']") --identity $(jget "$work/twin.json" "d['identity']") --known-hosts $(jget "$work/twin.json" "d['known_hosts']")"
+	fi
+}
+
+printf '%-6s %-8s %5s %6s %10s %10s %10s %s\n' board seed tasks check sim_inst sim_miss inst miss result
+fail=0
+for b in $boards; do
+	if [ "$b" = twin ]; then
+		"$pd" twin up --state "$state" --netns pdloop$$ --subnet 10.213.$((150 + $$ % 40)).0 --json > "$work/twin.json"
+		nominal=$(jget "$work/twin.json" "d['platform']")
+		ncpu=$(grep -c '^processor' /proc/cpuinfo)
+	else
+		local_platform
+		nominal=$work/local-nominal.yaml
+	fi
+	# shellcheck disable=SC2046
+	if ! "$pd" profile $(board_args "$b") --platform "$nominal" -o "$work/$b-fitted.yaml" 2> "$work/$b-profile.log"; then
+		echo "$b: profile failed, see $work/$b-profile.log" >&2
+		tail -5 "$work/$b-profile.log" >&2
+		fail=1
+		continue
+	fi
+	tot_i=0; tot_m=0
+	for i in $(seq 1 "$plans"); do
+		seed=$((seed_base + i))
+		set_f=$work/$b-$seed.yaml plan=$work/$b-$seed.plan.yaml run=$work/$b-$seed.run
+		"$pd" gen --dags 2 --tasks 3:5 --util 0.4 --seed "$seed" -o "$set_f" 2>/dev/null ||
+			"$pd" gen --dags 2 --tasks 3:5 --util 0.6 --seed "$seed" -o "$set_f"
+		if ! "$pd" optimize "$set_f" "$work/$b-fitted.yaml" --time-limit 5 -o "$plan" >/dev/null 2>&1; then
+			printf '%-6s %-8s %5s %6s %s\n' "$b" "$seed" - - "infeasible on this board: skipped"
+			continue
+		fi
+		ntask=$(grep -c 'placement:' "$plan")
+		ck=ok; "$pd" check "$plan" >/dev/null 2>&1 || ck=FAIL
+		"$pd" simulate "$plan" --duration "$duration" --json > "$work/sim.json"
+		si=$(jget "$work/sim.json" "sum(g['instances'] for g in d['dags'])")
+		sm=$(jget "$work/sim.json" "d['misses']")
+		# shellcheck disable=SC2046
+		"$pd" deploy "$plan" $(board_args "$b") --duration "$duration" --out "$run" >/dev/null 2>"$work/deploy.err" || true
+		if "$pd" report "$run" --json > "$work/rep.json" 2>/dev/null; then
+			mi=$(jget "$work/rep.json" "d['measured']['instances']")
+			mm=$(jget "$work/rep.json" "d['measured']['misses']")
+		else
+			mi=0 mm=?
+		fi
+		res=ok
+		if [ "$ck" = ok ] && [ "$sm" = 0 ] && [ "$mm" != 0 ]; then res=MISSES; fail=1; fi
+		printf '%-6s %-8s %5s %6s %10s %10s %10s %10s %s\n' "$b" "$seed" "$ntask" "$ck" "$si" "$sm" "$mi" "$mm" "$res"
+		tot_i=$((tot_i + mi)); [ "$mm" = "?" ] || tot_m=$((tot_m + mm))
+	done
+	printf '%-6s total: %d instances measured, %d missed\n' "$b" "$tot_i" "$tot_m"
+	[ "$b" = twin ] && cleanup
+done
+exit $fail
