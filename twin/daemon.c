@@ -56,11 +56,13 @@ static int enter_namespaces(const char *netns, pd_err *e)
 {
 	char p[300];
 	snprintf(p, sizeof(p), "/run/netns/%s", netns);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	/* "-": already in the board's network (inside the VM twin's guest, twin/vm.c) */
+	int fd = strcmp(netns, "-") == 0 ? -2 : open(p, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return pd_err_set(e, PD_EXIT_ENV, "open %s: %s", p, strerror(errno));
-	int rc = setns(fd, CLONE_NEWNET);
-	close(fd);
+	int rc = fd == -2 ? 0 : setns(fd, CLONE_NEWNET);
+	if (fd >= 0)
+		close(fd);
 	if (rc != 0)
 		return pd_err_set(e, PD_EXIT_ENV, "setns %s: %s", p, strerror(errno));
 	if (unshare(CLONE_NEWNS) != 0)

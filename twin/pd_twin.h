@@ -37,6 +37,7 @@ struct pd_twin_opts {
 	int ssh_port;          /* 0: 22 */
 	int n_cpus;            /* twin cores; 0: the host's online CPUs */
 	const char *self_exe;  /* a binary that runs `twin _daemon` (the powerdag binary) */
+	bool vm;               /* a qemu guest with Debian's 6.1 kernel instead of a namespace (twin/vm.c) */
 };
 
 /* The state directory chosen by opts / environment (static storage not used: copies into buf). */
