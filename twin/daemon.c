@@ -58,7 +58,7 @@ static int enter_namespaces(const char *netns, pd_err *e)
 	snprintf(p, sizeof(p), "/run/netns/%s", netns);
 	/* "-": already in the board's network (inside the VM twin's guest, twin/vm.c) */
 	int fd = strcmp(netns, "-") == 0 ? -2 : open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd == -1)
 		return pd_err_set(e, PD_EXIT_ENV, "open %s: %s", p, strerror(errno));
 	int rc = fd == -2 ? 0 : setns(fd, CLONE_NEWNET);
 	if (fd >= 0)
@@ -162,13 +162,15 @@ static int start_servers(const struct twin_paths *tp, const struct daemon_args *
 static void report(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void report(int fd, const char *fmt, ...)
 {
-	if (fd < 0)
-		return;
 	char buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	if (fd < 0) { /* no starter waiting (the VM twin's guest): the console is the only witness */
+		fprintf(stderr, "twin daemon: %s", buf);
+		return;
+	}
 	if (n > 0 && write(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1) < 0)
 		fprintf(stderr, "twin daemon: cannot report to the starter\n");
 	close(fd);

@@ -504,7 +504,7 @@ static int up_vm(const struct pd_twin_opts *o, const struct twin_paths *tp, stru
 		r->daemon_start = twin_starttime(r->daemon);
 		r->mntns = twin_mntns_of(r->daemon);
 		write_record(tp, r, NULL); /* so that down finds qemu whatever happens next */
-		if (twin_vm_wait(r->daemon, r->addr, r->port, probe && attempt == 0 ? 20 : 120, e) == 0) {
+		if (twin_vm_wait(r->daemon, tp->vm_dir, r->addr, r->port, probe && attempt == 0 ? 20 : 120, e) == 0) {
 			if (probe)
 				twin_vm_accel_store(image, accel);
 			return 0;

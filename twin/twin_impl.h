@@ -146,7 +146,7 @@ int twin_vm_network(const char *netns, const char *veth_board, pd_err *e);
 /* Starts qemu (accel "kvm" or "tcg") in the netns; its pid or -1. */
 pid_t twin_vm_start(const struct twin_vm_boot *b, const char *accel, pd_err *e);
 /* Waits until sshd and iiod answer at addr, qemu dies, or timeout_s pass. */
-int twin_vm_wait(pid_t qemu, const char *addr, int port, int timeout_s, pd_err *e);
+int twin_vm_wait(pid_t qemu, const char *vm_dir, const char *addr, int port, int timeout_s, pd_err *e);
 bool twin_vm_reachable(const char *addr, int port);
 void twin_vm_kill(pid_t qemu);
 /* The accelerator to use (NULL when KVM was never probed here) and the probe's outcome. */

@@ -280,17 +280,46 @@ bool twin_vm_reachable(const char *addr, int port)
 	return tcp_open(addr, port) && tcp_open(addr, PD_TWIN_IIOD_PORT);
 }
 
-int twin_vm_wait(pid_t qemu, const char *addr, int port, int timeout_s, pd_err *e)
+/* What a log says last, for an error message: its last line, and for the guest console its
+ * user-space lines (init, the twin daemon: those without a kernel "[ time]" prefix) and a panic. */
+static void log_tail(const char *path, char *out, size_t n)
+{
+	char *s = NULL;
+	size_t len = 0, used = 0;
+	out[0] = 0;
+	if (pd_read_file(path, &s, &len, 16u << 20, NULL) != 0 || !s)
+		return;
+	char *last = NULL;
+	for (char *l = strtok(s, "\r\n"); l; l = strtok(NULL, "\r\n")) {
+		last = l;
+		if ((l[0] != '[' || strstr(l, "panic")) && used + strlen(l) + 4 < n)
+			used += (size_t)snprintf(out + used, n - used, "%s | ", l);
+	}
+	if (last && !strstr(out, last) && used + strlen(last) + 1 < n)
+		snprintf(out + used, n - used, "%s", last);
+	free(s);
+}
+
+int twin_vm_wait(pid_t qemu, const char *vm_dir, const char *addr, int port, int timeout_s, pd_err *e)
 {
 	int64_t deadline = twin_now_ns() + (int64_t)timeout_s * PD_NS_PER_S;
+	char p[400], l1[300], l2[1500];
 	while (twin_now_ns() < deadline) {
-		if (waitpid(qemu, NULL, WNOHANG) == qemu)
-			return pd_err_set(e, PD_EXIT_ENV, "qemu exited during boot (see its log and console.log)");
+		if (waitpid(qemu, NULL, WNOHANG) == qemu) {
+			snprintf(p, sizeof(p), "%s/qemu.log", vm_dir);
+			log_tail(p, l1, sizeof(l1));
+			snprintf(p, sizeof(p), "%s/console.log", vm_dir);
+			log_tail(p, l2, sizeof(l2));
+			return pd_err_set(e, PD_EXIT_ENV, "qemu exited during boot: %s / guest console: %s", l1, l2);
+		}
 		if (twin_vm_reachable(addr, port))
 			return 0;
 		vm_sleep_ms(200);
 	}
-	return pd_err_set(e, PD_EXIT_ENV, "the VM twin's sshd/iiod at %s did not answer within %d s", addr, timeout_s);
+	snprintf(p, sizeof(p), "%s/console.log", vm_dir);
+	log_tail(p, l2, sizeof(l2));
+	return pd_err_set(e, PD_EXIT_ENV, "the VM twin's sshd/iiod at %s did not answer within %d s; guest console: %s",
+			  addr, timeout_s, l2);
 }
 
 void twin_vm_kill(pid_t qemu)
