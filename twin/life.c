@@ -250,7 +250,9 @@ static int platform_file(const struct pd_twin_opts *o, const struct twin_paths *
 {
 	pd_buf y;
 	pd_buf_init(&y);
-	int rc = pd_twin_derive_platform(o->platform, n_cpus, iio, &y, e);
+	/* the VM twin's kernel (Debian 6.1) has no fair deadline server: its platform must not declare
+	 * one, as platforms/zcu102.yaml does not for PetaLinux 6.1 */
+	int rc = pd_twin_derive_platform_kernel(o->platform, n_cpus, iio, !o->vm, &y, e);
 	pd_ydoc doc = {0};
 	pd_diags d;
 	pd_diags_init(&d);

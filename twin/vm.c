@@ -239,7 +239,9 @@ pid_t twin_vm_start(const struct twin_vm_boot *b, const char *accel, pd_err *e)
 {
 	char kernel[512], smp[16], append[200], serial[400], log[400];
 	snprintf(kernel, sizeof(kernel), "%s/vmlinuz", b->image);
-	snprintf(smp, sizeof(smp), "%d", b->n_cpus);
+	/* one vCPU more than the twin's cores: on cgroup v2 the root cgroup (init, sshd, the twin daemon)
+	 * must keep a CPU outside the plan's partitions, as a board's Linux keeps one (docs/TWIN.md) */
+	snprintf(smp, sizeof(smp), "%d", b->n_cpus + 1);
 	snprintf(append, sizeof(append), "console=ttyS0 panic=-1 quiet pd.ip=%s/30", b->addr);
 	snprintf(serial, sizeof(serial), "file:%s/console.log", b->vm_dir);
 	snprintf(log, sizeof(log), "%s/qemu.log", b->vm_dir);
