@@ -229,7 +229,11 @@ static int ssh_files(const struct twin_paths *tp, const struct record *r, pd_err
 		      "Port %d\nListenAddress %s\nHostKey %s\nPidFile none\nAuthorizedKeysFile %s\n"
 		      "StrictModes no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
 		      "PubkeyAuthentication yes\nPermitRootLogin prohibit-password\nAllowUsers root\nUsePAM no\n"
-		      "Subsystem sftp internal-sftp\nLogLevel INFO\n",
+		      "Subsystem sftp internal-sftp\nLogLevel INFO\n"
+		      /* the readiness probes (daemon and `up` connect and close) leave pre-auth children that
+		       * a slow board (the VM twin under TCG) reaps late: the default 10:30:100 then drops
+		       * the deployer's first connection */
+		      "MaxStartups 100\n",
 		      r->netns, r->port, r->addr, tp->host_key, tp->authorized);
 	int rc = write_text(tp->sshd_config, c.data, 0600, e);
 	pd_buf_free(&c);
