@@ -13,7 +13,7 @@ set -u
 pd=$1
 src=$2
 skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*"; "$pd" twin down --state "$st" >/dev/null 2>&1; exit 1; }
+fail() { echo "FAIL: $* (files kept in $work)"; "$pd" twin down --state "$st" >/dev/null 2>&1; exit 1; }
 [ "$(id -u)" = 0 ] || skip "needs root (netns, tap, qemu)"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
 [ -e /dev/net/tun ] || skip "/dev/net/tun missing"
