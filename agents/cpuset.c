@@ -6,9 +6,14 @@
  *   v1 (/sys/fs/cgroup/cpuset): parent powerdag-agent-<pid> with every CPU, cpu_exclusive = 1,
  *      sched_load_balance = 0; children cpuN with cpus = N, cpu_exclusive = 1; the root's
  *      sched_load_balance = 0 (saved and restored: a system-wide change while the run lasts).
- *   v2 (cgroup2 with the cpuset controller): parent with +cpuset in subtree_control, threaded
- *      children cpuN with cpuset.cpus = N and cpuset.cpus.partition = root; threads go to
- *      cgroup.threads.
+ *   v2 (cgroup2 with the cpuset controller): parent (a partition root over the plan CPUs) with
+ *      +cpuset in subtree_control, threaded children cpuN with cpuset.cpus = N. The process joins
+ *      the parent (cgroup.procs), each task thread its child (cgroup.threads); pd_cpusets_activate
+ *      then moves the remaining threads into the first child and makes every child a partition
+ *      root. The order is the kernel's (Linux 6.1, met on the VM twin): a process cannot join a
+ *      cgroup whose CPUs all went to child partitions (ENOSPC), threads only move within their
+ *      process' threaded domain (EOPNOTSUPP), and a partition cannot take every CPU of a parent
+ *      that still holds tasks ("root invalid"): so the parent must be empty when they are made.
  *
  * Threads enter their set while still SCHED_OTHER (moving an already-DL task skips admission).
  * One agent at a time may own partitions: an flock on /run/powerdag-agent.cpuset.lock serialises
@@ -217,10 +222,11 @@ static int prepare_v2(pd_cpusets *c, const char *mnt)
 		snprintf(ch, sizeof(ch), "%s/cpu%d", c->dir, c->cpus[i]);
 		if (mkdir(ch, 0755) < 0)
 			return -errno;
-		if ((rc = writef(ch, "cgroup.type", "threaded")) || (rc = writef(ch, "cpuset.cpus", "%d", c->cpus[i])) ||
-		    (rc = writef(ch, "cpuset.cpus.partition", "root")))
+		if ((rc = writef(ch, "cgroup.type", "threaded")) || (rc = writef(ch, "cpuset.cpus", "%d", c->cpus[i])))
 			return rc;
 	}
+	if ((rc = writef(c->dir, "cpuset.cpus.partition", "root")) || (rc = writef(c->dir, "cgroup.procs", "%d", (int)getpid())))
+		return rc;
 	c->mode = CS_V2;
 	return 0;
 }
@@ -290,6 +296,12 @@ pd_cpusets *pd_cpusets_prepare(const char *root, const char *cg_base, const int 
 		char ch[600];
 		snprintf(ch, sizeof(ch), "%s/cpu%d", root, cpus[0]);
 		c->mode = exists(ch, "tasks") ? CS_V1 : CS_V2;
+		int rc = c->mode == CS_V2 ? writef(root, "cgroup.procs", "%d", (int)getpid()) : 0;
+		if (rc) {
+			pd_err_set(e, PD_EXIT_ENV, "cannot join the deployer's cgroup v2 %s: %s", root, strerror(-rc));
+			free(c);
+			return NULL;
+		}
 		snprintf(c->desc, sizeof(c->desc), "deployer cpusets %s (cgroup %s)", root, c->mode == CS_V1 ? "v1" : "v2");
 		return c;
 	}
@@ -338,6 +350,65 @@ int pd_cpusets_enter(pd_cpusets *c, int cpu)
 		return sched_setaffinity(0, sizeof(set), &set) == 0 ? 0 : -errno;
 	}
 	}
+}
+
+/* The cgroup (relative to the v2 mount) a thread of ours is in, from /proc/self/task/TID/cgroup. */
+static bool thread_in(int tid, const char *rel)
+{
+	char p[64], line[700];
+	snprintf(p, sizeof(p), "/proc/self/task/%d/cgroup", tid);
+	FILE *f = fopen(p, "re");
+	bool in = false;
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (strncmp(line, "0::", 3) == 0) {
+				line[strcspn(line, "\n")] = 0;
+				in = strcmp(line + 3, rel) == 0;
+			}
+		fclose(f);
+	}
+	return in;
+}
+
+int pd_cpusets_activate(pd_cpusets *c, pd_err *e)
+{
+	if (c->mode != CS_V2 || c->n == 0)
+		return 0;
+	/* DIR relative to the cgroup2 mount: what /proc/.../cgroup shows of it */
+	char rel[600] = "";
+	const char *mnt = strstr(c->dir, "/sys/fs/cgroup");
+	snprintf(rel, sizeof(rel), "%s", mnt ? c->dir + strlen("/sys/fs/cgroup") : c->dir);
+	char first[600];
+	snprintf(first, sizeof(first), "%s/cpu%d", c->dir, c->cpus[0]);
+	DIR *d = opendir("/proc/self/task");
+	if (!d)
+		return pd_err_set(e, PD_EXIT_ENV, "/proc/self/task: %s", strerror(errno));
+	struct dirent *de;
+	int rc = 0;
+	while (rc == 0 && (de = readdir(d))) {
+		int tid = atoi(de->d_name);
+		if (tid > 0 && thread_in(tid, rel) && (rc = writef(first, "cgroup.threads", "%d", tid)) != 0)
+			pd_err_set(e, PD_EXIT_ENV, "moving thread %d into %s: %s", tid, first, strerror(-rc));
+	}
+	closedir(d);
+	for (size_t i = 0; rc == 0 && i < c->n; i++) {
+		char ch[600], st[200] = "";
+		snprintf(ch, sizeof(ch), "%s/cpu%d", c->dir, c->cpus[i]);
+		rc = writef(ch, "cpuset.cpus.partition", "root");
+		char p[700];
+		snprintf(p, sizeof(p), "%s/cpuset.cpus.partition", ch);
+		FILE *f = fopen(p, "re");
+		if (f && !fgets(st, sizeof(st), f))
+			st[0] = 0;
+		if (f)
+			fclose(f);
+		st[strcspn(st, "\n")] = 0;
+		if (rc)
+			pd_err_set(e, PD_EXIT_ENV, "%s: cpuset.cpus.partition = root refused: %s", ch, strerror(-rc));
+		else if (strcmp(st, "root") != 0)
+			rc = pd_err_set(e, PD_EXIT_ENV, "%s: the kernel made it '%s', not a partition root", ch, st);
+	}
+	return rc;
 }
 
 bool pd_cpusets_is_affinity_only(const pd_cpusets *c) { return c->mode == CS_AFFINITY; }

@@ -188,6 +188,9 @@ typedef struct pd_cpusets pd_cpusets;
 pd_cpusets *pd_cpusets_prepare(const char *root, const char *cg_base, const int *cpus, size_t n, pd_err *e);
 /* Moves the calling thread to CPU cpu's set (or pins it). 0 or -errno. */
 int pd_cpusets_enter(pd_cpusets *c, int cpu);
+/* After every task thread entered its set, before SCHED_DEADLINE: cgroup v2 only, the children
+ * become partition roots (the agent's other threads move into the first). 0 or an error in e. */
+int pd_cpusets_activate(pd_cpusets *c, pd_err *e);
 bool pd_cpusets_is_affinity_only(const pd_cpusets *c);
 const char *pd_cpusets_describe(const pd_cpusets *c); /* e.g. "cgroup v1 /sys/fs/cgroup/cpuset/..." */
 /* Removes what prepare created (threads must have exited) and restores sched_load_balance. */

@@ -346,6 +346,8 @@ int pd_agent_run(const struct pd_agent_opts *o, pd_err *e)
 		rc = pd_err_set(e, PD_EXIT_ENV, "task '%s/%s': cannot enter the cpuset of cpu%d (%s): %s", t->dag_name,
 				t->name, t->cpu, pd_cpusets_describe(r.cs), strerror(-r.x.tasks[bad].state));
 	}
+	if (!rc && r.cs)
+		rc = pd_cpusets_activate(r.cs, e);
 	if (!rc)
 		rc = pd_exec_admit(&r.x, e);
 	if (rc) {

@@ -10,6 +10,7 @@
 
 #include <getopt.h>
 #include <stdlib.h>
+#include <jansson.h>
 #include <string.h>
 
 static int usage_error(const char *msg)
@@ -57,10 +58,19 @@ static int cmd_status(const char *state, bool json)
 			printf("{\"running\": false}\n");
 		return pd_cli_fail("twin", rc, "%s", e.msg);
 	}
+	json_t *j = json_loads(s, 0, NULL);
+	const char *kind = "netns", *accel = "", *kernel = "";
+	json_unpack(j, "{s?s,s?s,s?s}", "kind", &kind, "accel", &accel, "kernel", &kernel);
+	char what[160];
+	if (strcmp(kind, "vm") == 0)
+		snprintf(what, sizeof(what), "vm, %s, kernel %s", accel, kernel);
+	else
+		snprintf(what, sizeof(what), "netns, this machine's kernel");
 	if (json)
 		printf("%s\n", s);
 	else
-		printf("twin %s\n%s\n", running ? "running" : "NOT running (crashed? `powerdag twin down` cleans it)", s);
+		printf("twin %s (%s)\n%s\n", running ? "running" : "NOT running (crashed? `powerdag twin down` cleans it)", what, s);
+	json_decref(j);
 	free(s);
 	return running ? PD_EXIT_OK : PD_EXIT_ENV;
 }
@@ -93,6 +103,7 @@ static int run(int argc, char **argv)
 		{"state", required_argument, NULL, 's'}, {"netns", required_argument, NULL, 'n'},
 		{"subnet", required_argument, NULL, 'a'}, {"port", required_argument, NULL, 'p'},
 		{"cpus", required_argument, NULL, 'c'},   {"json", no_argument, NULL, 'j'},
+		{"vm", no_argument, NULL, 'v'},
 		{NULL, 0, NULL, 0},
 	};
 	/* options may follow or precede PLATFORM: GNU getopt permutes argv after the action word */
@@ -115,6 +126,7 @@ static int run(int argc, char **argv)
 				return usage_error("--cpus: expected 1..64");
 			break;
 		case 'j': json = true; break;
+		case 'v': o.vm = true; break;
 		default: return usage_error("unknown option");
 		}
 	}
@@ -136,15 +148,19 @@ static int run(int argc, char **argv)
 
 const struct pd_cmd pd_cmd_twin = {
 	"twin", run, "start/stop a hardware-free emulated board (board twin)",
-	"twin up [PLATFORM] [--state DIR] [--netns NAME] [--subnet A.B.C.D] [--port N] [--cpus N] [--json]\n"
+	"twin up [PLATFORM] [--vm] [--state DIR] [--netns NAME] [--subnet A.B.C.D] [--port N] [--cpus N] [--json]\n"
 	"       powerdag twin status [--json] [--state DIR]\n"
 	"       powerdag twin down [--state DIR]\n\n"
 	"  up      start the twin (needs root): prints its board URI ssh://root@ADDR:PORT; writes the\n"
 	"          twin's platform.yaml, identity key and known_hosts into the state dir. Without\n"
 	"          PLATFORM the twin emulates the ODROID-XU4 islands (one core per host CPU) plus an\n"
 	"          emulated GPU and FPGA slot. Exit 3 when a twin is already up there.\n"
+	"          With --vm the board is a qemu guest running Debian 12's 6.1 kernel (cgroup v2, no\n"
+	"          fair server), KVM when a boot probe succeeded on this machine, TCG otherwise; its\n"
+	"          image is built once from Debian packages into $POWERDAG_VM_CACHE or\n"
+	"          /var/cache/powerdag/vm (scripts/vm-image.sh, a few minutes).\n"
 	"  status  prints the twin's record (uri, platform, identity, known_hosts, iio_uri, pids,\n"
-	"          running); exit 3 when no twin is up or it is not running.\n"
+	"          kind netns|vm, for a vm accel kvm|tcg and kernel, running); exit 3 when no twin is up or it is not running.\n"
 	"  down    ends every twin process, removes netns, veth, mounts and state files (also after a\n"
 	"          crash).\n\n"
 	"  --state DIR      state directory (default $POWERDAG_TWIN_DIR or /run/powerdag-twin)\n"

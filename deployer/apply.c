@@ -189,7 +189,10 @@ static int cpuset_v1(pd_board *b, const int *cpus, size_t n, const char *dir, co
 }
 
 /* cgroup v2: cpuset enabled in the root's subtree, DIR a partition root over the plan CPUs, one
- * partition root child per CPU (docs/DEPLOY.md: untested on real v2 boards). */
+ * threaded child per CPU. The agent (agents/cpuset.c) moves its process into DIR, its threads into
+ * the children, and only then makes each child a partition root: on Linux 6.1 a process cannot join
+ * a cgroup whose CPUs all went to child partitions (ENOSPC), and threads can only move between the
+ * threaded children of the domain their process is in (EOPNOTSUPP) - found on the VM twin. */
 static int cpuset_v2(pd_board *b, const int *cpus, size_t n, const char *dir, const char *cpulist, pd_err *e)
 {
 	const char *cg = b->info.cgroup_root;
@@ -214,8 +217,8 @@ static int cpuset_v2(pd_board *b, const int *cpus, size_t n, const char *dir, co
 		snprintf(child, sizeof(child), "%s/cpu%d", dir, cpus[i]);
 		snprintf(num, sizeof(num), "%d", cpus[i]);
 		rc = cg_mkdir(b, child, e);
+		W("%s/cgroup.type", child, "threaded");
 		W("%s/cpuset.cpus", child, num);
-		W("%s/cpuset.cpus.partition", child, "root");
 	}
 #undef W
 	return rc;

@@ -312,6 +312,13 @@ static int write_meta(struct dctx *c, pd_err *e)
 	json_object_set_new(j, "agent_status", json_integer(c->r->agent_status));
 	json_object_set_new(j, "remote_dir", c->remote_dir[0] ? json_string(c->remote_dir) : json_null());
 	json_object_set_new(j, "cgroup_root", in && in->cgroup_dir[0] ? json_string(in->cgroup_dir) : json_null());
+	/* how the exclusive CPU sets were made: v1 cpu_exclusive sets or v2 partitions (cpuset.cpus.partition) */
+	json_object_set_new(j, "cgroup_version", in && in->cgroup_version ? json_integer(in->cgroup_version) : json_null());
+	json_object_set_new(j, "cpusets",
+			    !in || !in->cgroup_dir[0] ? json_null()
+			    : json_string(in->cgroup_version == 2 ? "v2 partitions (cpuset.cpus.partition = root)"
+								  : "v1 cpu_exclusive"));
+	json_object_set_new(j, "fair_server", in && c->b ? json_boolean(in->fair_server) : json_null());
 	json_object_set_new(j, "result", json_string(c->err.code ? "error" : "ok"));
 	json_object_set_new(j, "exit_code", json_integer(c->err.code ? c->err.code : c->restore_rc));
 	json_object_set_new(j, "error", c->err.code ? json_string(c->err.msg) : json_null());

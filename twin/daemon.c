@@ -56,11 +56,13 @@ static int enter_namespaces(const char *netns, pd_err *e)
 {
 	char p[300];
 	snprintf(p, sizeof(p), "/run/netns/%s", netns);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	/* "-": already in the board's network (inside the VM twin's guest, twin/vm.c) */
+	int fd = strcmp(netns, "-") == 0 ? -2 : open(p, O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
 		return pd_err_set(e, PD_EXIT_ENV, "open %s: %s", p, strerror(errno));
-	int rc = setns(fd, CLONE_NEWNET);
-	close(fd);
+	int rc = fd == -2 ? 0 : setns(fd, CLONE_NEWNET);
+	if (fd >= 0)
+		close(fd);
 	if (rc != 0)
 		return pd_err_set(e, PD_EXIT_ENV, "setns %s: %s", p, strerror(errno));
 	if (unshare(CLONE_NEWNS) != 0)
@@ -103,7 +105,9 @@ static int mount_cpu_links(const struct twin_paths *tp, const pd_platform *p, pd
 	return 0;
 }
 
-static int mount_board(const struct twin_paths *tp, pd_err *e)
+/* own_kernel: inside the VM twin's guest, whose real debugfs (a 6.1 kernel: no fair server) stays
+ * visible, so that the deployer meets the fair-server-less kernel it is there to meet. */
+static int mount_board(const struct twin_paths *tp, bool own_kernel, pd_err *e)
 {
 	char src[6][400];
 	snprintf(src[0], sizeof(src[0]), "%s/cpufreq", tp->fsroot);
@@ -114,9 +118,9 @@ static int mount_board(const struct twin_paths *tp, pd_err *e)
 	snprintf(src[5], sizeof(src[5]), "%s/twin", tp->fsroot);
 	const struct twin_overlay cls[] = {{"devfreq", src[1]}, {"fpga_manager", src[2]}};
 	const struct twin_overlay bus[] = {{"iio", src[3]}};
-	const struct twin_overlay krn[] = {{"debug", src[4]}, {"powerdag-twin", src[5]}};
+	const struct twin_overlay krn[] = {{"powerdag-twin", src[5]}, {"debug", src[4]}};
 	if (place("/sys/devices/system/cpu", "cpufreq", src[0], e) || twin_shadow_dir("/sys/class", cls, 2, e) ||
-	    twin_shadow_dir("/sys/bus", bus, 1, e) || twin_shadow_dir("/sys/kernel", krn, 2, e) ||
+	    twin_shadow_dir("/sys/bus", bus, 1, e) || twin_shadow_dir("/sys/kernel", krn, own_kernel ? 1 : 2, e) ||
 	    place("/lib", "firmware", tp->firmware, e))
 		return -1;
 	return 0;
@@ -160,13 +164,15 @@ static int start_servers(const struct twin_paths *tp, const struct daemon_args *
 static void report(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void report(int fd, const char *fmt, ...)
 {
-	if (fd < 0)
-		return;
 	char buf[1024];
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	if (fd < 0) { /* no starter waiting (the VM twin's guest): the console is the only witness */
+		fprintf(stderr, "twin daemon: %s", buf);
+		return;
+	}
 	if (n > 0 && write(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1) < 0)
 		fprintf(stderr, "twin daemon: cannot report to the starter\n");
 	close(fd);
@@ -238,7 +244,7 @@ int pd_twin_daemon_main(int argc, char **argv)
 	twin_model *m = p ? twin_model_new(p, "/lib/firmware", &e) : NULL;
 	twin_fs *fs = m ? twin_fs_start(m, tp.fsroot, &e) : NULL;
 	pid_t sshd = -1, iiod = -1;
-	if (!fs || mount_board(&tp, &e) != 0 || mount_cpu_links(&tp, p, &e) != 0 ||
+	if (!fs || mount_board(&tp, strcmp(a.netns, "-") == 0, &e) != 0 || mount_cpu_links(&tp, p, &e) != 0 ||
 	    start_servers(&tp, &a, &sshd, &iiod, &e) != 0) {
 		report(a.ready_fd, "error %s\n", e.msg);
 		stop_child(sshd), stop_child(iiod);

@@ -217,7 +217,7 @@ static void emit_sensor(pd_yemit *y, const char *uri, const char *name, const ch
 }
 
 static void emit_twin(pd_yemit *y, const pd_platform *p, const size_t *pick, const int *cores, size_t n,
-		      const char *iio_uri)
+		      const char *iio_uri, bool fair_server)
 {
 	const struct pd_dl *dl = pd_platform_dl(p);
 	char name[200];
@@ -231,7 +231,7 @@ static void emit_twin(pd_yemit *y, const pd_platform *p, const size_t *pick, con
 	pd_yemit_key(y, "dl");
 	pd_yemit_map_begin(y, false);
 	pd_yemit_kv_double(y, "max_util_per_cpu", dl->max_util_per_cpu);
-	if (dl->has_fair_server) {
+	if (dl->has_fair_server && fair_server) {
 		pd_yemit_key(y, "fair_server");
 		pd_yemit_map_begin(y, true);
 		pd_yemit_kv_duration(y, "runtime", dl->fair_runtime_ns);
@@ -256,6 +256,12 @@ static void emit_twin(pd_yemit *y, const pd_platform *p, const size_t *pick, con
 
 int pd_twin_derive_platform(const char *src_path, int n_cpus, const char *iio_uri, pd_buf *yaml, pd_err *e)
 {
+	return pd_twin_derive_platform_kernel(src_path, n_cpus, iio_uri, true, yaml, e);
+}
+
+int pd_twin_derive_platform_kernel(const char *src_path, int n_cpus, const char *iio_uri, bool fair_server,
+				   pd_buf *yaml, pd_err *e)
+{
 	if (n_cpus < 1 || n_cpus > TWIN_MAX_CPUS)
 		return pd_err_set(e, PD_EXIT_USAGE, "twin: %d CPUs (1..%d supported)", n_cpus, TWIN_MAX_CPUS);
 	pd_ydoc doc = {0};
@@ -272,7 +278,7 @@ int pd_twin_derive_platform(const char *src_path, int n_cpus, const char *iio_ur
 	if (!y) {
 		rc = pd_err_set(e, PD_EXIT_ENV, "out of memory");
 	} else {
-		emit_twin(y, p, pick, cores, n, iio_uri);
+		emit_twin(y, p, pick, cores, n, iio_uri, fair_server);
 		rc = pd_yemit_finish(y, e) == 0 ? 0 : PD_EXIT_ENV;
 	}
 	pd_platform_free(p);

@@ -75,6 +75,7 @@ int twin_paths_init(struct twin_paths *tp, const char *dir, pd_err *e)
 	P(daemon_log, "daemon.log");
 	P(sshd_log, "sshd.log");
 	P(iiod_log, "iiod.log");
+	P(vm_dir, "vm");
 #undef P
 	return 0;
 }
@@ -87,6 +88,7 @@ struct record {
 	pid_t daemon, sshd, iiod;
 	unsigned long long daemon_start;
 	unsigned long mntns;
+	char kind[8], accel[8], kernel[64]; /* kind "vm": daemon is qemu; accel kvm|tcg; the guest's kernel */
 };
 
 static int write_record(const struct twin_paths *tp, const struct record *r, pd_err *e)
@@ -97,6 +99,14 @@ static int write_record(const struct twin_paths *tp, const struct record *r, pd_
 			      r->iio_uri, "address", r->addr, "host_address", r->host_addr, "ssh_port", r->port, "netns",
 			      r->netns, "veth", r->veth, "state_dir", tp->dir, "pids", pids, "daemon_starttime",
 			      (json_int_t)r->daemon_start, "mntns", (json_int_t)r->mntns);
+	if (j) {
+		bool vm = strcmp(r->kind, "vm") == 0;
+		json_object_set_new(j, "kind", json_string(vm ? "vm" : "netns"));
+		if (vm) {
+			json_object_set_new(j, "accel", json_string(r->accel));
+			json_object_set_new(j, "kernel", json_string(r->kernel));
+		}
+	}
 	char *s = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
 	json_decref(j);
 	if (!s)
@@ -121,12 +131,17 @@ static int read_record(const struct twin_paths *tp, struct record *r, json_t **o
 	json_t *j = json_load_file(tp->json, 0, &err);
 	if (!j)
 		return -1;
-	const char *uri = "", *iio = "", *addr = "", *haddr = "", *netns = "", *veth = "";
+	const char *uri = "", *iio = "", *addr = "", *haddr = "", *netns = "", *veth = "", *kind = "", *accel = "",
+		   *kernel = "";
 	int d = 0, s = 0, i = 0, port = 0;
 	json_int_t st = 0, mnt = 0;
 	json_unpack(j, "{s?s,s?s,s?s,s?s,s?s,s?s,s?i,s?{s?i,s?i,s?i},s?I,s?I}", "uri", &uri, "iio_uri", &iio, "address",
 		    &addr, "host_address", &haddr, "netns", &netns, "veth", &veth, "ssh_port", &port, "pids", "daemon", &d,
 		    "sshd", &s, "iiod", &i, "daemon_starttime", &st, "mntns", &mnt);
+	json_unpack(j, "{s?s,s?s,s?s}", "kind", &kind, "accel", &accel, "kernel", &kernel);
+	snprintf(r->kind, sizeof(r->kind), "%s", strcmp(kind, "vm") == 0 ? "vm" : "");
+	snprintf(r->accel, sizeof(r->accel), "%s", accel);
+	snprintf(r->kernel, sizeof(r->kernel), "%s", kernel);
 	snprintf(r->uri, sizeof(r->uri), "%s", uri);
 	snprintf(r->iio_uri, sizeof(r->iio_uri), "%s", iio);
 	snprintf(r->addr, sizeof(r->addr), "%s", addr);
@@ -214,7 +229,11 @@ static int ssh_files(const struct twin_paths *tp, const struct record *r, pd_err
 		      "Port %d\nListenAddress %s\nHostKey %s\nPidFile none\nAuthorizedKeysFile %s\n"
 		      "StrictModes no\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n"
 		      "PubkeyAuthentication yes\nPermitRootLogin prohibit-password\nAllowUsers root\nUsePAM no\n"
-		      "Subsystem sftp internal-sftp\nLogLevel INFO\n",
+		      "Subsystem sftp internal-sftp\nLogLevel INFO\n"
+		      /* the readiness probes (daemon and `up` connect and close) leave pre-auth children that
+		       * a slow board (the VM twin under TCG) reaps late: the default 10:30:100 then drops
+		       * the deployer's first connection */
+		      "MaxStartups 100\n",
 		      r->netns, r->port, r->addr, tp->host_key, tp->authorized);
 	int rc = write_text(tp->sshd_config, c.data, 0600, e);
 	pd_buf_free(&c);
@@ -235,7 +254,9 @@ static int platform_file(const struct pd_twin_opts *o, const struct twin_paths *
 {
 	pd_buf y;
 	pd_buf_init(&y);
-	int rc = pd_twin_derive_platform(o->platform, n_cpus, iio, &y, e);
+	/* the VM twin's kernel (Debian 6.1) has no fair deadline server: its platform must not declare
+	 * one, as platforms/zcu102.yaml does not for PetaLinux 6.1 */
+	int rc = pd_twin_derive_platform_kernel(o->platform, n_cpus, iio, !o->vm, &y, e);
 	pd_ydoc doc = {0};
 	pd_diags d;
 	pd_diags_init(&d);
@@ -255,7 +276,8 @@ static int platform_file(const struct pd_twin_opts *o, const struct twin_paths *
 	return rc;
 }
 
-static int make_network(const struct record *r, pd_err *e)
+/* vm: the board address belongs to the guest, behind a bridge (twin_vm_network), not to the veth. */
+static int make_network(const struct record *r, bool vm, pd_err *e)
 {
 	char haddr[48], baddr[48], vb[32];
 	snprintf(haddr, sizeof(haddr), "%s/30", r->host_addr);
@@ -271,9 +293,9 @@ static int make_network(const struct record *r, pd_err *e)
 	char *c7[] = {"ip", "-n", ns, "link", "set", "lo", "up", NULL};
 	char **cmds[] = {c1, c2, c3, c4, c5, c6, c7};
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (run_ok(e, cmds[i]) != 0)
+		if (!(vm && cmds[i] == c5) && run_ok(e, cmds[i]) != 0)
 			return -1;
-	return 0;
+	return vm ? twin_vm_network(ns, vb, e) : 0;
 }
 
 static pid_t start_daemon(const struct pd_twin_opts *o, const struct twin_paths *tp, const struct record *r,
@@ -359,10 +381,31 @@ static bool host_port_open(const char *addr, int port)
 	return ok;
 }
 
-static int check_env(pd_err *e)
+static bool in_path(const char *prog)
+{
+	const char *dirs[] = {"/usr/local/bin", "/usr/bin", "/bin"};
+	char p[256];
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dirs[i], prog);
+		if (access(p, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int check_env(bool vm, pd_err *e)
 {
 	if (geteuid() != 0)
 		return pd_err_set(e, PD_EXIT_ENV, "twin up needs root (network namespaces, mounts); run it with sudo");
+	if (vm) { /* sshd, iiod and FUSE run inside the guest */
+		if (!in_path("qemu-system-x86_64"))
+			return pd_err_set(e, PD_EXIT_ENV, "qemu-system-x86_64 is missing: install the Debian package qemu-system-x86");
+		if (!twin_file_exists("/dev/net/tun"))
+			return pd_err_set(e, PD_EXIT_ENV, "/dev/net/tun is missing: the VM twin needs tap devices (CONFIG_TUN)");
+		if (!twin_file_exists("/usr/bin/ssh-keygen"))
+			return pd_err_set(e, PD_EXIT_ENV, "/usr/bin/ssh-keygen is missing: install openssh-client");
+		return 0;
+	}
 	const char *need[][2] = {{"/dev/fuse", "the fuse kernel module (CONFIG_FUSE_FS)"},
 				 {"/usr/sbin/sshd", "the Debian package openssh-server"},
 				 {"/usr/sbin/iiod", "the Debian package iiod"},
@@ -434,6 +477,55 @@ static int refuse_if_up(const struct twin_paths *tp, const struct record *want, 
 	return 0;
 }
 
+/* The VM twin's board: image (built when missing), per-boot initrd, qemu in the netns. KVM is
+ * probed once per machine by a boot that must reach SSH within 20 s; otherwise TCG (TWIN.md). */
+static int up_vm(const struct pd_twin_opts *o, const struct twin_paths *tp, struct record *r, int n_cpus, pd_err *e)
+{
+	char image[256], initrd[340], exe[4096], abuf[8];
+	snprintf(initrd, sizeof(initrd), "%s/initrd", tp->vm_dir);
+	if (mkdir(tp->vm_dir, 0700) != 0 && errno != EEXIST)
+		return pd_err_set(e, PD_EXIT_ENV, "mkdir %s: %s", tp->vm_dir, strerror(errno)), -1;
+	if (o->self_exe) {
+		snprintf(exe, sizeof(exe), "%s", o->self_exe);
+	} else {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n < 0)
+			return pd_err_set(e, PD_EXIT_ENV, "readlink /proc/self/exe: %s", strerror(errno)), -1;
+		exe[n] = 0;
+	}
+	if (twin_vm_image(image, sizeof(image), r->kernel, sizeof(r->kernel), e) != 0)
+		return -1;
+	struct twin_vm_boot b = {tp, image, tp->vm_dir, initrd, exe, r->netns, r->addr, r->port, n_cpus};
+	if (twin_vm_initrd(&b, e) != 0)
+		return -1;
+	const char *accel = twin_vm_accel_cached(image, abuf, sizeof(abuf));
+	bool probe = accel == NULL;
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (!accel)
+			accel = "kvm";
+		snprintf(r->accel, sizeof(r->accel), "%s", accel);
+		r->daemon = twin_vm_start(&b, accel, e);
+		if (r->daemon <= 0)
+			return -1;
+		r->daemon_start = twin_starttime(r->daemon);
+		r->mntns = twin_mntns_of(r->daemon);
+		write_record(tp, r, NULL); /* so that down finds qemu whatever happens next */
+		if (twin_vm_wait(r->daemon, tp->vm_dir, r->addr, r->port, probe && attempt == 0 ? 20 : 120, e) == 0) {
+			if (probe)
+				twin_vm_accel_store(image, accel);
+			return 0;
+		}
+		twin_vm_kill(r->daemon);
+		r->daemon = 0, r->daemon_start = 0;
+		if (!probe || strcmp(accel, "kvm") != 0)
+			return -1;
+		fprintf(stderr, "powerdag twin: the guest did not come up under KVM (%s); using TCG from now on\n", e->msg);
+		twin_vm_accel_store(image, "tcg");
+		accel = "tcg";
+	}
+	return -1;
+}
+
 int pd_twin_up(const struct pd_twin_opts *o, char *uri, size_t uri_n, pd_err *e)
 {
 	char dir[256];
@@ -449,14 +541,27 @@ int pd_twin_up(const struct pd_twin_opts *o, char *uri, size_t uri_n, pd_err *e)
 	pd_buf_free(&probe);
 	if (rc)
 		return rc;
-	if (check_env(e) || refuse_if_up(&tp, &r, e))
+	if (check_env(o->vm, e) || refuse_if_up(&tp, &r, e))
 		return PD_EXIT_ENV;
 	if (make_dirs(&tp, e) || (rc = platform_file(o, &tp, n_cpus, r.iio_uri, e)) != 0 || ssh_files(&tp, &r, e) ||
 	    write_record(&tp, &r, e))
 		return rc ? rc : PD_EXIT_ENV;
 	int ready = -1;
-	bool ok = make_network(&r, e) == 0 && (r.daemon = start_daemon(o, &tp, &r, &ready, e)) > 0 &&
-		  wait_ready(ready, &r.sshd, &r.iiod, e) == 0;
+	bool ok;
+	if (o->vm) {
+		snprintf(r.kind, sizeof(r.kind), "vm");
+		ok = write_record(&tp, &r, e) == 0 && make_network(&r, true, e) == 0 && up_vm(o, &tp, &r, n_cpus, e) == 0;
+		if (ok && write_record(&tp, &r, e) == 0) {
+			snprintf(uri, uri_n, "%s", r.uri);
+			return 0;
+		}
+		pd_err saved = *e;
+		pd_twin_down(dir, NULL, NULL);
+		*e = saved;
+		return PD_EXIT_ENV;
+	}
+	ok = make_network(&r, false, e) == 0 && (r.daemon = start_daemon(o, &tp, &r, &ready, e)) > 0 &&
+	     wait_ready(ready, &r.sshd, &r.iiod, e) == 0;
 	if (ready >= 0)
 		close(ready);
 	if (ok) {
@@ -492,7 +597,7 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 
 static void remove_state(const struct twin_paths *tp)
 {
-	const char *trees[] = {tp->ssh_dir, tp->firmware, tp->fsroot};
+	const char *trees[] = {tp->ssh_dir, tp->firmware, tp->fsroot, tp->vm_dir};
 	for (size_t i = 0; i < sizeof(trees) / sizeof(trees[0]); i++)
 		if (twin_file_exists(trees[i])) /* FTW_MOUNT: never descend into anything mounted there */
 			nftw(trees[i], rm_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
@@ -571,7 +676,10 @@ int pd_twin_status_json(const char *state_dir, char **json, bool *running, pd_er
 		return PD_EXIT_USAGE;
 	if (read_record(&tp, &r, &j) != 0)
 		return pd_err_set(e, PD_EXIT_ENV, "no twin is up in %s (`powerdag twin up`)", dir);
-	*running = daemon_alive(&r) && r.sshd > 0 && kill(r.sshd, 0) == 0 && r.iiod > 0 && kill(r.iiod, 0) == 0;
+	if (strcmp(r.kind, "vm") == 0) /* sshd and iiod are the guest's: ask them over the network */
+		*running = daemon_alive(&r) && twin_vm_reachable(r.addr, r.port);
+	else
+		*running = daemon_alive(&r) && r.sshd > 0 && kill(r.sshd, 0) == 0 && r.iiod > 0 && kill(r.iiod, 0) == 0;
 	json_object_set_new(j, "running", json_boolean(*running));
 	*json = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(j);

@@ -37,6 +37,7 @@ struct pd_twin_opts {
 	int ssh_port;          /* 0: 22 */
 	int n_cpus;            /* twin cores; 0: the host's online CPUs */
 	const char *self_exe;  /* a binary that runs `twin _daemon` (the powerdag binary) */
+	bool vm;               /* a qemu guest with Debian's 6.1 kernel instead of a namespace (twin/vm.c) */
 };
 
 /* The state directory chosen by opts / environment (static storage not used: copies into buf). */
@@ -57,6 +58,10 @@ int pd_twin_status_json(const char *state_dir, char **json, bool *running, pd_er
 /* The twin's platform derived from a source platform (NULL: built-in default) for n_cpus cores,
  * with its sensors served by iiod at iio_uri: YAML text (with the top-level "platform:" key). */
 int pd_twin_derive_platform(const char *src_path, int n_cpus, const char *iio_uri, pd_buf *yaml, pd_err *e);
+/* The same for a board kernel with or without the fair deadline server (the VM twin's Debian 6.1
+ * has none: the derived platform then declares no dl.fair_server, whatever the source says). */
+int pd_twin_derive_platform_kernel(const char *src_path, int n_cpus, const char *iio_uri, bool fair_server,
+				   pd_buf *yaml, pd_err *e);
 
 /* Entry point of the hidden `powerdag twin _daemon` subcommand (argv[0] = "_daemon"). */
 int pd_twin_daemon_main(int argc, char **argv);

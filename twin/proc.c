@@ -70,7 +70,7 @@ pid_t twin_spawn(char *const argv[], const char *log, pd_err *e)
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL); /* the daemon blocks signals for sigwait */
 		close_range(3, ~0U, 0);                /* e.g. /dev/fuse stays with the daemon */
-		execv(argv[0], argv);
+		execvp(argv[0], argv); /* PATH lookup for a bare name (ip) */
 		_exit(127);
 	}
 	return pid;

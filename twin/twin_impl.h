@@ -117,8 +117,40 @@ struct twin_paths {
 	char dir[256];
 	char json[300], platform[300], identity[300], known_hosts[300], ssh_dir[300], sshd_config[300],
 		host_key[300], authorized[300], firmware[300], fsroot[300], empty[300], daemon_log[300],
-		sshd_log[300], iiod_log[300];
+		sshd_log[300], iiod_log[300], vm_dir[300];
 };
 int twin_paths_init(struct twin_paths *tp, const char *dir, pd_err *e);
+
+/* ---------------------------------------------------------------- the VM twin (vm.c) */
+#define PD_TWIN_VM_DEFAULT_CACHE "/var/cache/powerdag/vm"
+#define TWIN_VM_BRIDGE "pdvmbr"
+#define TWIN_VM_TAP "pdvmtap"
+
+struct twin_vm_boot {
+	const struct twin_paths *tp;
+	const char *image;  /* the cached image directory */
+	const char *vm_dir; /* STATE/vm: initrd, console.log, qemu.log */
+	const char *initrd; /* STATE/vm/initrd */
+	const char *exe;    /* the powerdag binary copied into the guest */
+	const char *netns, *addr;
+	int port, n_cpus;
+};
+/* $POWERDAG_VM_CACHE or PD_TWIN_VM_DEFAULT_CACHE. */
+const char *twin_vm_cache_dir(char *buf, size_t n);
+/* The image directory (built by scripts/vm-image.sh when incomplete) and its kernel release. */
+int twin_vm_image(char *dir, size_t n, char *kernel, size_t kn, pd_err *e);
+/* STATE/vm/initrd: the image's rootfs + the per-boot archive (state, binary, boot script). */
+int twin_vm_initrd(const struct twin_vm_boot *b, pd_err *e);
+/* In the netns: a bridge joining veth_board and the tap qemu uses. */
+int twin_vm_network(const char *netns, const char *veth_board, pd_err *e);
+/* Starts qemu (accel "kvm" or "tcg") in the netns; its pid or -1. */
+pid_t twin_vm_start(const struct twin_vm_boot *b, const char *accel, pd_err *e);
+/* Waits until sshd and iiod answer at addr, qemu dies, or timeout_s pass. */
+int twin_vm_wait(pid_t qemu, const char *vm_dir, const char *addr, int port, int timeout_s, pd_err *e);
+bool twin_vm_reachable(const char *addr, int port);
+void twin_vm_kill(pid_t qemu);
+/* The accelerator to use (NULL when KVM was never probed here) and the probe's outcome. */
+const char *twin_vm_accel_cached(const char *image, char *buf, size_t n);
+void twin_vm_accel_store(const char *image, const char *accel);
 
 #endif /* PD_TWIN_IMPL_H */

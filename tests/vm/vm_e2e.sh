@@ -1,0 +1,96 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# e2e (labels e2e;slow): the VM twin (docs/TWIN.md "The VM twin") end to end on Debian's 6.1 kernel:
+# twin up --vm -> status (vm, kvm|tcg, 6.1) -> guest snapshot -> deploy a small plan over SSH
+# (cgroup v2 partitions recorded in deploy.json) -> report -> a plan declaring dl.fair_server is
+# refused by pre-flight on that fair-server-less kernel (exit 3) -> snapshot unchanged -> twin down
+# leaves no qemu, tap, netns, veth or state.
+# Exit 77 (ctest: Skipped, with the reason printed) where it cannot run: not root, no qemu, no image
+# and no way to build one. The image is built on first use (~1.5 min, scripts/vm-image.sh) and cached
+# in $POWERDAG_VM_CACHE or /var/cache/powerdag/vm.
+# usage: vm_e2e.sh POWERDAG_BINARY SOURCE_DIR
+set -u
+pd=$1
+src=$2
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $* (files kept in $work)"; "$pd" twin down --state "$st" >/dev/null 2>&1; exit 1; }
+[ "$(id -u)" = 0 ] || skip "needs root (netns, tap, qemu)"
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (apt-get install qemu-system-x86)"
+[ -e /dev/net/tun ] || skip "/dev/net/tun missing"
+cache=${POWERDAG_VM_CACHE:-/var/cache/powerdag/vm}
+if [ ! -f "$cache/rootfs.cpio" ]; then
+	command -v mmdebstrap >/dev/null || skip "no VM image in $cache and mmdebstrap missing to build one"
+fi
+st=/tmp/pd-vm-e2e.$$
+ns=pdvm-e2e
+work=$(mktemp -d /tmp/pd-vm-e2e-work.XXXXXX)
+export POWERDAG_TWIN_DIR=$st
+t0=$(date +%s)
+uri=$("$pd" twin up --vm --state "$st" --netns $ns --subnet 10.213.83.0) || fail "twin up --vm"
+echo "twin up --vm: $uri in $(( $(date +%s) - t0 )) s"
+status=$("$pd" twin status --state "$st") || fail "twin status"
+echo "$status" | head -1
+echo "$status" | head -1 | grep -Eq '^twin running \(vm, (kvm|tcg), kernel 6\.1\.' || fail "status does not say vm, kvm|tcg, 6.1: $status"
+key="$st/id_ed25519"
+kh="$st/known_hosts"
+addr=10.213.83.2
+snap() {
+	ssh -i "$key" -o UserKnownHostsFile="$kh" -o StrictHostKeyChecking=yes -o BatchMode=yes root@$addr '
+		uname -r; cat /sys/fs/cgroup/cgroup.subtree_control; ls /sys/fs/cgroup
+		for f in /sys/devices/system/cpu/cpufreq/policy*/scaling_governor /sys/devices/system/cpu/cpufreq/policy*/scaling_m*_freq /sys/class/devfreq/*/governor; do echo "$f $(cat $f)"; done
+		cat /proc/sys/kernel/sched_rt_runtime_us; ls /lib/firmware; if test -e /sys/kernel/debug/sched/fair_server; then echo fair_server; fi'
+}
+snap >"$work/before" || fail "ssh to the guest with strict host-key checking"
+grep -q fair_server "$work/before" && fail "the guest shows a fair server: the 6.1 kernel has none"
+cat >"$work/vm.yaml" <<'DAG'
+dags:
+  - name: vm
+    period: 100ms
+    tasks:
+      - {name: sense, wcet: 4ms, work: builtin:busy}
+      - {name: compute, wcet: 8ms, work: builtin:busy}
+      - {name: act, wcet: 3ms, work: builtin:busy}
+    edges:
+      - [sense, compute]
+      - [compute, act]
+DAG
+"$pd" optimize "$work/vm.yaml" "$st/platform.yaml" -o "$work/plan.yaml" --time-limit 5 >/dev/null || fail optimize
+"$pd" deploy "$work/plan.yaml" --board twin --duration 5s --out "$work/run" >"$work/deploy.log" 2>&1 || { cat "$work/deploy.log"; fail "deploy --board twin"; }
+j="$work/run/deploy.json"
+grep -q '"kernel": "6\.1\.' "$j" || fail "deploy.json: kernel is not the guest's 6.1"
+grep -q '"cgroup_version": 2' "$j" || fail "deploy.json: cgroup_version is not 2"
+grep -q '"cpusets": "v2 partitions' "$j" || fail "deploy.json: cpusets are not v2 partitions"
+grep -q '"fair_server": false' "$j" || fail "deploy.json: fair_server not false"
+grep -q 'cgroup v2' "$work/run/agent.stderr" || fail "the agent did not use the v2 partitions"
+"$pd" report "$work/run" >"$work/report.txt" || fail "report"
+misses=$(awk '$1 == "all" {print $3}' "$work/report.txt")
+echo "deploy: exit 0, cgroup v2 partitions, report produced; deadline misses: ${misses:-?}"
+if [ "${misses:-x}" != 0 ]; then
+	# KNOWN GAP (docs/TWIN.md): under TCG on a loaded 2-CPU host the guest's vCPUs are descheduled
+	# mid-job, the kernel charges that time to the SCHED_DEADLINE budget and jobs overrun.
+	echo "KNOWN GAP: $misses misses under $(echo "$status" | head -1 | sed 's/.*(vm, \([a-z]*\),.*/\1/')" \
+		"(set POWERDAG_VM_STRICT=1 to fail on them)"
+	[ "${POWERDAG_VM_STRICT:-0}" = 1 ] && fail "deadline misses: $misses"
+fi
+# the fair-server-less kernel: a plan declaring dl.fair_server is refused before the board is touched
+sed 's/^    max_util_per_cpu: \(.*\)$/    max_util_per_cpu: \1\n    fair_server: {runtime: 50ms, period: 1s}/' "$st/platform.yaml" >"$work/fair.yaml"
+grep -q fair_server "$work/fair.yaml" || fail "could not derive a fair-server platform"
+"$pd" optimize "$work/vm.yaml" "$work/fair.yaml" -o "$work/fair-plan.yaml" --time-limit 5 >/dev/null || fail "optimize (fair server)"
+"$pd" deploy "$work/fair-plan.yaml" --board twin --duration 1s --out "$work/run-fair" >"$work/fair.log" 2>&1
+rc=$?
+[ $rc = 3 ] || { cat "$work/fair.log"; fail "a dl.fair_server plan on the 6.1 guest: exit $rc, expected 3"; }
+grep -q 'fair_server' "$work/fair.log" || fail "the refusal does not name the fair server"
+echo "dl.fair_server plan refused by pre-flight on 6.1 (exit 3)"
+snap >"$work/after" || fail "ssh after the deploys"
+diff -u "$work/before" "$work/after" || fail "guest state differs after the deploys"
+echo "guest state before == after ($(wc -l <"$work/before") lines)"
+qemu=$(sed -n 's/.*"daemon": \([0-9]*\).*/\1/p' "$st/twin.json")
+"$pd" twin down --state "$st" || fail "twin down"
+# a zombie waiting for its reaper (qemu's parent, `up`, has exited) is not running
+alive() { [ -n "$qemu" ] && [ -e /proc/$qemu ] && ! grep -q '^[0-9]* ([^)]*) Z' /proc/$qemu/stat 2>/dev/null; }
+alive && fail "qemu $qemu still running"
+ip netns list | grep -q "^$ns" && fail "netns $ns left"
+ip -o link | grep -q pdvmtap && fail "a tap left on the host"
+[ -e "$st" ] && fail "state dir $st left"
+rm -rf "$work"
+echo "PASS: VM twin e2e in $(( $(date +%s) - t0 )) s"
