@@ -210,7 +210,7 @@ static void *ov_main(void *arg)
 static int measure_overhead(int argc, char **argv)
 {
 	struct ov o = {.cpu = -1, .jobs = 1000, .period_ns = 2 * PD_NS_PER_MS, .work_ns = 100 * PD_NS_PER_US};
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc; i += 2) { /* options come in OPTION VALUE pairs */
 		long long v;
 		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!val)
@@ -225,7 +225,6 @@ static int measure_overhead(int argc, char **argv)
 			o.work_ns = v * PD_NS_PER_US;
 		else
 			return fail("overhead: bad option or value: %s %s", a, val);
-		i++;
 	}
 	if (o.cpu < 0)
 		return fail("overhead: --cpu N is required");
