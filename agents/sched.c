@@ -63,7 +63,7 @@ int64_t pd_runtime_for_kernel(int64_t wall_runtime_ns, int cpu, bool reclaim, co
 #else
 	const bool scaled_arch = getenv("PD_AGENT_FORCE_RUNTIME_SCALING") != NULL; /* tests on x86 */
 #endif
-	/* RECLAIM tasks are charged by GRUB-PA instead (reference: linux-interfaces 1.8): no scaling. */
+	/* RECLAIM tasks are charged by GRUB-PA instead (docs/MODEL.md "Reclaiming"): no scaling. */
 	if (!scaled_arch || reclaim)
 		return wall_runtime_ns < 1024 ? 1024 : wall_runtime_ns;
 	char p[512];

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * XRT backend for FPGA tasks (embedded zocl, reference/linux-interfaces.md 4.5), compiled only when
+ * XRT backend for FPGA tasks (embedded zocl, docs/BOARDS.md), compiled only when
  * CMake finds XRT (PD_HAVE_XRT; XRT is not packaged for Debian, so the CI never builds this file's
  * body - it is kept to the small, stable XRT C API behind the pd_accel_ops interface).
  *

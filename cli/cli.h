@@ -2,7 +2,7 @@
 /*
  * cli.h - the powerdag command table. Each subcommand is cmd_<name>(argc, argv) in cli/cmd_<name>.c,
  * a thin layer over its module's public header: parse options, call the module, print, map errors
- * to the exit codes of SPEC 1. argv[0] is the subcommand name.
+ * to the exit codes of the README (0 ok, 1 property fails, 2 bad input, 3 environment). argv[0] is the subcommand name.
  */
 #ifndef PD_CLI_H
 #define PD_CLI_H

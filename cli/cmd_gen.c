@@ -133,7 +133,7 @@ const struct pd_cmd pd_cmd_gen = {
 	"generate a random DAG set (layered DAGs, UUniFast utilisations)",
 	"gen [--dags N] [--tasks MIN:MAX] [--util U] [--accel-ratio R] [--seed S] [-o FILE]\n"
 	"\n"
-	"Writes a random, reproducible DAG set (SPEC 2.1 format) to FILE (default: standard output).\n"
+	"Writes a random, reproducible DAG set (docs/FORMATS.md section 2) to FILE (default: standard output).\n"
 	"Each DAG is layered with exactly one source and one sink, has a period drawn from\n"
 	"{20, 25, 40, 50, 80, 100} ms and D = T. The total utilisation U (sum of C/T at the reference\n"
 	"frequency on capacity-1.0 cores) is split over DAGs and tasks with UUniFast-Discard, keeping\n"

@@ -171,7 +171,7 @@ const struct pd_cmd pd_cmd_simulate = {
 	"  --seed S             random seed (default 1)\n"
 	"  --exec MODEL         wcet (default) | uniform (in [bcet, wcet]) | overrun:P:F (uniform, and with\n"
 	"                       probability P a job needs F x wcet)\n"
-	"  --json               the SPEC JSON object on stdout\n"
+	"  --json               one JSON object on stdout (docs/SIMULATOR.md)\n"
 	"  --trace FILE         Chrome/Perfetto JSON trace (open in ui.perfetto.dev)\n"
 	"  --trace-window A:B   only this window of the run, e.g. 0s:200ms (default: the whole run)\n"
 	"  --background U       fair (SCHED_OTHER) load offered on every core, fraction of a CPU in [0, 1]\n"

@@ -6,7 +6,7 @@
  *   - pd_diags:  a list of diagnostics, so that a validator reports *all* problems, not only the first;
  *   - pd_arena:  a bump allocator that owns every string and array of one model (dag set, platform,
  *                plan), so that a model is freed with one call on every path;
- *   - units:     durations (ns), power (uW) and frequency (kHz) with their SPEC units, exact decimal
+ *   - units:     durations (ns), power (uW) and frequency (kHz) with their units (docs/FORMATS.md section 1.1), exact decimal
  *                parsing with overflow checks, and the canonical textual form used when writing;
  *   - pd_yaml:   a libyaml document loaded into a tree of nodes that remember their line and column,
  *                typed getters that record diagnostics, and a deterministic emitter.
@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* ---------------------------------------------------------------- exit codes (SPEC 1) */
+/* ---------------------------------------------------------------- exit codes (README "Exit codes everywhere", docs/powerdag.1) */
 enum pd_exit {
 	PD_EXIT_OK = 0,
 	PD_EXIT_FAIL = 1,  /* the checked property does not hold */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Units of SPEC 2: durations in ns, power in uW, frequency in kHz, all int64.
+ * Units (docs/FORMATS.md section 1.1): durations in ns, power in uW, frequency in kHz, all int64.
  *
  * Parsing is exact decimal arithmetic: "2.5ms" is 25 * 10^6 / 10 ns computed in 128-bit integers, so no
  * binary floating point ever rounds a deadline. A value that is not a whole number of the base unit

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Canonical YAML of a DAG set. The layout is fixed (key order of SPEC 2.1, block style for DAGs and
+ * Canonical YAML of a DAG set. The layout is fixed (key order of docs/FORMATS.md section 2, block style for DAGs and
  * tasks, flow style for accel entries and edges) and every value is written in its canonical unit
  * form, so emit(parse(emit(s))) == emit(s) byte for byte: the plan file's round trip relies on it.
  * Optional keys appear exactly when the model says they were given (has_deadline, has_bcet, work) or

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * DAG-set parser (SPEC 2.1) over core's YAML tree. One pass records every problem it can see
+ * DAG-set parser (docs/FORMATS.md section 2) over core's YAML tree. One pass records every problem it can see
  * (unknown/missing keys, types, units, value rules, names, edges), then, only when the file is
  * otherwise clean, pd_dags__link checks the graph rules (self-loops, duplicate edges, cycles).
  * Nothing half-built escapes: any diagnostic means NULL.

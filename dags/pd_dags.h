@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pd_dags.h - the DAG-set model (SPEC 2.1): DAGs of tasks with a period T, an end-to-end deadline
+ * pd_dags.h - the DAG-set model (docs/FORMATS.md section 2): DAGs of tasks with a period T, an end-to-end deadline
  * D <= T, per-task WCET C at the platform reference frequency on a capacity-1.0 core, an optional
  * non-scalable part C_fixed <= C, an optional best case bcet <= C, optional accelerator
  * implementations, and precedence edges.

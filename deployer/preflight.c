@@ -3,7 +3,7 @@
  * preflight.c - every check that can be made before the board is touched. Reads only. All problems
  * are collected (not only the first), so that one run tells the user everything to fix.
  *
- * What is checked, and why it is only checked when the plan needs it (SPEC: deploy changes only what
+ * What is checked, and why it is only checked when the plan needs it (docs/DEPLOY.md: deploy changes only what
  * the plan asks for): an island with a single OPP needs no cpufreq; a GPU without tasks needs no
  * devfreq; a platform without dl.fair_server leaves the fair server alone.
  */

@@ -16,7 +16,7 @@
  * are valid everywhere, so any finite set of them is an outer approximation (valid bound). Four are
  * static; more are generated lazily in GLPK's GLP_IROWGEN callback at every LP optimum that violates
  * the perspective (rows added there live only in the current subtree; we re-separate at every node).
- * GLPK settings per the reference notes: presolve off (the callback must see the original columns),
+ * GLPK settings, and why: presolve off (the callback must see the original columns),
  * simple rounding off (its incumbents would bypass the lazy rows), dual simplex. The incumbent from the
  * heuristic enters as an objective cut-off row (P <= incumbent (1 - gap tolerance)): if the master becomes
  * infeasible, the incumbent is proven optimal; rather than glp_ios_heur_sol, whose solutions GLPK does

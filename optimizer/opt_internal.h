@@ -127,7 +127,7 @@ void opt_sol_copy(struct opt_sol *dst, const struct opt_sol *src, const struct o
 /* Time task i occupies its resource under the placement and OPPs of s (CPU: runtime_at, the
  * reservation Q; accel: latency). */
 int64_t opt_exec_ns(const struct opt_inst *in, const struct opt_sol *s, size_t i);
-/* Average power of s (SPEC 3); independent of cores and deadlines. */
+/* Average power of s (docs/MODEL.md "Average power"); independent of cores and deadlines. */
 double opt_power_w(const struct opt_inst *in, const struct opt_sol *s);
 /* Busy power increment of task i on "where" at the OPPs of s (W). */
 double opt_task_busy_w(const struct opt_inst *in, const struct opt_sol *s, size_t i, int where);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pd_optimizer.h - computes a deployment plan (SPEC 3, docs/MODEL.md): the placement of every task
+ * pd_optimizer.h - computes a deployment plan (docs/MODEL.md "Average power", docs/MODEL.md): the placement of every task
  * (a core of an island, a GPU, or an FPGA slot), one OPP per island and GPU, and a relative deadline
  * for every CPU task, minimising average power (or maximising the minimum relative slack under a
  * power cap, or both lexicographically).
@@ -49,7 +49,7 @@ struct pd_opt_params {
 
 struct pd_opt_result {
 	enum pd_status status;
-	double power_w;            /* predicted average power (SPEC 3) of the plan */
+	double power_w;            /* predicted average power (docs/MODEL.md "Average power") of the plan */
 	double lower_bound_w;      /* proven lower bound on the power of any feasible plan; -1 unknown */
 	double gap;                /* power objective: (power - bound) / power */
 	double min_relative_slack; /* min over DAGs of (D - F_sink) / D */

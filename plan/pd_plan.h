@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pd_plan.h - the deployment plan (SPEC 2.3): written by `optimize`, read by `check`, `simulate`,
+ * pd_plan.h - the deployment plan (docs/FORMATS.md section 4): written by `optimize`, read by `check`, `simulate`,
  * `deploy`, `report`. Self-contained: it embeds the DAG set and the platform it was computed for.
  *
  * A plan holds, per island, the chosen OPP; per GPU its OPP; per task its placement (a CPU of an
@@ -65,7 +65,7 @@ struct pd_plan_meta {
 	const char *solver;     /* e.g. "exact/glpk", "heuristic" (arena-owned or static) */
 	double gap;             /* (power - lower_bound) / power; 0 when optimal */
 	double solve_time_s;
-	int64_t power_uw;       /* predicted average power of this plan (SPEC 3 model) */
+	int64_t power_uw;       /* predicted average power of this plan (docs/MODEL.md power model) */
 	int64_t lower_bound_uw; /* proven lower bound (-1 unknown) */
 	double min_relative_slack; /* min_g (D_g - F_sink,g) / D_g */
 	int64_t power_cap_uw;   /* -1 when none */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pd_platform.h - the platform model (SPEC 2.2) and the power model (SPEC 3).
+ * pd_platform.h - the platform model (docs/FORMATS.md section 3) and the power model (docs/MODEL.md "Average power").
  *
  * A platform has CPU islands (cores sharing one cpufreq policy, i.e. one frequency), each with a
  * capacity kappa (relative speed at equal frequency) and a table of OPPs giving per-core busy and idle
@@ -135,7 +135,7 @@ const pd_ynode *pd_platform_provenance(const pd_platform *p);
 int pd_platform_set_provenance(pd_platform *p, const pd_ynode *map);
 int pd_platform_set_gpu_opp_power(pd_platform *p, size_t accel, size_t opp, int64_t busy_uw, int64_t idle_uw);
 
-/* ---------------------------------------------------------------- power model (SPEC 3) */
+/* ---------------------------------------------------------------- power model (docs/MODEL.md "Average power") */
 /*
  * WCET at an island and OPP:
  *     C_i(k, f) = C_fixed + (C - C_fixed) * f_ref / (kappa_k * f)

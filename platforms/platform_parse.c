@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The platform parser (SPEC 2.2). It reads the value of the "platform:" key field by field, records
+ * The platform parser (docs/FORMATS.md section 3). It reads the value of the "platform:" key field by field, records
  * every problem it finds with the file:line:col of the offending node (never stopping at the first),
  * then checks the cross-field invariants listed in pd_platform.h. Only a platform without a single
  * diagnostic is returned; everything else is freed here.

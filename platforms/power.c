@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The power model of SPEC 3: WCET scaling with frequency and capacity, accelerator latency scaling,
+ * The power model of docs/MODEL.md "Average power": WCET scaling with frequency and capacity, accelerator latency scaling,
  * island power.
  *
  * WCET law:   C_i(k, f) = C_fixed + (C - C_fixed) * f_ref / (kappa_k * f)

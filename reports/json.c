@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `report --json` (SPEC 1): measured { power_w, rails (name -> W), instances, misses, dags }, predicted
+ * `report --json` (docs/REPORTS.md): measured { power_w, rails (name -> W), instances, misses, dags }, predicted
  * { power_w, misses }, power_error_pct, and the rest of the report (docs/REPORTS.md lists every key).
  * Unknown numbers (no samples, no prediction) are null, never 0: 0 W would be a measurement.
  */

@@ -35,7 +35,7 @@ uint64_t pd_report_misses(const pd_report *r);
 
 /* Human summary for the terminal. */
 int pd_report_text(const pd_report *r, pd_buf *out, pd_err *e);
-/* One JSON object (SPEC 1 `report --json`), with a trailing newline. */
+/* One JSON object (docs/REPORTS.md `report --json`), with a trailing newline. */
 int pd_report_json(const pd_report *r, pd_buf *out, pd_err *e);
 /* DIR/instances.csv, DIR/power.csv, DIR/tasks.csv (DIR is created when missing). */
 int pd_report_write_csv(const pd_report *r, const char *dir, pd_err *e);

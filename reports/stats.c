@@ -109,7 +109,7 @@ int rpt_total_series(const struct rpt_run *r, int64_t **t_out, int64_t **uw_out,
 	return 0;
 }
 
-/* Model power of the component a rail measures (SPEC 3 terms of that component); NAN if unknown. */
+/* Model power of the component a rail measures (docs/MODEL.md "Average power" terms of that component); NAN if unknown. */
 static double component_predicted_w(const pd_plan *plan, const char *measures)
 {
 	if (!plan || !measures)

@@ -122,7 +122,7 @@ typedef struct pd_sim_result {
 pd_sim_result *pd_sim_run(const pd_plan *p, const struct pd_sim_params *params, pd_err *e);
 void pd_sim_result_free(pd_sim_result *r);
 
-/* The SPEC `simulate --json` object as text (malloc'd), or NULL on out-of-memory. */
+/* The `simulate --json` object (docs/SIMULATOR.md) as text (malloc'd), or NULL on out-of-memory. */
 char *pd_sim_result_json(const pd_sim_result *r, const pd_plan *p);
 void pd_sim_result_print(const pd_sim_result *r, const pd_plan *p, FILE *out);
 const char *pd_sim_fair_name(enum pd_sim_fair f);

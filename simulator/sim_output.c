@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* sim_output.c - the result of a simulation as the SPEC JSON object and as a text summary. */
+/* sim_output.c - the result of a simulation as the JSON object of docs/SIMULATOR.md and as a text summary. */
 #include "simulator/pd_simulator.h"
 
 #include <jansson.h>

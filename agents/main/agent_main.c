@@ -31,7 +31,7 @@ static const char usage[] =
 
 static int parse_seconds(const char *s, int64_t *ns, const char **why)
 {
-	return pd_parse_run_ns(s, true, ns, why); /* seconds ("30", "2.5") or SPEC durations ("30s", "500ms") */
+	return pd_parse_run_ns(s, true, ns, why); /* seconds ("30", "2.5") or durations with a unit ("30s", "500ms") */
 }
 
 static int cmd_run(int argc, char **argv)

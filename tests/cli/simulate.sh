@@ -1,5 +1,5 @@
 #!/bin/bash
-# powerdag simulate: exit codes (0, 1 with --fail-on-miss, 2 bad usage / input), the SPEC JSON keys,
+# powerdag simulate: exit codes (0, 1 with --fail-on-miss, 2 bad usage / input), the JSON keys of docs/SIMULATOR.md,
 # the trace file, and that bad input writes nothing.
 . "$(dirname "$0")/lib/expect.sh"
 

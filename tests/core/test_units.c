@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Units of SPEC 2 and the YAML tree: exact parsing, canonical writing, hostile input. */
+/* Units (docs/FORMATS.md section 1.1) and the YAML tree: exact parsing, canonical writing, hostile input. */
 #include "core/pd_core.h"
 #include "pd_test.h"
 

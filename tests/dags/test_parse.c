@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * DAG-set parser: every rule of SPEC 2.1 has a bad input here that asserts the message and its
+ * DAG-set parser: every rule of docs/FORMATS.md section 2 has a bad input here that asserts the message and its
  * line:col, plus the shipped examples and the multi-error behaviour.
  */
 #include "helper_dags.h"

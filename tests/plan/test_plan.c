@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Plan reader/writer (SPEC 2.3): exact byte round trip, structural validation with positions, file
+/* Plan reader/writer (docs/FORMATS.md section 4): exact byte round trip, structural validation with positions, file
  * kind detection, hash. */
 #include "plan/pd_plan.h"
 #include "pd_test.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Platform parser (SPEC 2.2): the shipped boards, every validation rule with its position, the
+/* Platform parser (docs/FORMATS.md section 3): the shipped boards, every validation rule with its position, the
  * canonical writer's round trip. */
 #include "platforms/pd_platform.h"
 #include "pd_test.h"

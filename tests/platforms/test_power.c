@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Power model of SPEC 3: exact WCET scaling (never optimistic), latency scaling, island power. */
+/* Power model of docs/MODEL.md "Average power": exact WCET scaling (never optimistic), latency scaling, island power. */
 #include "platforms/pd_platform.h"
 #include "pd_test.h"
 

@@ -156,7 +156,7 @@ static pd_plan *good_plan(void)
 
 START_TEST(power_with_accelerators_matches_spec_model)
 {
-	/* SPEC 3 at WCET: base 1 + 2 cores x 0.2 idle + 0.8 x (35/100 + 12/50) busy
+	/* docs/MODEL.md "Average power" at WCET: base 1 + 2 cores x 0.2 idle + 0.8 x (35/100 + 12/50) busy
 	 * + GPU 0.5 + 4.5 x 5/100 + FPGA 0.8 + 0.3 x 3/50 = 3.415 W */
 	pd_plan *p = good_plan();
 	struct pd_sim_params prm;
