@@ -47,6 +47,25 @@ struct pd_xtask {
 	bool started;
 };
 
+/*
+ * The start barrier and the stop word, as agents/run.c drives them:
+ *
+ *   pd_exec_spawn          each thread: place itself (cpuset), calibrate its work, state = 1 (or
+ *        |                 -errno), ready++ and futex-wake; then it sleeps on go
+ *        v
+ *   pd_exec_wait_ready     all ready ---> pd_exec_admit (all tasks SCHED_DEADLINE, or none: revert)
+ *        |                 a state < 0 or admission refused ---> pd_exec_abort: go = 2, join
+ *        v
+ *   pd_exec_go(t0)         go = 1: sources release instance k at t0 + k T; successors wait on wake
+ *        |
+ *   pd_exec_stop_at(stop)  k_stop = first instance released at or after stop: sources stop releasing,
+ *        |                 in-flight instances drain (successors still run them)
+ *        v
+ *   pd_exec_join(limit)    threads that have not drained by the limit: abort_all = 1, every wait
+ *                          returns; pd_exec_flush_unfinished records what never finished
+ *
+ * go only moves 0 -> 1 or 0 -> 2; k_stop only decreases; after abort_all no job starts.
+ */
 struct pd_exec {
 	struct pd_xtask *tasks;
 	size_t n_tasks;

@@ -10,6 +10,25 @@
  * then restore), an agent that crashed or was refused admission. The run log is streamed during the
  * run by reading the remote file at growing offsets, so what was streamed before a drop is kept and
  * the rest is read after reconnecting.
+ *
+ * The board's states along pd_deploy_run(), and which exit path restores what:
+ *
+ *                 arguments, plan, URI checked; RUNDIR made     (a failure: exit 2, nothing written
+ *                              |                                 but what RUNDIR already holds)
+ *                              v
+ *   UNTOUCHED --connect, probe, find+upload agent, pre-flight, snapshot--> (a failure: remote work
+ *      |                                                                   dir removed; restored =
+ *      | pd_board_apply() (records every change before making it)          state_equal = true)
+ *      v
+ *   CONFIGURED --run_agent(): start, stream run.pdlog, stop, fetch--+
+ *      |  (a failed apply step is CONFIGURED with a partial record)  |
+ *      +<------------------------------------------------------------+
+ *      | do_restore(): reconnect (3 tries), undo the record in reverse, read the state back
+ *      v
+ *   RESTORED (state == snapshot: state_equal)  or  LEFT CHANGED (exit 3, listed in deploy.json)
+ *
+ * Invariant: once pd_board_apply() has been called, do_restore() runs exactly once, whatever the
+ * run did (Ctrl-C, SSH drop, agent crash); deploy.json is written on every path past RUNDIR.
  */
 #include "deployer/board_int.h"
 #include "deployer/run_int.h"
