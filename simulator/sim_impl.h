@@ -89,21 +89,20 @@ enum sim_run_kind { RUN_IDLE = 0, RUN_TASK, RUN_SERVER, RUN_BG };
 /*
  * The fair server's states on a core (deferred mode, mainline >= 6.12; sim_core.c):
  *
- *                 fair work arrives: fresh period,            zero-laxity timer with
- *                 deadline = now + D, runtime = R             runtime > 0 and fair work
- *   FS_STOPPED -------------------------------------> FS_ARMED ----------------------> FS_DL
- *        ^                                              |  ^ |                          |
- *        |  no fair work left (dl_server_stop):         |  | | fair work ran without    |
- *        +-- timer cancelled, disarmed -----------------+  | | the server and used R:   |
- *        |                                                 | | postponed one period     |
- *        |                                                 +-+                          |
- *        |                                                 ^   end of the throttled     |
- *        +-------------------------------------------------|-- period (replenished) ----+
- *                                                          +--- runtime exhausted -------+
+ *              fair work arrives                   zero-laxity timer fires,
+ *              (fresh period: d = now + D,         runtime left and fair work waiting
+ *               runtime = R)
+ *   FS_STOPPED ----------------------> FS_ARMED ------------------------------> FS_DL
+ *        ^                              |    ^                                   |
+ *        |   fair work gone             |    |  runtime used up: throttled,      |
+ *        +------------------------------+    +--- replenished at period end -----+
+ *        |   (dl_server_stop: timer          |
+ *        |    cancelled)                     +-- fair work used R while ARMED:
+ *        |                                       postponed one period (stays ARMED)
+ *        +--------------- fair work gone (from FS_DL) ---------------------------+
  *
- * FS_DL: the server competes in EDF with the CPU tasks until its runtime is used (then throttled
- * until its period ends and re-armed) or fair work runs out (stopped). In immediate mode (6.8 RFC)
- * the server goes straight to FS_DL when fair work arrives.
+ * FS_DL: the server competes in EDF with the CPU tasks. In immediate mode (6.8 RFC) fair work
+ * puts the server straight into FS_DL.
  */
 enum sim_fs_state { FS_STOPPED = 0, FS_ARMED, FS_DL };
 
