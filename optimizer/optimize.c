@@ -420,7 +420,7 @@ static void merge(struct ctx *c, size_t n, const int *rcs, struct pd_opt_result 
 		lb = fmax(lb, c[i].lb);
 		proven = proven || (c[i].proven && i == b);
 		if (c[i].note[0] && !note[0])
-			snprintf(note, sizeof(note), "%s", c[i].note);
+			snprintf(note, sizeof(note), "%.*s", (int)sizeof(note) - 1, c[i].note); /* a worker note is longer: cut */
 	}
 	if (b != 0) {
 		struct opt_sol t = c[0].best;
