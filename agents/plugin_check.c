@@ -27,20 +27,28 @@ static bool has_dotdot(const char *p)
 	return false;
 }
 
-/* path itself (when it is the file) and every directory above it: owner root or us, no g/o write. */
+/*
+ * path itself (when it is the file) and every directory above it: owner root or us, no g/o write.
+ * One exception, as OpenSSH and sudo make it: a sticky directory (/tmp, mode 1777) writable by
+ * others, above an entry already checked to be root's or ours, is safe: the sticky bit lets only the
+ * entry's owner (or root) remove or rename it, so nobody else can swap what lies below.
+ */
 static int check_chain(const char *path, pd_buf *why)
 {
 	char p[PATH_MAX];
 	snprintf(p, sizeof(p), "%s", path);
 	uid_t me = geteuid();
-	for (;;) {
+	for (bool below_checked = false;; below_checked = true) {
 		struct stat st;
-		if (stat(p[0] ? p : "/", &st) != 0)
+		/* lstat: a link is judged by its own owner (who could re-point it); its target is checked
+		 * on its own resolved path by the caller. A link's mode bits mean nothing. */
+		if (lstat(p[0] ? p : "/", &st) != 0)
 			return pd_buf_printf(why, "%s: %s", p[0] ? p : "/", strerror(errno)), -1;
 		if (st.st_uid != 0 && st.st_uid != me)
 			return pd_buf_printf(why, "%s is owned by uid %u (neither root nor the agent's user)",
 					     p[0] ? p : "/", (unsigned)st.st_uid), -1;
-		if (st.st_mode & (S_IWGRP | S_IWOTH))
+		bool sticky_dir = S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX) && below_checked;
+		if (!S_ISLNK(st.st_mode) && (st.st_mode & (S_IWGRP | S_IWOTH)) && !sticky_dir)
 			return pd_buf_printf(why, "%s is writable by %s (mode %04o): anyone there could replace the "
 					     "plugin", p[0] ? p : "/", st.st_mode & S_IWOTH ? "others" : "its group",
 					     (unsigned)(st.st_mode & 07777)), -1;
@@ -74,13 +82,10 @@ int pd_agent_plugin_path(const char *lib, const char *dir, char *out, size_t n, 
 	struct stat st;
 	if (stat(real, &st) != 0 || !S_ISREG(st.st_mode))
 		return pd_buf_printf(why, "%s is not a regular file", real), -1;
-	/* the path as written (a link in a writable directory could be swapped) and the file it names */
-	char *slash = strrchr(joined, '/');
-	if (slash && slash != joined) {
-		*slash = '\0';
-		if (check_chain(joined, why))
-			return -1;
-	}
+	/* the path as written, from its last entry up (a link is judged by its owner: lstat), and the
+	 * file it names */
+	if (check_chain(joined, why))
+		return -1;
 	if (check_chain(real, why))
 		return -1;
 	if ((size_t)snprintf(out, n, "%s", real) >= n)

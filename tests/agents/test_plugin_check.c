@@ -56,13 +56,20 @@ START_TEST(paths)
 	/* a link to a good file, in a directory anyone can write (it could be swapped): refused */
 	snprintf(ww, sizeof(ww), "%s/tmp", pd_test_tmpdir());
 	ck_assert_int_eq(mkdir(ww, 0755), 0);
-	ck_assert_int_eq(chmod(ww, 01777), 0);
+	ck_assert_int_eq(chmod(ww, 0777), 0);
 	snprintf(cmd, sizeof(cmd), "ln -s %s %s/l.so", plugin(), ww);
 	ck_assert_int_eq(pd_test_run(NULL, 0, "%s", cmd), 0);
 	char l[700];
 	snprintf(l, sizeof(l), "%s/l.so", ww);
 	ck_assert_int_eq(check(l, NULL, why, sizeof(why)), -1);
-	ck_assert_msg(strstr(why, "writable by others (mode 1777)"), "%s", why);
+	ck_assert_msg(strstr(why, "writable by others (mode 0777)"), "%s", why);
+	/* the same directory sticky (like /tmp): only the link's owner (us) may remove or rename it */
+	ck_assert_int_eq(chmod(ww, 01777), 0);
+	ck_assert_msg(check(l, NULL, why, sizeof(why)) == 0, "%s", why);
+	/* a link there owned by someone else could be re-pointed by them: refused */
+	ck_assert_int_eq(lchown(l, 12345, 12345), 0);
+	ck_assert_int_eq(check(l, NULL, why, sizeof(why)), -1);
+	ck_assert_msg(strstr(why, "owned by uid 12345"), "%s", why);
 	/* not a regular file */
 	ck_assert_int_eq(check("/usr/lib", NULL, why, sizeof(why)), -1);
 	ck_assert_ptr_nonnull(strstr(why, "not a regular file"));
