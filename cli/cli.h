@@ -9,6 +9,8 @@
 
 #include "core/pd_core.h"
 
+#include <signal.h>
+
 struct pd_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -19,6 +21,9 @@ struct pd_cmd {
 void pd_cli_help(const char *name, FILE *out);
 /* Prints "powerdag NAME: msg" to stderr; returns code. */
 int pd_cli_fail(const char *name, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Installs the SIGINT/SIGTERM/SIGHUP flag handler (and ignores SIGPIPE); returns the flag, which
+ * board code polls (pd_deploy_opts.interrupted, pd_profile_opts.interrupted). cli/interrupt.c */
+volatile sig_atomic_t *pd_cli_catch_interrupts(void);
 /* True when argv holds -h/--help anywhere (handled before getopt so every command has --help). */
 int pd_cli_wants_help(int argc, char **argv);
 struct option;

@@ -16,27 +16,6 @@
 #include "deployer/pd_deployer.h"
 #include "twin/pd_twin.h"
 
-static volatile sig_atomic_t interrupted; /* the only state a signal handler may touch */
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
-static void install_handlers(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN); /* a dropped SSH socket must be an error value, not a death */
-}
-
 /* A bare number is seconds; checked (18446744074 once wrapped to a negative and ran the default). */
 static int parse_duration(const char *s, int64_t *ns, const char **why)
 {
@@ -53,7 +32,7 @@ static int run(int argc, char **argv)
 		{"agent", required_argument, NULL, 'a'},   {"board-root", required_argument, NULL, 'r'},
 		{NULL, 0, NULL, 0},
 	};
-	struct pd_deploy_opts o = {.log = stderr, .interrupted = &interrupted};
+	struct pd_deploy_opts o = {.log = stderr, .interrupted = NULL} /* set once the arguments are checked */;
 	char defout[64];
 	int c;
 	optind = 1;
@@ -110,7 +89,7 @@ static int run(int argc, char **argv)
 		o.out_dir = defout;
 	}
 	o.fault = getenv("POWERDAG_FAULT"); /* test-only, docs/DEPLOY.md */
-	install_handlers();
+	o.interrupted = pd_cli_catch_interrupts();
 	struct pd_deploy_result r;
 	pd_err e = {0};
 	int rc = pd_deploy_run(&o, &r, &e);

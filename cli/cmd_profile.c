@@ -15,27 +15,6 @@
 #include "cli/cli.h"
 #include "deployer/pd_deployer.h"
 
-static volatile sig_atomic_t interrupted; /* the only state a signal handler may touch */
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
-static void install_handlers(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
 	char *end;
@@ -100,7 +79,7 @@ static int run(int argc, char **argv)
 		{"agent", required_argument, NULL, 'a'},    {"overhead-jobs", required_argument, NULL, 'J'},
 		{"window", required_argument, NULL, 'w'},   {NULL, 0, NULL, 0},
 	};
-	struct pd_profile_opts o = {.log = stderr, .interrupted = &interrupted};
+	struct pd_profile_opts o = {.log = stderr, .interrupted = NULL} /* set once the arguments are checked */;
 	struct pd_cli_twin tb;
 	bool json = false;
 	int c, li = -1;
@@ -140,7 +119,7 @@ static int run(int argc, char **argv)
 		if (rc)
 			return rc;
 	}
-	install_handlers();
+	o.interrupted = pd_cli_catch_interrupts();
 	char *summary = NULL;
 	pd_err e = {0};
 	int rc = pd_profile_run(&o, &summary, &e);
