@@ -53,11 +53,12 @@ static int summary(const pd_runlog *r, FILE *o)
 	}
 	free(resp);
 	fprintf(o, "instances: %zu\nmisses: %zu\n", ni, misses);
-	size_t over = 0, sig = 0, ns = 0, skipped = 0;
+	size_t over = 0, sig = 0, ns = 0, skipped = 0, late = 0;
 	for (size_t j = 0; j < nj; j++) {
 		const struct pd_rl_job *jb = pd_runlog_job(r, j);
 		over += (jb->flags & PD_RL_JOB_OVERRUN) != 0;
 		skipped += (jb->flags & PD_RL_JOB_SKIPPED) != 0;
+		late += (jb->flags & PD_RL_JOB_LATE) != 0;
 		sig += jb->sigxcpu;
 	}
 	/* release latency = start - theoretical release, over the jobs of source tasks */
@@ -68,7 +69,8 @@ static int summary(const pd_runlog *r, FILE *o)
 			lat[ns++] = jb->start_ns - jb->release_ns;
 	}
 	qsort(lat, ns, sizeof(int64_t), cmp_i64);
-	fprintf(o, "jobs: %zu\noverruns: %zu\nsigxcpu: %zu\nskipped_jobs: %zu\n", nj, over, sig, skipped);
+	fprintf(o, "jobs: %zu\noverruns: %zu\nsigxcpu: %zu\nskipped_jobs: %zu\nlate_jobs: %zu\n", nj, over, sig, skipped,
+		late);
 	fprintf(o, "release_latency_us: p50 %.1f p99 %.1f max %.1f (n %zu)\n", (double)pct(lat, ns, 0.5) / 1e3,
 		(double)pct(lat, ns, 0.99) / 1e3, ns ? (double)lat[ns - 1] / 1e3 : 0.0, ns);
 	free(lat);

@@ -22,7 +22,17 @@
  *            finds its next job already ready (it fell behind) skips every job that is ready and
  *            sleeps: it never carries a stale reservation (the budget left by a throttled job, its
  *            postponed deadline and period) into the next job, and its next wake-up applies the
- *            CBS rule afresh.
+ *            CBS rule afresh;
+ *            (4) a CPU task whose executed job k ends after the plan's latest finish F_i (k T + F_i)
+ *            has a reservation whose period started later than the plan's (a late wake-up, a
+ *            throttle), and the kernel keeps that phase for every later wake-up (constrained-
+ *            deadline throttle). It must not be woken before A = s_k + (1 + m_k) T - (d - Q), s_k the
+ *            job's start, m_k the periods its replenishments moved the reservation on
+ *            (pd_plan_reanchor_until): the latest its next period can be, less the laxity a job can
+ *            spare. Every job of the
+ *            task that becomes ready before A is abandoned (its instance skipped) by whoever makes
+ *            it ready (a predecessor, or the thread itself for a source's releases); the first job
+ *            ready at or after A wakes it into a fresh period at the plan's phase.
  *
  * SIGXCPU (SCHED_FLAG_DL_OVERRUN) is process-directed but lands on the running, non-blocking thread,
  * i.e. the task that overran: every thread except task threads blocks it, and the handler counts it
@@ -168,6 +178,12 @@ static int run_accel(struct pd_xtask *xt, uint64_t k, int64_t latency_ns)
 	return rc;
 }
 
+/* Rule 4 applies to this job: a CPU task under resync whose job ended after k T + F_i. */
+static bool late_finish(const struct pd_xtask *xt, int64_t release_abs, int64_t end)
+{
+	return xt->dag->resync && xt->t->cpu >= 0 && xt->t->finish_ns > 0 && end > release_abs + xt->t->finish_ns;
+}
+
 /* Resync: instance k is past its end-to-end deadline, or a job of it was skipped. */
 static bool instance_over(const struct pd_xtask *xt, uint64_t k, int64_t release_abs)
 {
@@ -194,6 +210,13 @@ static bool succ_ready(const struct pd_xtask *su, uint64_t k)
 	return true;
 }
 
+/* Rule 4: instance k is abandoned because one of its jobs became ready for a thread that must not
+ * be woken yet (it is re-anchoring its reservation). */
+static void abandon_instance(struct pd_xdag *d, uint64_t k)
+{
+	atomic_store(&d->skipped[k % PD_XSLOTS], k + 1);
+}
+
 /* Resync: job k is abandoned, not executed; successors are not woken for it. */
 static void skip_job(struct pd_xtask *xt, uint64_t k, int64_t release_abs)
 {
@@ -211,6 +234,20 @@ static void skip_job(struct pd_xtask *xt, uint64_t k, int64_t release_abs)
 	pd_rlw_put(xt->ring, PD_RL_JOB, &j, sizeof(j));
 	if (xt->t->n_succs == 0)
 		finish_instance(xt, k, now);
+}
+
+/* Wakes (or, rule 4, abandons for) every successor whose job k this completion made ready. */
+static void wake_successors(struct pd_xtask *xt, uint64_t k, int64_t now)
+{
+	for (size_t s = 0; s < xt->t->n_succs; s++) {
+		struct pd_xtask *su = xt->succs[s];
+		if (!succ_ready(su, k))
+			continue;
+		if (now < atomic_load(&su->reanchor_until))
+			abandon_instance(xt->dag, k); /* su skips it at its next (real) wake-up */
+		else
+			kick(&su->wake);
+	}
 }
 
 static void run_job(struct pd_xtask *xt, uint64_t k, int64_t release_abs)
@@ -231,13 +268,17 @@ static void run_job(struct pd_xtask *xt, uint64_t k, int64_t release_abs)
 					     : pd_work_do(&xt->work, k, demand, ref_ns, &cpu0, &cpu1);
 	int64_t end = pd_mono_ns();
 	int64_t cpu = (cpu1 >= 0 ? cpu1 : thread_cpu_ns()) - cpu0;
+	uint32_t throttles = atomic_load_explicit(&xt->sigxcpu, memory_order_relaxed) - sig0;
+	bool late = late_finish(xt, release_abs, end);
+	if (late) /* rule 4: published before completion, so no predecessor of the next job misses it */
+		atomic_store(&xt->reanchor_until,
+			     pd_plan_reanchor_until(start, cpu + xt->t->overhead_ns, throttles, xt->t->period_ns,
+						    xt->t->runtime_ns, xt->t->deadline_ns));
 	atomic_store(&xt->completed, k + 1);
 	if (!instance_over(xt, k, release_abs)) /* resync: late successors skip it when they next wake */
-		for (size_t s = 0; s < xt->t->n_succs; s++)
-			if (succ_ready(xt->succs[s], k))
-				kick(&xt->succs[s]->wake);
+		wake_successors(xt, k, end);
 	struct pd_rl_job j = {.task = (uint32_t)xt->index,
-			      .sigxcpu = atomic_load_explicit(&xt->sigxcpu, memory_order_relaxed) - sig0,
+			      .sigxcpu = throttles,
 			      .seq = k,
 			      .release_ns = release_abs - x->t0_ns,
 			      .start_ns = start - x->t0_ns,
@@ -246,7 +287,7 @@ static void run_job(struct pd_xtask *xt, uint64_t k, int64_t release_abs)
 			      .demand_ns = demand,
 			      .cpu = xt->t->cpu >= 0 ? sched_getcpu() : -1,
 			      .flags = (xt->t->cpu >= 0 && cpu > xt->t->runtime_ns ? PD_RL_JOB_OVERRUN : 0) |
-				       (rc ? PD_RL_JOB_FAILED : 0)};
+				       (rc ? PD_RL_JOB_FAILED : 0) | (late ? PD_RL_JOB_LATE : 0)};
 	pd_rlw_put(xt->ring, PD_RL_JOB, &j, sizeof(j));
 	if (xt->t->n_succs == 0)
 		finish_instance(xt, k, end);
@@ -290,6 +331,12 @@ static void *task_main(void *arg)
 			continue;
 		}
 		behind = false;
+		if (xt->t->n_preds == 0 && release < atomic_load(&xt->reanchor_until) &&
+		    (int64_t)k < atomic_load_explicit(&xt->dag->k_stop, memory_order_acquire)) {
+			abandon_instance(xt->dag, k); /* rule 4: a release before A, decided without waking */
+			skip_job(xt, k, release);
+			continue;
+		}
 		if (!await_job(xt, k, release))
 			break;
 		if (instance_over(xt, k, release)) {

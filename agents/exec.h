@@ -39,6 +39,10 @@ struct pd_xtask {
 	_Atomic uint32_t sigxcpu;   /* bumped by the SIGXCPU handler running in this thread */
 	_Atomic int tid;
 	_Atomic int state;          /* 0 starting, 1 ready, < 0 -errno of the set-up failure */
+	/* Resync rule 4: until this CLOCK_MONOTONIC time the thread must not be woken (its reservation's
+	 * next period may not have come); a job that becomes ready before it is abandoned by whoever
+	 * makes it ready. Written only by the task's own thread, read by its predecessors. 0: none. */
+	_Atomic int64_t reanchor_until;
 	struct pd_xwork work;
 	uint64_t inject_seq;   /* test-only injected overrun: this job, UINT64_MAX none */
 	double inject_factor;

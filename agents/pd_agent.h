@@ -58,6 +58,10 @@ struct pd_agent_task {
 	 * kernel's accounting on arm (sched.c). */
 	int64_t runtime_ns, deadline_ns, period_ns;
 	bool reclaim;
+	/* The plan's latest finish F_i after the instance's release (pd_plan_finish_offsets) and the
+	 * per-job overhead o the plan charged (0 when unrecorded): late-instance rule 4, re-anchoring
+	 * (docs/MODEL.md "Late instances"). finish_ns 0 (a spec built by hand) turns rule 4 off. */
+	int64_t finish_ns, overhead_ns;
 	/* Work: C_i(k,f) at the plan's OPP (accel: latency at the OPP), and the reference-frequency
 	 * figures it came from, for spin scaling and bcet..wcet variability. */
 	int64_t wcet_ns, bcet_ns;                     /* at the OPP */

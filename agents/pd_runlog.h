@@ -62,6 +62,8 @@ struct pd_rl_instance {
 #define PD_RL_JOB_FAILED 0x2  /* plugin or accelerator returned an error */
 #define PD_RL_JOB_SKIPPED 0x4 /* not executed (late-instance policy resync): start = end = the decision,
 			       * cpu_ns = demand_ns = 0; absent from logs written before the policy */
+#define PD_RL_JOB_LATE 0x8    /* ended after the plan's latest finish F_i: the thread re-anchors its
+			       * reservation (resync rule 4, docs/MODEL.md) */
 struct pd_rl_job {
 	uint32_t task;
 	uint32_t sigxcpu; /* SIGXCPU (SCHED_FLAG_DL_OVERRUN) received during this job */

@@ -81,6 +81,10 @@ int pd_agent_spec_from_plan(const pd_plan *p, struct pd_agent_spec *s, pd_err *e
 	}
 	s->n_tasks = pd_dags_task_count(ds);
 	s->tasks = pd_arena_calloc(s->arena, s->n_tasks + 1, sizeof(*s->tasks));
+	int64_t *finish = pd_arena_calloc(s->arena, s->n_tasks + 1, sizeof(*finish));
+	if (!s->tasks || !finish)
+		return pd_err_set(e, PD_EXIT_ENV, "out of memory");
+	pd_plan_finish_offsets(p, finish);
 	for (size_t i = 0; i < s->n_tasks; i++) {
 		const struct pd_task *dt = pd_dags_task(ds, i);
 		const struct pd_plan_task *pt = pd_plan_task_c(p, i);
@@ -101,6 +105,8 @@ int pd_agent_spec_from_plan(const pd_plan *p, struct pd_agent_spec *s, pd_err *e
 		t->deadline_ns = pt->deadline_ns;
 		t->period_ns = pt->period_ns ? pt->period_ns : s->dags[dt->dag].period_ns;
 		t->reclaim = pt->reclaim;
+		t->finish_ns = finish[i];
+		t->overhead_ns = pt->overhead_ns > 0 ? pt->overhead_ns : 0;
 		if (pt->place.kind == PD_PLACE_CPU) {
 			const struct pd_agent_island *is = &s->islands[pt->place.island];
 			t->cpu = pt->place.cpu;

@@ -94,6 +94,21 @@ size_t pd_plan_accel_opp(const pd_plan *p, size_t accel);
 void pd_plan_set_accel_opp(pd_plan *p, size_t accel, size_t opp);
 struct pd_plan_task *pd_plan_task(pd_plan *p, size_t i);
 const struct pd_plan_task *pd_plan_task_c(const pd_plan *p, size_t i);
+/* delta_i of the end-to-end model (docs/MODEL.md): d_i for a CPU task, R_i for an accelerated one. */
+int64_t pd_plan_task_delta(const pd_plan *p, size_t i);
+/* The plan's latest finish of every task relative to its instance's release (docs/MODEL.md "End to
+ * end"): F_i = delta_i + max over predecessors F_p. F has one entry per task. A task whose job ends
+ * later has left the window the plan gave it (the late-instance rule 4 acts on that). */
+void pd_plan_finish_offsets(const pd_plan *p, int64_t *F);
+/* Late-instance rule 4 (docs/MODEL.md "Late instances"): a CPU task whose job started at `start`, was
+ * charged `charged` of CPU time (work + per-job overhead) on a reservation (runtime, deadline,
+ * period) and was throttled `throttles` times, ended after its latest finish. The time before which
+ * its thread must not be woken: the latest its reservation's next period can be,
+ * start + (1 + m) T with m the periods the replenishments moved it on, less its laxity d - Q (a
+ * wake-up that much early is throttled by at most what the job can spare). The agent and the
+ * simulator both call this. */
+int64_t pd_plan_reanchor_until(int64_t start, int64_t charged, uint32_t throttles, int64_t period, int64_t runtime,
+			       int64_t deadline);
 /* Bitstreams held by an FPGA slot, derived from the tasks placed there, in task order: returns the
  * number of distinct ones and stores up to max of them (out may be NULL with max 0 to count). */
 size_t pd_plan_slot_bitstreams(const pd_plan *p, size_t accel, int slot, const char **out, size_t max);

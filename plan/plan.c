@@ -112,6 +112,43 @@ const struct pd_plan_task *pd_plan_task_c(const pd_plan *p, size_t i)
 	return i < p->n_tasks ? &p->tasks[i] : NULL;
 }
 
+int64_t pd_plan_task_delta(const pd_plan *p, size_t i)
+{
+	const struct pd_plan_task *t = &p->tasks[i];
+	if (t->place.kind == PD_PLACE_CPU)
+		return t->deadline_ns;
+	return t->response_ns > 0 ? t->response_ns : t->wcet_ns;
+}
+
+void pd_plan_finish_offsets(const pd_plan *p, int64_t *F)
+{
+	const size_t *topo = pd_dags_topo(p->dags);
+	for (size_t k = 0; k < p->n_tasks; k++) {
+		size_t i = topo[k];
+		const struct pd_task *t = pd_dags_task(p->dags, i);
+		int64_t start = 0;
+		for (size_t q = 0; q < t->n_preds; q++)
+			if (F[t->preds[q]] > start)
+				start = F[t->preds[q]];
+		int64_t d = pd_plan_task_delta(p, i);
+		/* clamped far above any deadline: a corrupt delta cannot overflow the sum */
+		F[i] = d > INT64_MAX / 4 - start ? INT64_MAX / 4 : start + d;
+	}
+}
+
+int64_t pd_plan_reanchor_until(int64_t start, int64_t charged, uint32_t throttles, int64_t period, int64_t runtime,
+			       int64_t deadline)
+{
+	/* periods the replenishment moved the reservation on: runtime += Q, deadline += T until the
+	 * runtime is positive, so a job charged X on a budget Q ends ceil(X / Q) - 1 periods later
+	 * (at least once per throttle seen) */
+	int64_t m = runtime > 0 && charged > runtime ? (charged + runtime - 1) / runtime - 1 : 0;
+	if ((int64_t)throttles > m)
+		m = throttles;
+	int64_t lax = deadline > runtime ? deadline - runtime : 0;
+	return start + (1 + m) * period - lax;
+}
+
 /* Bitstream of an FPGA-placed task (NULL when the placement or impl index is inconsistent). */
 static const char *task_bitstream(const pd_plan *p, size_t i)
 {

@@ -82,6 +82,7 @@ struct pd_sim_task_stats {
 	uint64_t skipped;          /* jobs not executed (late-instance policy resync) */
 	uint64_t job_misses;       /* CPU: finished after ready + d_i; accel: after ready + R_i */
 	uint64_t throttles;        /* CPU: budget exhaustions */
+	uint64_t reanchors;        /* CPU, resync: jobs that ended after the plan's latest finish F_i (rule 4) */
 	int64_t max_response_ns;   /* ready (predecessors done) -> finished */
 };
 
@@ -106,6 +107,7 @@ typedef struct pd_sim_result {
 	double energy_j, power_w;
 	double base_w, cpu_w, accel_w; /* average power by component */
 	uint64_t jobs, misses, job_misses, events;
+	uint64_t reanchors; /* resync rule 4: late jobs whose thread re-anchored its reservation */
 	int64_t bg_demand_ns, bg_served_ns, bg_server_ns;
 	enum pd_sim_fair fair_mode;    /* resolved (never AUTO) */
 	double wall_s;

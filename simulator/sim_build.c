@@ -200,8 +200,15 @@ static int build_accel_task(struct sim *s, struct sim_task *t, size_t i, const s
 static int build_tasks(struct sim *s, pd_err *e)
 {
 	s->tasks = calloc(s->n_tasks ? s->n_tasks : 1, sizeof(*s->tasks));
-	if (!s->tasks)
+	int64_t *finish = calloc(s->n_tasks ? s->n_tasks : 1, sizeof(*finish));
+	if (!s->tasks || !finish) {
+		free(finish);
 		return pd_err_set(e, PD_EXIT_ENV, "out of memory");
+	}
+	pd_plan_finish_offsets(s->plan, finish);
+	for (size_t i = 0; i < s->n_tasks; i++)
+		s->tasks[i].finish_ns = finish[i];
+	free(finish);
 	for (size_t i = 0; i < s->n_tasks; i++) {
 		const struct pd_task *dt = pd_dags_task(s->ds, i);
 		const struct pd_plan_task *pt = pd_plan_task_c(s->plan, i);

@@ -115,6 +115,8 @@ void sim_core_resched(struct sim *s, struct sim_core *c)
 		struct sim_task *t = &s->tasks[task];
 		if (!sim_instance_over(s, t, t->job_seq)) {
 			t->started = true;
+			t->job_start = s->now;
+			t->job_throttles = 0;
 			break;
 		}
 		sim_task_skip(s, c, t);
@@ -243,6 +245,7 @@ static void cpu_job_finished(struct sim *s, struct sim_core *c, struct sim_task 
 	t->has_job = false;
 	t->e.runnable = false; /* not eligible while its successors are released */
 	t->next_seq = seq + 1;
+	sim_task_check_late(s, t, seq); /* rule 4, before its successors are made ready */
 	sim_job_done(s, ti, seq, false);
 	if (!t->has_job && sim_task_next_job(s, t)) {
 		if (s->dags[t->dag].late == PD_LATE_RESYNC) {
@@ -269,6 +272,7 @@ void sim_core_event(struct sim *s, struct sim_core *c)
 			cpu_job_finished(s, c, t);
 		if (t->e.runnable && !t->e.throttled && t->e.runtime <= 0 && sim_cbs_throttle(s, c, &t->e)) {
 			t->st.throttles++;
+			t->job_throttles++;
 			c->st.throttles++;
 		}
 		break;

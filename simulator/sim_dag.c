@@ -19,7 +19,11 @@
  *            not wake its successors (they skip it when they next wake); (3) a thread that finishes
  *            a job and finds its next job already ready (it fell behind: it would never sleep and
  *            would carry a stale reservation into that job) skips every job that is ready, then
- *            sleeps. A skipped instance counts as a miss.
+ *            sleeps; (4) a CPU task whose job k ends after k T + F_i (the plan's latest finish) must
+ *            not be woken before A = s_k + (1 + m_k) T - (d - Q) (s_k the job's first dispatch, m_k
+ *            the periods its replenishments moved its reservation on, pd_plan_reanchor_until): a job
+ *            of it that becomes ready before A abandons
+ *            its instance, without waking it. A skipped instance counts as a miss.
  */
 #include "simulator/sim_impl.h"
 
@@ -75,6 +79,7 @@ bool sim_task_next_job(struct sim *s, struct sim_task *t)
 	t->job_seq = k;
 	t->job_ready = d->ready_at[at];
 	t->remaining = sim_exec_time(s, t, k);
+	t->job_charged = t->remaining; /* the sim charges exactly what the job executes */
 	return true;
 }
 
@@ -116,6 +121,16 @@ static void skip_asleep(struct sim *s, struct sim_task *t)
 	}
 }
 
+void sim_task_check_late(struct sim *s, struct sim_task *t, uint64_t seq)
+{
+	const struct sim_dag *d = &s->dags[t->dag];
+	if (d->late != PD_LATE_RESYNC || t->finish_ns <= 0 || s->now <= d->release[slot_of(seq)] + t->finish_ns)
+		return;
+	t->reanchor_until = pd_plan_reanchor_until(t->job_start, t->job_charged, t->job_throttles, t->e.dl_period,
+						   t->e.dl_runtime, t->e.dl_deadline);
+	t->st.reanchors++;
+}
+
 /* All predecessors of task ti in instance seq are done (or ti is a source): it may run. kick: the
  * last predecessor wakes the thread (false under resync when that predecessor was late or skipped). */
 static void job_ready(struct sim *s, uint32_t ti, uint64_t seq, bool kick)
@@ -123,6 +138,10 @@ static void job_ready(struct sim *s, uint32_t ti, uint64_t seq, bool kick)
 	struct sim_task *t = &s->tasks[ti];
 	struct sim_dag *d = &s->dags[t->dag];
 	d->ready_at[slot_of(seq) * d->n_tasks + t->local] = s->now;
+	if (t->kind == PD_PLACE_CPU && kick && !t->has_job && s->now < t->reanchor_until) {
+		d->skipped[slot_of(seq)] = true; /* rule 4: it must not be woken yet */
+		kick = false;
+	}
 	if (t->kind != PD_PLACE_CPU) {
 		/* an accelerated task's thread checks the instance when the request would be issued */
 		if (!kick || sim_instance_over(s, t, seq)) {

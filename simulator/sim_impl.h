@@ -49,6 +49,7 @@ struct sim_task {
 	int64_t wcet_ns, bcet_ns; /* at the plan's OPP (CPU: C_i(k,f); accel: latency) */
 	int64_t overhead_ns;  /* CPU: per-job overhead o_k, executed by every job after its work */
 	int64_t rel_deadline_ns;  /* d_i (CPU) or R_i (accel), for job-level misses */
+	int64_t finish_ns;    /* the plan's latest finish F_i after the release (pd_plan_finish_offsets) */
 	int64_t power_uw;     /* FPGA implementation busy power */
 	const char *bitstream;
 	const char *name;
@@ -56,6 +57,10 @@ struct sim_task {
 	uint64_t next_seq;    /* instance of the next job */
 	bool has_job;
 	bool started;         /* the job has been dispatched once (late-instance check done) */
+	int64_t job_start;    /* when it was first dispatched */
+	uint32_t job_throttles; /* times the job ran out of budget */
+	int64_t job_charged;  /* what the job executes (work + overhead), charged to its reservation */
+	int64_t reanchor_until; /* resync rule 4: a job ready before this abandons its instance */
 	uint64_t job_seq;
 	int64_t job_ready, remaining;
 	int64_t accel_busy_ns;
@@ -230,6 +235,8 @@ bool sim_instance_over(const struct sim *s, const struct sim_task *t, uint64_t s
 /* Resync: skips t's pending job (not executed), then every further job that is already ready when
  * after_run; returns true when t has a ready (unstarted) job left, false when its thread sleeps. */
 bool sim_task_skip(struct sim *s, struct sim_core *c, struct sim_task *t);
+/* Resync rule 4 after job seq of CPU task t finished now: sets t->reanchor_until when it was late. */
+void sim_task_check_late(struct sim *s, struct sim_task *t, uint64_t seq);
 void sim_dag_finish(struct sim *s);
 
 /* sim_accel.c */

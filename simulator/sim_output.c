@@ -61,10 +61,10 @@ char *pd_sim_result_json(const pd_sim_result *r, const pd_plan *p)
 			       (double)r->bg_demand_ns / 1e9, "served_s", (double)r->bg_served_ns / 1e9,
 			       "served_by_server_s", (double)r->bg_server_ns / 1e9, "served_fraction", frac);
 	json_t *pw = json_pack("{s:f, s:f, s:f}", "base_w", r->base_w, "cpu_w", r->cpu_w, "accel_w", r->accel_w);
-	json_t *root = json_pack("{s:f, s:f, s:f, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:I, s:f, s:b}", "power_w",
+	json_t *root = json_pack("{s:f, s:f, s:f, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:I, s:f, s:b}", "power_w",
 				 r->power_w, "energy_j", r->energy_j, "duration_s", (double)r->duration_ns / 1e9, "jobs",
 				 (json_int_t)r->jobs, "misses", (json_int_t)r->misses, "job_misses",
-				 (json_int_t)r->job_misses, "dags", dags_json(r), "background", bg, "power", pw, "cores",
+				 (json_int_t)r->job_misses, "reanchors", (json_int_t)r->reanchors, "dags", dags_json(r), "background", bg, "power", pw, "cores",
 				 cores_json(r), "accelerators", servers_json(r), "events", (json_int_t)r->events,
 				 "wall_s", r->wall_s, "trace_truncated", r->trace_truncated);
 	if (!root)
@@ -77,9 +77,11 @@ char *pd_sim_result_json(const pd_sim_result *r, const pd_plan *p)
 void pd_sim_result_print(const pd_sim_result *r, const pd_plan *p, FILE *out)
 {
 	(void)p;
-	fprintf(out, "simulated %.3f s: %llu jobs, %llu DAG deadline misses, %llu job (d_i) misses\n",
-		(double)r->duration_ns / 1e9, (unsigned long long)r->jobs, (unsigned long long)r->misses,
-		(unsigned long long)r->job_misses);
+	fprintf(out, "simulated %.3f s: %llu jobs, %llu DAG deadline misses, %llu job (d_i) misses", (double)r->duration_ns / 1e9,
+		(unsigned long long)r->jobs, (unsigned long long)r->misses, (unsigned long long)r->job_misses);
+	if (r->reanchors)
+		fprintf(out, ", %llu re-anchored reservations (late: resync rule 4)", (unsigned long long)r->reanchors);
+	fputc('\n', out);
 	fprintf(out, "power %.6f W (base %.6f, cpu %.6f, accelerators %.6f), energy %.6f J\n", r->power_w, r->base_w,
 		r->cpu_w, r->accel_w, r->energy_j);
 	fprintf(out, "%-24s %10s %8s %14s %14s %8s\n", "dag", "instances", "misses", "max resp (ms)", "p99 resp (ms)",

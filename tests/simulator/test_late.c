@@ -124,6 +124,35 @@ START_TEST(resync_cost_is_the_periods_the_overrunning_job_spans)
 }
 END_TEST
 
+/* Rule 4: b's job 20 charged 24 x 2 ms on a 2.2-ms budget moves its reservation on
+ * ceil(48 / 2.2) - 1 = 21 periods in its replenishments; b must not be woken before its next period
+ * (the jobs ready before it abandon their instances): 22 instances lost, one re-anchor, then on time
+ * at the plan's phase (the maximum response is the undisturbed one). */
+START_TEST(resync_rule4_reanchors_once_and_costs_the_periods_charged)
+{
+	pd_plan *p = load(false);
+	struct pd_sim_params prm;
+	pd_sim_defaults(&prm);
+	prm.duration_ns = 4 * S;
+	pd_err e = {0};
+	ck_assert_int_eq(pd_sim_parse_inject("chain/b:20:24", &prm, &e), 0);
+	pd_sim_result *r = pd_sim_run(p, &prm, &e);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->dags[0].misses, 22);
+	ck_assert_uint_eq(r->reanchors, 1);
+	ck_assert_int_eq(r->dags[0].max_response_ns, 4 * MS);
+	pd_sim_result_free(r);
+	/* within its budget a job is never late: no re-anchor, no miss */
+	ck_assert_int_eq(pd_sim_parse_inject("chain/b:20:1.05", &prm, &e), 0);
+	r = pd_sim_run(p, &prm, &e);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r->dags[0].misses, 0);
+	ck_assert_uint_eq(r->reanchors, 0);
+	pd_sim_result_free(r);
+	pd_plan_free(p);
+}
+END_TEST
+
 START_TEST(injection_names_a_task_of_the_plan)
 {
 	pd_plan *p = load(false);
@@ -175,6 +204,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, queue_one_overrun_leaves_the_chain_a_period_behind);
 	tcase_add_test(tc, resync_one_overrun_costs_two_instances);
 	tcase_add_test(tc, resync_cost_is_the_periods_the_overrunning_job_spans);
+	tcase_add_test(tc, resync_rule4_reanchors_once_and_costs_the_periods_charged);
 	tcase_add_test(tc, injection_names_a_task_of_the_plan);
 	tcase_add_test(tc, json_reports_skipped_instances);
 	suite_add_tcase(s, tc);
