@@ -95,9 +95,10 @@ static pid_t spawn(const char *plan, const char *out_dir, const char *extra)
 	return pid;
 }
 
-/* A run stopped by SIGTERM after ~1 s; returns its chain misses (the other checks assert). */
-static size_t sigterm_once(const char *dir)
+/* A run stopped by SIGTERM after ~1 s; judges its chain's timing (the other checks assert). */
+static void sigterm_once(const char *dir, struct pd_th_verdict *v)
 {
+	long long steal0 = pd_th_steal_ms();
 	pid_t pid = spawn(pd_test_src("tests/agents/plans/chain2.plan.yaml"), dir, "--seed=7");
 	char log[700];
 	snprintf(log, sizeof(log), "%s/run.pdlog", dir);
@@ -111,32 +112,32 @@ static size_t sigterm_once(const char *dir)
 	pd_runlog *r = pd_th_log(dir);
 	ck_assert_ptr_nonnull(pd_runlog_end(r));
 	ck_assert_uint_eq(pd_runlog_end(r)->reason, 1);
-	size_t misses;
-	size_t n = pd_th_instances(r, "chain", &misses, NULL);
+	size_t n = pd_th_instances(r, "chain", NULL, NULL);
 	ck_assert_uint_ge(n, 30);
+	pd_th_judge(r, "chain", pd_th_steal_ms() - steal0, pd_runlog_end(r)->t_ns / PD_NS_PER_MS, v);
 	pd_runlog_free(r);
 	ck_assert_int_eq(pd_th_cpuset_leftovers(), 0);
-	return misses;
 }
 
 START_TEST(sigterm_stops_cleanly)
 {
 	if (!pd_th_can_dl())
 		return;
-	size_t misses = 1;
-	for (int attempt = 0; attempt < 2 && misses; attempt++) { /* a stalled host: once more */
+	struct pd_th_verdict v = {0};
+	for (int attempt = 0; attempt < 2 && !v.ok; attempt++) { /* pd_th_judge: a stalled host, once more */
 		char dir[600];
 		snprintf(dir, sizeof(dir), "%s/o%d", pd_test_tmpdir(), attempt);
-		misses = sigterm_once(dir);
+		sigterm_once(dir, &v);
 	}
-	ck_assert_uint_eq(misses, 0);
+	pd_th_assert_timing(&v);
 }
 END_TEST
 
 /* A run killed with SIGKILL after ~1.5 s: its log is readable and complete up to the last flush.
- * Returns the chain's misses; *pid_out the killed agent. */
-static size_t kill9_once(const char *dir, pid_t *pid_out)
+ * Judges the chain's timing; *pid_out the killed agent. */
+static void kill9_once(const char *dir, pid_t *pid_out, struct pd_th_verdict *v)
 {
+	long long steal0 = pd_th_steal_ms();
 	pid_t pid = spawn(pd_test_src("tests/agents/plans/chain2.plan.yaml"), dir, "--duration=30");
 	char log[700];
 	snprintf(log, sizeof(log), "%s/run.pdlog", dir);
@@ -148,31 +149,30 @@ static size_t kill9_once(const char *dir, pid_t *pid_out)
 	*pid_out = pid;
 	pd_runlog *r = pd_th_log(dir);
 	ck_assert_ptr_null(pd_runlog_end(r));
-	size_t misses;
 	/* ~1.5 s of releases at 20 ms after the log appeared; the rings are flushed every 250 ms: at
 	 * most the last fraction of a second is lost */
-	size_t n = pd_th_instances(r, "chain", &misses, NULL);
+	size_t n = pd_th_instances(r, "chain", NULL, NULL);
 	ck_assert_uint_ge(n, 60);
 	ck_assert_uint_le(n, 80);
 	ck_assert_uint_lt(pd_runlog_dropped_bytes(r), 4096);
 	for (size_t i = 0; i < n; i++) /* complete, in order */
 		ck_assert_uint_eq(pd_runlog_instance(r, i)->seq, i);
+	pd_th_judge(r, "chain", pd_th_steal_ms() - steal0, (int64_t)n * 20, v);
 	pd_runlog_free(r);
-	return misses;
 }
 
 START_TEST(kill_9_leaves_a_readable_log)
 {
 	if (!pd_th_can_dl())
 		return;
-	size_t misses = 1;
+	struct pd_th_verdict v = {0};
 	pid_t pid = 0;
-	for (int attempt = 0; attempt < 2 && misses; attempt++) { /* a stalled host: once more */
+	for (int attempt = 0; attempt < 2 && !v.ok; attempt++) { /* pd_th_judge: a stalled host, once more */
 		char dir[600];
 		snprintf(dir, sizeof(dir), "%s/o%d", pd_test_tmpdir(), attempt);
-		misses = kill9_once(dir, &pid);
+		kill9_once(dir, &pid, &v);
 	}
-	ck_assert_uint_eq(misses, 0);
+	pd_th_assert_timing(&v);
 	/* the killed agent left its cpusets and an unbalanced root; the next agent (this test's, or one
 	 * of a test running in parallel) repairs both */
 	char path[600];
