@@ -60,7 +60,11 @@ board_args() { # board -> deploy/profile arguments
 	fi
 }
 
-printf '%-6s %-8s %5s %6s %10s %10s %10s %s\n' board seed tasks check sim_inst sim_miss inst miss result
+# steal: CPU time the hypervisor took during the deploy (/proc/stat, all CPUs); late: jobs that ended
+# after the plan's latest finish (late-instance rule 4 re-anchored their reservation)
+steal_ms() { awk '/^cpu /{print int($9 * 1000 / 100)}' /proc/stat; }
+agent=$build/agents/powerdag-agent
+printf '%-6s %-8s %5s %6s %10s %10s %10s %10s %8s %6s %s\n' board seed tasks check sim_inst sim_miss inst miss steal_ms late result
 fail=0
 for b in $boards; do
 	if [ "$b" = twin ]; then
@@ -78,7 +82,7 @@ for b in $boards; do
 		fail=1
 		continue
 	fi
-	tot_i=0; tot_m=0
+	tot_i=0; tot_m=0; tot_s=0
 	for i in $(seq 1 "$plans"); do
 		seed=$((seed_base + i))
 		set_f=$work/$b-$seed.yaml plan=$work/$b-$seed.plan.yaml run=$work/$b-$seed.run
@@ -95,7 +99,10 @@ for b in $boards; do
 		si=$(jget "$work/sim.json" "sum(g['instances'] for g in d['dags'])")
 		sm=$(jget "$work/sim.json" "d['misses']")
 		# shellcheck disable=SC2046
+		st0=$(steal_ms)
 		"$pd" deploy "$plan" $(board_args "$b") --duration "$duration" --out "$run" >/dev/null 2>"$work/deploy.err" || true
+		st=$(($(steal_ms) - st0))
+		late=$("$agent" dump "$run/run.pdlog" summary 2>/dev/null | sed -n 's/^late_jobs: //p')
 		if "$pd" report "$run" --json > "$work/rep.json" 2>/dev/null; then
 			mi=$(jget "$work/rep.json" "d['measured']['instances']")
 			mm=$(jget "$work/rep.json" "d['measured']['misses']")
@@ -104,10 +111,11 @@ for b in $boards; do
 		fi
 		res=ok
 		if [ "$ck" = ok ] && [ "$sm" = 0 ] && [ "$mm" != 0 ]; then res=MISSES; fail=1; fi
-		printf '%-6s %-8s %5s %6s %10s %10s %10s %10s %s\n' "$b" "$seed" "$ntask" "$ck" "$si" "$sm" "$mi" "$mm" "$res"
-		tot_i=$((tot_i + mi)); [ "$mm" = "?" ] || tot_m=$((tot_m + mm))
+		printf '%-6s %-8s %5s %6s %10s %10s %10s %10s %8s %6s %s\n' "$b" "$seed" "$ntask" "$ck" "$si" "$sm" "$mi" "$mm" \
+			"$st" "${late:-?}" "$res"
+		tot_i=$((tot_i + mi)); [ "$mm" = "?" ] || tot_m=$((tot_m + mm)); tot_s=$((tot_s + st))
 	done
-	printf '%-6s total: %d instances measured, %d missed\n' "$b" "$tot_i" "$tot_m"
+	printf '%-6s total: %d instances measured, %d missed, %d ms stolen by the hypervisor\n' "$b" "$tot_i" "$tot_m" "$tot_s"
 	[ "$b" = twin ] && cleanup
 done
 exit $fail

@@ -113,7 +113,8 @@ START_TEST(overrun_is_throttled_and_neighbours_keep_deadlines)
 	for (size_t i = 0; i < pd_runlog_job_count(r); i++) {
 		const struct pd_rl_job *j = pd_runlog_job(r, i);
 		if ((long)j->task != h) {
-			ck_assert_uint_eq(j->flags & (PD_RL_JOB_OVERRUN | PD_RL_JOB_SKIPPED), 0);
+			if (v.quiet) /* a noisy run may abandon an instance of good (within its verdict) */
+				ck_assert_uint_eq(j->flags & (PD_RL_JOB_OVERRUN | PD_RL_JOB_SKIPPED), 0);
 			continue;
 		}
 		if (j->flags & PD_RL_JOB_SKIPPED) { /* late: resync (the default) abandons what piled up */
@@ -230,6 +231,13 @@ START_TEST(plugin_gpio_and_accelerator)
 	pd_runlog *r = pd_th_log(dir);
 	ck_assert_uint_eq(pd_th_instances(r, "mix", NULL, NULL), 25);
 	pd_th_assert_timing(&v);
+	/* jobs a noisy run abandoned (late-instance policy) are not run: count them per task */
+	size_t skipped[8] = {0};
+	for (size_t i = 0; i < pd_runlog_job_count(r); i++)
+		if (pd_runlog_job(r, i)->flags & PD_RL_JOB_SKIPPED && pd_runlog_job(r, i)->task < 8)
+			skipped[pd_runlog_job(r, i)->task]++;
+	long acc = pd_th_task(r, "mix", "acc"), plug = pd_th_task(r, "mix", "src");
+	ck_assert(acc >= 0 && plug >= 0);
 	/* accelerator: one run per instance, at the latency of the OPP */
 	size_t runs = 0;
 	for (size_t i = 0; i < atomic_load(&arec.n); i++)
@@ -237,7 +245,7 @@ START_TEST(plugin_gpio_and_accelerator)
 			ck_assert_int_eq(arec.ev[i].latency_ns, 2 * PD_NS_PER_MS);
 			runs++;
 		}
-	ck_assert_uint_eq(runs, 25);
+	ck_assert_uint_eq(runs + skipped[acc], 25);
 	/* GPIO: high at each release, low at each completion, alternating */
 	ck_assert_uint_eq(atomic_load(&grec.n), 50);
 	for (size_t i = 0; i < 50; i++)
@@ -253,7 +261,7 @@ START_TEST(plugin_gpio_and_accelerator)
 		lines++;
 	}
 	fclose(f);
-	ck_assert_int_eq(lines, 25);
+	ck_assert_int_eq(lines + (int)skipped[plug], 25);
 	pd_runlog_free(r);
 	free(grec.ev);
 	free(arec.ev);
