@@ -247,9 +247,15 @@ START_TEST(plugin_gpio_and_accelerator)
 		}
 	ck_assert_uint_eq(runs + skipped[acc], 25);
 	/* GPIO: high at each release, low at each completion, alternating */
-	ck_assert_uint_eq(atomic_load(&grec.n), 50);
-	for (size_t i = 0; i < 50; i++)
-		ck_assert_int_eq(grec.ev[i].value, i % 2 == 0);
+	size_t ng = atomic_load(&grec.n);
+	if (v.quiet) {
+		ck_assert_uint_eq(ng, 50);
+		for (size_t i = 0; i < 50; i++)
+			ck_assert_int_eq(grec.ev[i].value, i % 2 == 0);
+	} else { /* an abandoned instance may lower a marker its skipped source never raised */
+		ck_assert_uint_le(ng, 50);
+		ck_assert_uint_ge(ng, 2 * (25 - v.misses));
+	}
 	/* the plugin ran every job under SCHED_DEADLINE on cpu0 */
 	FILE *f = fopen(count, "r");
 	ck_assert_ptr_nonnull(f);
