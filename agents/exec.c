@@ -29,10 +29,15 @@
  *            deadline throttle). It must not be woken before A = s_k + (1 + m_k) T - (d - Q), s_k the
  *            job's start, m_k the periods its replenishments moved the reservation on
  *            (pd_plan_reanchor_until): the latest its next period can be, less the laxity a job can
- *            spare. Every job of the
- *            task that becomes ready before A is abandoned (its instance skipped) by whoever makes
- *            it ready (a predecessor, or the thread itself for a source's releases); the first job
- *            ready at or after A wakes it into a fresh period at the plan's phase.
+ *            spare. Every job of the task that becomes ready before A is abandoned (its instance
+ *            skipped) by whoever makes it ready (a predecessor, or the thread itself for a source's
+ *            releases); the first job ready at or after A wakes it into a fresh period at the plan's
+ *            phase. When the late job also started too late to fit its window (after k T + F_i -
+ *            Q_i: the lateness came from upstream), the DAG re-anchors with it: its sources abandon
+ *            the first instance released after the late end, without waking, so no task of the DAG
+ *            is woken for that instance and every reservation whose phase drifted without a late
+ *            end of its own (a source whose release a stall delayed, say) also wakes next into a
+ *            fresh period.
  *
  * SIGXCPU (SCHED_FLAG_DL_OVERRUN) is process-directed but lands on the running, non-blocking thread,
  * i.e. the task that overran: every thread except task threads blocks it, and the handler counts it
@@ -178,6 +183,17 @@ static int run_accel(struct pd_xtask *xt, uint64_t k, int64_t latency_ns)
 	return rc;
 }
 
+/* Rule 4, the DAG's part: the first instance released after now_rel (ns after t0) is abandoned by the
+ * sources without waking, so that no task of the DAG is woken for it and every reservation's next
+ * wake-up (one period later) opens a fresh period at the plan's phase. */
+static void reanchor_dag(struct pd_xdag *d, int64_t now_rel)
+{
+	int64_t k = now_rel / d->d->period_ns + 1;
+	int64_t cur = atomic_load(&d->reanchor_seq);
+	while (cur < k && !atomic_compare_exchange_weak(&d->reanchor_seq, &cur, k))
+		;
+}
+
 /* Rule 4 applies to this job: a CPU task under resync whose job ended after k T + F_i. */
 static bool late_finish(const struct pd_xtask *xt, int64_t release_abs, int64_t end)
 {
@@ -270,10 +286,13 @@ static void run_job(struct pd_xtask *xt, uint64_t k, int64_t release_abs)
 	int64_t cpu = (cpu1 >= 0 ? cpu1 : thread_cpu_ns()) - cpu0;
 	uint32_t throttles = atomic_load_explicit(&xt->sigxcpu, memory_order_relaxed) - sig0;
 	bool late = late_finish(xt, release_abs, end);
-	if (late) /* rule 4: published before completion, so no predecessor of the next job misses it */
+	if (late) { /* rule 4: published before completion, so no predecessor of the next job misses it */
 		atomic_store(&xt->reanchor_until,
 			     pd_plan_reanchor_until(start, cpu + xt->t->overhead_ns, throttles, xt->t->period_ns,
 						    xt->t->runtime_ns, xt->t->deadline_ns));
+		if (start > release_abs + xt->t->finish_ns - xt->t->runtime_ns) /* late because it started late */
+			reanchor_dag(xt->dag, end - x->t0_ns);
+	}
 	atomic_store(&xt->completed, k + 1);
 	if (!instance_over(xt, k, release_abs)) /* resync: late successors skip it when they next wake */
 		wake_successors(xt, k, end);
@@ -331,7 +350,8 @@ static void *task_main(void *arg)
 			continue;
 		}
 		behind = false;
-		if (xt->t->n_preds == 0 && release < atomic_load(&xt->reanchor_until) &&
+		if (xt->t->n_preds == 0 &&
+		    (release < atomic_load(&xt->reanchor_until) || (int64_t)k <= atomic_load(&xt->dag->reanchor_seq)) &&
 		    (int64_t)k < atomic_load_explicit(&xt->dag->k_stop, memory_order_acquire)) {
 			abandon_instance(xt->dag, k); /* rule 4: a release before A, decided without waking */
 			skip_job(xt, k, release);
@@ -370,6 +390,7 @@ int pd_exec_init(struct pd_exec *x, const struct pd_agent_spec *s, uint64_t seed
 		struct pd_xdag *d = &x->dags[g];
 		d->d = &s->dags[g];
 		atomic_store(&d->k_stop, INT64_MAX);
+		atomic_store(&d->reanchor_seq, -1);
 		d->marker_task = SIZE_MAX;
 		d->resync = s->dags[g].late == PD_LATE_RESYNC;
 	}

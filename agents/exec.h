@@ -23,6 +23,9 @@ struct pd_xdag {
 	/* Late-instance policy resync: k + 1 in slot k % PD_XSLOTS once a job of instance k was skipped
 	 * (the instance number makes a stale slot harmless; never reset). */
 	_Atomic uint64_t skipped[PD_XSLOTS];
+	/* Resync rule 4: the sources abandon every instance up to this one without waking (the DAG
+	 * re-anchors every reservation's phase); only grows. -1: none. */
+	_Atomic int64_t reanchor_seq;
 	bool resync;
 };
 

@@ -252,6 +252,7 @@ static int build_dags(struct sim *s)
 		d->first_task = pg->first_task;
 		d->n_tasks = pg->n_tasks;
 		d->late = pg->late;
+		d->reanchor_seq = -1;
 		d->bucket_ns = (2 * pg->deadline_ns + SIM_HIST - 1) / SIM_HIST;
 		if (d->bucket_ns < 1)
 			d->bucket_ns = 1;

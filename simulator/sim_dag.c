@@ -128,6 +128,10 @@ void sim_task_check_late(struct sim *s, struct sim_task *t, uint64_t seq)
 		return;
 	t->reanchor_until = pd_plan_reanchor_until(t->job_start, t->job_charged, t->job_throttles, t->e.dl_period,
 						   t->e.dl_runtime, t->e.dl_deadline);
+	struct sim_dag *dm = &s->dags[t->dag];
+	bool started_late = t->job_start > d->release[slot_of(seq)] + t->finish_ns - t->e.dl_runtime;
+	if (started_late && (int64_t)dm->next_seq > dm->reanchor_seq) /* the DAG re-anchors: next release abandoned */
+		dm->reanchor_seq = (int64_t)dm->next_seq;
 	t->st.reanchors++;
 }
 
@@ -191,9 +195,12 @@ void sim_dag_release(struct sim *s, struct sim_dag *d)
 		for (size_t j = 0; j < d->n_tasks; j++)
 			d->preds_left[sl * d->n_tasks + j] = (uint32_t)s->tasks[d->first_task + j].n_preds;
 		d->next_seq = k + 1;
+		/* rule 4: an instance the DAG abandoned to re-anchor wakes none of its sources */
+		bool abandon = d->late == PD_LATE_RESYNC && (int64_t)k <= d->reanchor_seq;
+		d->skipped[sl] = abandon;
 		for (size_t j = 0; j < d->n_tasks; j++)
 			if (s->tasks[d->first_task + j].n_preds == 0)
-				job_ready(s, (uint32_t)(d->first_task + j), k, true);
+				job_ready(s, (uint32_t)(d->first_task + j), k, !abandon);
 	}
 	d->next_base += d->period;
 	int64_t jit = s->prm.release_jitter_ns > 0 ? pd_rng_range(&s->rng, 0, s->prm.release_jitter_ns) : 0;

@@ -81,6 +81,7 @@ struct sim_dag {
 	int64_t release[SIM_RING];
 	uint32_t left[SIM_RING];  /* tasks of the instance not finished */
 	bool skipped[SIM_RING];   /* a job of the instance was skipped (late-instance policy) */
+	int64_t reanchor_seq;     /* resync rule 4: instances up to this one are abandoned at release (-1 none) */
 	enum pd_late late;
 	uint32_t *preds_left;     /* [SIM_RING][n_tasks] */
 	int64_t *ready_at;        /* [SIM_RING][n_tasks] */
