@@ -8,7 +8,7 @@
 
 #include "deployer/pd_deployer.h"
 
-enum pkind { PK_OVERHEAD, PK_POWER, PK_ACCEL };
+enum pkind { PK_OVERHEAD, PK_POWER, PK_ACCEL, PK_SPREAD };
 
 struct pstep {
 	enum pkind kind;
@@ -59,6 +59,9 @@ struct prof {
 	size_t n_steps;
 	struct isl_res *isl;
 	struct isl_res *acc; /* per accelerator (GPU) */
+	bool have_spread;    /* builtin:spin CPU time over its calibration, every CPU busy */
+	double spread_p50, spread_p99, spread_max;
+	long spread_jobs;
 	json_t *skipped, *flags, *values;
 };
 

@@ -3,6 +3,10 @@
  * profile_steps.c - what `powerdag profile` measures and how it turns measurements into platform
  * values (docs/PROFILE.md):
  *
+ *   spread    once, every CPU of the platform at once: builtin:spin jobs of 500 us after the
+ *             executor's own calibration; dl.budget_margin = the 99th percentile of CPU time over
+ *             the promised time, minus 1 (rounded up to 0.01, at most MARGIN_MAX): the work's CPU
+ *             time varies with what the other CPUs do (SMT, caches, the host), which Q must cover.
  *   overhead  per island, at its lowest OPP (the longest charge): the agent's two SCHED_DEADLINE
  *             threads; job_overhead = the 99.9th percentile of the per-job charge beyond the work,
  *             rounded up to 1 us.
@@ -22,6 +26,9 @@
 #define OV_PERIOD_US 2000
 #define OV_WORK_US 100
 #define SETTLE_MS 300
+#define SPREAD_JOBS 1000
+#define SPREAD_JOB_US 500
+#define MARGIN_MAX 0.5 /* a board that needs more is flagged: its WCETs, not a margin, should say so */
 #define ACCEL_LATENCY_US 2000
 
 static int window_ms(const struct prof *c) { return c->o->window_ms > 0 ? c->o->window_ms : 500; }
@@ -222,6 +229,9 @@ int plan_steps(struct prof *c, pd_err *e)
 	c->isl = calloc(K + 1, sizeof(*c->isl));
 	c->acc = calloc(A + 1, sizeof(*c->acc));
 	if (!c->isl || !c->acc)
+		return pd_err_set(e, PD_EXIT_ENV, "out of memory");
+	if (add_step(c, PK_SPREAD, 0, -1, SPREAD_JOBS * SPREAD_JOB_US / 1e6 + 1.0,
+		     "every CPU: builtin:spin execution-time spread (%d jobs of %d us per CPU)", SPREAD_JOBS, SPREAD_JOB_US))
 		return pd_err_set(e, PD_EXIT_ENV, "out of memory");
 	bool rails_ok = rails_passable(c->nom);
 	if (!pd_platform_sensor_count(c->nom))
@@ -424,8 +434,44 @@ static int step_accel(struct prof *c, struct pstep *s, pd_err *e)
 	return o->jobs > 0 ? 0 : pd_err_set(e, PD_EXIT_ENV, "GPU %s: no job completed in the busy window", ac->name);
 }
 
+/* Every CPU of the platform, as the agent's --cpus list. */
+static void all_cpus(const struct prof *c, char *buf, size_t n)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (size_t k = 0; k < pd_platform_island_count(c->nom); k++) {
+		const struct pd_island *isl = pd_platform_island(c->nom, k);
+		for (size_t i = 0; i < isl->n_cpus && len + 8 < n; i++)
+			len += (size_t)snprintf(buf + len, n - len, "%s%d", len ? "," : "", isl->cpus[i]);
+	}
+}
+
+static int step_spread(struct prof *c, pd_err *e)
+{
+	char cpus[600], jobs[16], us[16];
+	all_cpus(c, cpus, sizeof(cpus));
+	snprintf(jobs, sizeof(jobs), "%d", SPREAD_JOBS);
+	snprintf(us, sizeof(us), "%d", SPREAD_JOB_US);
+	const char *args[] = {"spread", "--cpus", cpus, "--jobs", jobs, "--job-us", us, NULL};
+	json_t *j;
+	int rc = run_measure(c, args, &j, e);
+	if (rc)
+		return rc;
+	c->spread_jobs = (long)num(j, "jobs");
+	c->spread_p50 = num(j, "ratio_p50");
+	c->spread_p99 = num(j, "ratio_p99");
+	c->spread_max = num(j, "ratio_max");
+	json_decref(j);
+	if (c->spread_jobs < 100 || !(c->spread_p99 > 0))
+		return pd_err_set(e, PD_EXIT_ENV, "spread step returned %ld jobs", c->spread_jobs);
+	c->have_spread = true;
+	return 0;
+}
+
 int step_run(struct prof *c, struct pstep *s, pd_err *e)
 {
+	if (s->kind == PK_SPREAD)
+		return step_spread(c, e);
 	if (s->kind == PK_OVERHEAD) {
 		/* at the lowest OPP: the per-job work of the kernel and the agent takes longest there */
 		const struct pd_island *isl = pd_platform_island(c->nom, s->idx);
@@ -575,6 +621,27 @@ static void fit_overhead(struct prof *c)
 	}
 }
 
+/* dl.budget_margin from the spread step (docs/PROFILE.md): the 99th percentile's excess, rounded up to
+ * 0.01. The rarer, larger excesses (a stall the kernel charged to the thread) are left to the
+ * late-instance policy: covering them would reserve for the worst vCPU stall. */
+static void fit_margin(struct prof *c)
+{
+	if (!c->have_spread)
+		return;
+	double m = ceil((c->spread_p99 - 1.0) * 100.0 - 1e-9) / 100.0;
+	if (m < 0)
+		m = 0;
+	if (m > MARGIN_MAX) {
+		flag(c, "builtin:spin jobs took up to %.2f x their calibrated CPU time (99th percentile) with every CPU busy: "
+			"the margin is capped at %.2f; measure the WCETs under load instead (powerdag refit)",
+		     c->spread_p99, MARGIN_MAX);
+		m = MARGIN_MAX;
+	}
+	pd_platform_set_budget_margin(c->fit, m);
+	value(c, json_pack("{s:s, s:f, s:f, s:i, s:f, s:f, s:f}", "what", "dl.budget_margin", "value", m, "quantile", 0.99,
+			   "samples", (int)c->spread_jobs, "p50", c->spread_p50, "p99", c->spread_p99, "max", c->spread_max));
+}
+
 static void fit_accel_latency(struct prof *c)
 {
 	for (size_t a = 0; a < pd_platform_accel_count(c->nom); a++) {
@@ -680,6 +747,7 @@ static int provenance(struct prof *c, pd_err *e)
 int fit_and_write(struct prof *c, pd_err *e)
 {
 	fit_overhead(c);
+	fit_margin(c);
 	int rc = 0;
 	for (size_t k = 0; rc == 0 && k < pd_platform_island_count(c->nom); k++) {
 		const struct pd_island *isl = pd_platform_island(c->nom, k);
@@ -706,7 +774,11 @@ char *summary_text(struct prof *c)
 	for (size_t i = 0; i < c->n_steps; i++) {
 		const struct pstep *s = &c->steps[i];
 		json_t *o = json_pack("{s:s, s:s, s:f, s:f, s:s}", "step", s->title, "kind",
-				      s->kind == PK_OVERHEAD ? "overhead" : s->kind == PK_POWER ? "power" : "accel", "seconds",
+				      s->kind == PK_OVERHEAD ? "overhead"
+				      : s->kind == PK_POWER  ? "power"
+				      : s->kind == PK_SPREAD ? "spread"
+							     : "accel",
+				      "seconds",
 				      s->seconds, "estimated_s", s->est_s, "status",
 				      s->failed ? "failed" : s->seconds > 0 ? "ok" : "not run");
 		if (s->failed)

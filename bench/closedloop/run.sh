@@ -100,8 +100,13 @@ for b in $boards; do
 		sm=$(jget "$work/sim.json" "d['misses']")
 		# shellcheck disable=SC2046
 		st0=$(steal_ms)
-		"$pd" deploy "$plan" $(board_args "$b") --duration "$duration" --out "$run" >/dev/null 2>"$work/deploy.err" || true
+		drc=0
+		"$pd" deploy "$plan" $(board_args "$b") --duration "$duration" --out "$run" >/dev/null 2>"$work/deploy.err" || drc=$?
 		st=$(($(steal_ms) - st0))
+		if [ ! -s "$run/run.pdlog" ]; then # the board refused the run (busy, admission): not a measurement
+			printf '%-6s %-8s %5s %6s %s\n' "$b" "$seed" "$ntask" "$ck" "deploy exit $drc, no run: $(grep -v '^deploy:' "$work/deploy.err" | head -1)"
+			continue
+		fi
 		late=$("$agent" dump "$run/run.pdlog" summary 2>/dev/null | sed -n 's/^late_jobs: //p')
 		if "$pd" report "$run" --json > "$work/rep.json" 2>/dev/null; then
 			mi=$(jget "$work/rep.json" "d['measured']['instances']")
