@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fault.c - test-only fault injection (POWERDAG_FAULT=STEP:KIND, docs/DEPLOY.md). The deployer calls
- * pd_fault_fire() at each step; the fault fires once, at the first matching step.
+ * pd_deploy_fault_fire() at each step; the fault fires once, at the first matching step.
  */
-#include "deployer/board_int.h"
+#include "deployer/board_impl.h"
 
 #include <string.h>
 
@@ -19,7 +19,7 @@ static bool in(const char *const *v, const char *s)
 	return false;
 }
 
-int pd_fault_parse(const char *spec, struct pd_fault *f, pd_err *e)
+int pd_deploy_fault_parse(const char *spec, struct pd_deploy_fault *f, pd_err *e)
 {
 	memset(f, 0, sizeof(*f));
 	if (!spec || !*spec)
@@ -38,7 +38,7 @@ int pd_fault_parse(const char *spec, struct pd_fault *f, pd_err *e)
 }
 
 /* kill-agent and admission are handled by the run (it knows the agent); here: fail, drop, sigint. */
-int pd_fault_fire(struct pd_fault *f, const char *step, pd_transport *t, volatile sig_atomic_t *interrupted,
+int pd_deploy_fault_fire(struct pd_deploy_fault *f, const char *step, pd_deploy_transport *t, volatile sig_atomic_t *interrupted,
 		  pd_err *e)
 {
 	if (!f || f->fired || !f->step[0] || strcmp(f->step, step))
@@ -49,7 +49,7 @@ int pd_fault_fire(struct pd_fault *f, const char *step, pd_transport *t, volatil
 	}
 	if (!strcmp(f->kind, "drop")) {
 		f->fired = true;
-		pd_transport_drop(t);
+		pd_deploy_transport_drop(t);
 	} else if (!strcmp(f->kind, "sigint") && interrupted) {
 		f->fired = true;
 		*interrupted = 1;

@@ -11,9 +11,9 @@
  *             idle rail) / (busy fraction obtained). The island's own rail only: the rest of the
  *             board (other rails) is not in it. Also the builtin:spin speed per core.
  *   accel     per GPU with a job interface (the board twin's) and OPP: latency of back-to-back jobs
- *             against pd_latency_at, and the GPU rail idle/busy like an island.
+ *             against pd_platform_latency_at, and the GPU rail idle/busy like an island.
  */
-#include "deployer/profile_int.h"
+#include "deployer/profile_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -73,7 +73,7 @@ static bool read_board(struct prof *c, const char *abs, pd_buf *out)
 {
 	pd_err ig = {0};
 	out->len = 0;
-	return pd_tp_read(c->t, pd_board_path(c->b, abs), out, &ig) == 0;
+	return pd_deploy_transport_read(c->t, pd_deploy_board_path(c->b, abs), out, &ig) == 0;
 }
 
 static int add_step(struct prof *c, enum pkind k, size_t idx, long opp, double est, const char *fmt, ...)
@@ -179,9 +179,9 @@ static int plan_accel(struct prof *c, size_t a, bool rails_ok)
 		return 0;
 	}
 	snprintf(path, sizeof(path), "/sys/kernel/powerdag-twin/accel/%s/run", ac->name);
-	struct pd_tp_stat st;
+	struct pd_deploy_transport_stat st;
 	pd_err ig = {0};
-	if (pd_tp_stat(c->t, pd_board_path(c->b, path), &st, &ig) != 0 || !st.exists) {
+	if (pd_deploy_transport_stat(c->t, pd_deploy_board_path(c->b, path), &st, &ig) != 0 || !st.exists) {
 		skip(c, what, "no generic job interface for this GPU on the board (only the board twin has one): latency "
 			      "and power are per implementation, measured by deploy and compared by report");
 		return 0;
@@ -216,7 +216,7 @@ static int plan_accel(struct prof *c, size_t a, bool rails_ok)
 	return rc;
 }
 
-int plan_steps(struct prof *c, pd_err *e)
+int profile_plan_steps(struct prof *c, pd_err *e)
 {
 	size_t K = pd_platform_island_count(c->nom), A = pd_platform_accel_count(c->nom);
 	c->isl = calloc(K + 1, sizeof(*c->isl));
@@ -314,7 +314,7 @@ static int step_power(struct prof *c, struct pstep *s, pd_err *e)
 {
 	const struct pd_island *isl = pd_platform_island(c->nom, s->idx);
 	struct isl_res *r = &c->isl[s->idx];
-	int rc = s->opp >= 0 ? pd_board_set_island_freq(c->b, isl, isl->opps[s->opp].freq_khz, e) : 0;
+	int rc = s->opp >= 0 ? pd_deploy_board_set_island_freq(c->b, isl, isl->opps[s->opp].freq_khz, e) : 0;
 	if (rc)
 		return rc;
 	const char *args[160];
@@ -379,7 +379,7 @@ static int step_accel(struct prof *c, struct pstep *s, pd_err *e)
 {
 	const struct pd_accelerator *ac = pd_platform_accel(c->nom, s->idx);
 	struct isl_res *r = &c->acc[s->idx];
-	int rc = s->opp >= 0 ? pd_board_set_gpu_freq(c->b, ac, ac->opps[s->opp].freq_khz, e) : 0;
+	int rc = s->opp >= 0 ? pd_deploy_board_set_gpu_freq(c->b, ac, ac->opps[s->opp].freq_khz, e) : 0;
 	if (rc)
 		return rc;
 	const char *args[160];
@@ -403,7 +403,7 @@ static int step_accel(struct prof *c, struct pstep *s, pd_err *e)
 	struct opp_res *o = &r->opps[s->opp >= 0 ? (size_t)s->opp : ac->n_opps];
 	o->jobs = (long)num(j, "accel_jobs");
 	o->latency_ns = num(j, "accel_latency_ns");
-	o->latency_expect_ns = s->opp >= 0 ? (double)pd_latency_at(ac, ACCEL_LATENCY_US * PD_NS_PER_US, (size_t)s->opp) : NAN;
+	o->latency_expect_ns = s->opp >= 0 ? (double)pd_platform_latency_at(ac, ACCEL_LATENCY_US * PD_NS_PER_US, (size_t)s->opp) : NAN;
 	o->busy_frac = num(j, "accel_busy");
 	if (!isnan(num(j, "device_busy"))) { /* the device's own counters, when it has them (the twin's) */
 		o->busy_frac = num(j, "device_busy");
@@ -429,7 +429,7 @@ int step_run(struct prof *c, struct pstep *s, pd_err *e)
 	if (s->kind == PK_OVERHEAD) {
 		/* at the lowest OPP: the per-job work of the kernel and the agent takes longest there */
 		const struct pd_island *isl = pd_platform_island(c->nom, s->idx);
-		int rc = s->opp >= 0 ? pd_board_set_island_freq(c->b, isl, isl->opps[0].freq_khz, e) : 0;
+		int rc = s->opp >= 0 ? pd_deploy_board_set_island_freq(c->b, isl, isl->opps[0].freq_khz, e) : 0;
 		return rc ? rc : step_overhead(c, s, e);
 	}
 	return s->kind == PK_POWER ? step_power(c, s, e) : step_accel(c, s, e);
@@ -647,7 +647,7 @@ static int provenance(struct prof *c, pd_err *e)
 	pd_yemit *y = pd_yemit_new(&b);
 	if (!y)
 		return pd_err_set(e, PD_EXIT_ENV, "out of memory");
-	const struct pd_board_info *in = pd_board_info(c->b);
+	const struct pd_deploy_board_info *in = pd_deploy_board_info(c->b);
 	pd_yemit_map_begin(y, false);
 	pd_yemit_kv_str(y, "tool", "powerdag profile " PD_VERSION);
 	pd_yemit_kv_str(y, "board", c->o->board_uri);
@@ -717,7 +717,7 @@ char *summary_text(struct prof *c)
 	}
 	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:f, s:o, s:O, s:O, s:O, s:i}", "board",
 			      c->o->board_uri ? c->o->board_uri : "", "hostname", c->hostname, "kernel",
-			      c->b ? pd_board_info(c->b)->kernel : "", "date", c->date, "output", c->o->out_path ? c->o->out_path : "",
+			      c->b ? pd_deploy_board_info(c->b)->kernel : "", "date", c->date, "output", c->o->out_path ? c->o->out_path : "",
 			      "written", c->written, "seconds", c->seconds, "steps", steps, "skipped", c->skipped, "flags", c->flags,
 			      "values", c->values, "exit_code", c->err.code);
 	json_object_set_new(j, "error", c->err.code ? json_string(c->err.msg) : json_null());

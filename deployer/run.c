@@ -5,11 +5,11 @@
  * runs, stop it after --duration, fetch its stderr, remove the work directory.
  *
  * The launcher is one constant shell script run as `sh -c SCRIPT sh DIR AGENT ARGS...`: the script
- * text never contains a value, every value is a positional argument quoted by pd_shell_quote, so no
+ * text never contains a value, every value is a positional argument quoted by pd_deploy_shell_quote, so no
  * file content or path ever becomes shell syntax. The script records the agent's pid and, when the
  * agent ends, its exit status, in files the deployer reads over SFTP.
  */
-#include "deployer/run_int.h"
+#include "deployer/run_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -44,7 +44,7 @@ static const char *rpath(struct dctx *c, const char *name)
 	do {                                                          \
 		for (int try_ = 0; try_ < 3; try_++) {                \
 			rc = (call);                                  \
-			if (rc == 0 || !pd_transport_lost((c)->t))    \
+			if (rc == 0 || !pd_deploy_transport_lost((c)->t))    \
 				break;                                \
 			if (dctx_reconnect(c))                        \
 				break;                                \
@@ -59,11 +59,11 @@ int agent_signal(struct dctx *c, const char *sig)
 	snprintf(s, sizeof(s), "-%s", sig);
 	snprintf(pid, sizeof(pid), "%ld", c->agent_pid);
 	const char *argv[] = {"kill", s, pid, NULL};
-	struct pd_exec_result r;
+	struct pd_deploy_exec_result r;
 	pd_err e = {0};
 	int rc;
-	WITH_RECONNECT(c, rc, pd_tp_exec(c->t, argv, &r, &e));
-	pd_exec_result_free(&r);
+	WITH_RECONNECT(c, rc, pd_deploy_transport_exec(c->t, argv, &r, &e));
+	pd_deploy_exec_result_free(&r);
 	return rc;
 }
 
@@ -73,11 +73,11 @@ int run_upload(struct dctx *c, pd_err *e)
 		 (long)time(NULL));
 	int rc = dctx_fault(c, "upload", e);
 	if (!rc)
-		WITH_RECONNECT(c, rc, pd_tp_mkdir(c->t, c->remote_dir, 0700, e));
+		WITH_RECONNECT(c, rc, pd_deploy_transport_mkdir(c->t, c->remote_dir, 0700, e));
 	if (!rc)
-		WITH_RECONNECT(c, rc, pd_tp_mkdir(c->t, rpath(c, "out"), 0755, e));
+		WITH_RECONNECT(c, rc, pd_deploy_transport_mkdir(c->t, rpath(c, "out"), 0755, e));
 	if (!rc)
-		WITH_RECONNECT(c, rc, pd_tp_upload(c->t, c->agent, rpath(c, "powerdag-agent"), 0755, e));
+		WITH_RECONNECT(c, rc, pd_deploy_transport_upload(c->t, c->agent, rpath(c, "powerdag-agent"), 0755, e));
 	if (rc)
 		return rc;
 	if (!strcmp(c->fault.step, "start") && !strcmp(c->fault.kind, "admission")) {
@@ -106,11 +106,11 @@ int run_upload(struct dctx *c, pd_err *e)
 		}
 		free(keep);
 		if (!rc)
-			WITH_RECONNECT(c, rc, pd_tp_upload(c->t, tmp, rpath(c, "plan.yaml"), 0644, e));
+			WITH_RECONNECT(c, rc, pd_deploy_transport_upload(c->t, tmp, rpath(c, "plan.yaml"), 0644, e));
 		unlink(tmp);
 		return rc;
 	}
-	WITH_RECONNECT(c, rc, pd_tp_upload(c->t, c->o->plan_path, rpath(c, "plan.yaml"), 0644, e));
+	WITH_RECONNECT(c, rc, pd_deploy_transport_upload(c->t, c->o->plan_path, rpath(c, "plan.yaml"), 0644, e));
 	return rc;
 }
 
@@ -121,7 +121,7 @@ static int start(struct dctx *c, pd_err *e)
 		return rc;
 	char dur[32];
 	snprintf(dur, sizeof(dur), "%.3f", (double)c->duration_ns / 1e9);
-	const char *cg = pd_board_info(c->b)->cgroup_dir;
+	const char *cg = pd_deploy_board_info(c->b)->cgroup_dir;
 	const char *argv[16] = {"sh", "-c", launcher, "sh", c->remote_dir, rpath(c, "powerdag-agent"), "run",
 				rpath(c, "plan.yaml"), "--out", rpath(c, "out"), "--duration", dur};
 	size_t n = 12;
@@ -130,12 +130,12 @@ static int start(struct dctx *c, pd_err *e)
 		argv[n++] = cg;
 	}
 	argv[n] = NULL;
-	struct pd_exec_result r;
-	WITH_RECONNECT(c, rc, pd_tp_exec(c->t, argv, &r, e));
+	struct pd_deploy_exec_result r;
+	WITH_RECONNECT(c, rc, pd_deploy_transport_exec(c->t, argv, &r, e));
 	if (rc == 0 && r.status != 0)
 		rc = pd_err_set(e, PD_EXIT_ENV, "starting the agent failed (status %d): %s", r.status,
 				r.err.data ? r.err.data : "");
-	pd_exec_result_free(&r);
+	pd_deploy_exec_result_free(&r);
 	if (rc)
 		return rc;
 	/* the pid file appears as soon as the background shell has forked the agent */
@@ -144,11 +144,11 @@ static int start(struct dctx *c, pd_err *e)
 	for (int i = 0; i < 100 && c->agent_pid <= 0; i++) {
 		pid.len = 0;
 		pd_err ig = {0};
-		struct pd_tp_stat st;
-		if (pd_tp_stat(c->t, rpath(c, "agent.pid"), &st, &ig) == 0 && st.exists &&
-		    pd_tp_read(c->t, rpath(c, "agent.pid"), &pid, &ig) == 0 && pid.data)
+		struct pd_deploy_transport_stat st;
+		if (pd_deploy_transport_stat(c->t, rpath(c, "agent.pid"), &st, &ig) == 0 && st.exists &&
+		    pd_deploy_transport_read(c->t, rpath(c, "agent.pid"), &pid, &ig) == 0 && pid.data)
 			c->agent_pid = strtol(pid.data, NULL, 10);
-		else if (pd_transport_lost(c->t) && dctx_reconnect(c))
+		else if (pd_deploy_transport_lost(c->t) && dctx_reconnect(c))
 			break;
 		else
 			usleep(20000);
@@ -163,8 +163,8 @@ static int start(struct dctx *c, pd_err *e)
 /* Appends the bytes of the remote log past what was already streamed. */
 static int stream_once(struct dctx *c, int fd, pd_err *e)
 {
-	struct pd_tp_stat st;
-	int rc = pd_tp_stat(c->t, rpath(c, "out/run.pdlog"), &st, e);
+	struct pd_deploy_transport_stat st;
+	int rc = pd_deploy_transport_stat(c->t, rpath(c, "out/run.pdlog"), &st, e);
 	if (rc || !st.exists)
 		return rc;
 	pd_buf chunk;
@@ -172,7 +172,7 @@ static int stream_once(struct dctx *c, int fd, pd_err *e)
 	while (rc == 0 && c->r->log_bytes < st.size) {
 		chunk.len = 0;
 		size_t want = st.size - c->r->log_bytes;
-		rc = pd_tp_read_at(c->t, rpath(c, "out/run.pdlog"), c->r->log_bytes, want > 65536 ? 65536 : want,
+		rc = pd_deploy_transport_read_at(c->t, rpath(c, "out/run.pdlog"), c->r->log_bytes, want > 65536 ? 65536 : want,
 				   &chunk, e);
 		if (rc == 0 && chunk.len == 0)
 			break;
@@ -200,15 +200,15 @@ static int stream_once(struct dctx *c, int fd, pd_err *e)
 /* Exit status from DIR/agent.exit once the agent ended; -1 while it runs. */
 static int agent_exit(struct dctx *c, pd_err *e)
 {
-	struct pd_tp_stat st;
+	struct pd_deploy_transport_stat st;
 	int rc;
-	WITH_RECONNECT(c, rc, pd_tp_stat(c->t, rpath(c, "agent.exit"), &st, e));
+	WITH_RECONNECT(c, rc, pd_deploy_transport_stat(c->t, rpath(c, "agent.exit"), &st, e));
 	if (rc || !st.exists)
 		return -1;
 	pd_buf b;
 	pd_buf_init(&b);
 	int status = -1;
-	if (pd_tp_read(c->t, rpath(c, "agent.exit"), &b, e) == 0 && b.data)
+	if (pd_deploy_transport_read(c->t, rpath(c, "agent.exit"), &b, e) == 0 && b.data)
 		status = (int)strtol(b.data, NULL, 10);
 	pd_buf_free(&b);
 	return status;
@@ -240,7 +240,7 @@ static int stream_loop(struct dctx *c, int fd, pd_err *e)
 			rc = stream_once(c, fd, e);
 		if (rc == 0)
 			status = agent_exit(c, e);
-		if (rc && pd_transport_lost(c->t)) {
+		if (rc && pd_deploy_transport_lost(c->t)) {
 			if (dctx_reconnect(c))
 				return rc;
 			continue;
@@ -300,7 +300,7 @@ static int fetch(struct dctx *c, int fd, pd_err *e)
 	pd_buf err;
 	pd_buf_init(&err);
 	int frc;
-	WITH_RECONNECT(c, frc, pd_tp_read(c->t, rpath(c, "agent.stderr"), &err, &fe));
+	WITH_RECONNECT(c, frc, pd_deploy_transport_read(c->t, rpath(c, "agent.stderr"), &err, &fe));
 	if (frc == 0)
 		frc = pd_write_file_at(c->out_fd, "agent.stderr", err.data ? err.data : "", err.len, &fe);
 	pd_buf_free(&err);
@@ -314,11 +314,11 @@ void run_cleanup_remote(struct dctx *c)
 	if (!c->remote_dir[0] || c->remote_cleaned || dctx_reconnect(c))
 		return;
 	const char *argv[] = {"rm", "-rf", "--", c->remote_dir, NULL};
-	struct pd_exec_result r;
+	struct pd_deploy_exec_result r;
 	pd_err e = {0};
-	if (pd_tp_exec(c->t, argv, &r, &e) == 0 && r.status == 0)
+	if (pd_deploy_transport_exec(c->t, argv, &r, &e) == 0 && r.status == 0)
 		c->remote_cleaned = true;
-	pd_exec_result_free(&r);
+	pd_deploy_exec_result_free(&r);
 }
 
 /* The agent's verdict as an error: admission refused / missing feature (3), crash (signal). */

@@ -74,7 +74,7 @@ static bool fields_match(const struct opt_inst *in, const pd_plan *plan, const s
 		if (s->where[i] >= 0) {
 			struct pd_budget b;
 			size_t k = in->core_isl[s->where[i]];
-			pd_budget_at(in->plat, pd_dags_task(in->dags, i), k, s->isl_opp[k], &b);
+			pd_platform_budget_at(in->plat, pd_dags_task(in->dags, i), k, s->isl_opp[k], &b);
 			C = b.wcet_ns;
 			if (t->overhead_ns != b.overhead_ns)
 				return say(why, n, "task %zu: overhead %lld ns, the platform says %lld ns", i,

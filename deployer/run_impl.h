@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* run_int.h - state of one deploy, shared by deploy.c and run.c (private). */
-#ifndef PD_RUN_INT_H
-#define PD_RUN_INT_H
+/* run_impl.h - state of one deploy, shared by deploy.c and run.c (private). */
+#ifndef PD_RUN_IMPL_H
+#define PD_RUN_IMPL_H
 
 #include <jansson.h>
 
@@ -10,12 +10,12 @@
 struct dctx {
 	const struct pd_deploy_opts *o;
 	struct pd_deploy_result *r;
-	pd_transport *t;
-	pd_board *b;
+	pd_deploy_transport *t;
+	pd_deploy_board *b;
 	pd_plan *plan;
 	char plan_dir[1024];
 	int out_fd;             /* RUNDIR, opened by pd_dir_open_private: every file is created under it */
-	struct pd_fault fault;
+	struct pd_deploy_fault fault;
 	int64_t duration_ns;
 	double reconnect_s;     /* give up reconnecting after this long */
 	char start_iso[32];
