@@ -9,7 +9,7 @@
  *   - per FIFO server: sum (L_j + reconfig) / T_j <= 1; R_i = sum over the server of (L_j + reconfig);
  *   - per DAG: finish F_i = max_pred F_p + (d_i or R_i) <= D at every sink.
  */
-#include "optimizer/opt_internal.h"
+#include "optimizer/opt_impl.h"
 
 #include <math.h>
 #include <stdarg.h>

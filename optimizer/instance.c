@@ -4,7 +4,7 @@
  * (runtime Q and demand D for each task x island x OPP, latencies per server, power tables in W), and the solution
  * record with its power model. Nothing here decides anything.
  */
-#include "optimizer/opt_internal.h"
+#include "optimizer/opt_impl.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -9,7 +9,7 @@
  *
  * Nothing is written into the plan unless the optimizer's exact evaluator accepted the solution.
  */
-#include "optimizer/opt_internal.h"
+#include "optimizer/opt_impl.h"
 
 #include <glpk.h>
 #include <math.h>

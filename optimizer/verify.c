@@ -5,7 +5,7 @@
  * and every rule holds in integer ns. This is not the independent checker (optimizer/checker/), which
  * shares no code with this module.
  */
-#include "optimizer/opt_internal.h"
+#include "optimizer/opt_impl.h"
 
 #include <math.h>
 #include <stdarg.h>
