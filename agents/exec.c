@@ -266,6 +266,16 @@ static void wake_successors(struct pd_xtask *xt, uint64_t k, int64_t now)
 	}
 }
 
+/* Test seam (PD_AGENT_INJECT_OVERRUN, exec_test_inject_overrun): job inject_seq of this task runs
+ * inject_factor x its drawn demand; nothing happens unless a test asked for it. */
+static inline void test_seam_overrun(const struct pd_xtask *xt, uint64_t k, int64_t *demand, int64_t *ref_ns)
+{
+	if (k != xt->inject_seq)
+		return;
+	*demand = (int64_t)((double)*demand * xt->inject_factor);
+	*ref_ns = (int64_t)((double)*ref_ns * xt->inject_factor);
+}
+
 static void run_job(struct pd_xtask *xt, uint64_t k, int64_t release_abs)
 {
 	struct pd_exec *x = xt->x;
@@ -275,10 +285,7 @@ static void run_job(struct pd_xtask *xt, uint64_t k, int64_t release_abs)
 	int64_t start = exec_mono_ns();
 	int64_t ref_ns;
 	int64_t demand = work_draw(&xt->work, &ref_ns);
-	if (k == xt->inject_seq) { /* test-only overrun injection */
-		demand = (int64_t)((double)demand * xt->inject_factor);
-		ref_ns = (int64_t)((double)ref_ns * xt->inject_factor);
-	}
+	test_seam_overrun(xt, k, &demand, &ref_ns);
 	int64_t cpu0 = xt->t->work == PD_AW_BUSY ? 0 : thread_cpu_ns(), cpu1 = -1;
 	int rc = xt->t->work == PD_AW_ACCEL ? run_accel(xt, k, demand)
 					     : work_do(&xt->work, k, demand, ref_ns, &cpu0, &cpu1);
@@ -420,7 +427,7 @@ int exec_init(struct pd_exec *x, const struct pd_agent_spec *s, uint64_t seed, p
 	return 0;
 }
 
-int exec_inject(struct pd_exec *x, const struct pd_inject *inj, pd_err *e)
+int exec_test_inject_overrun(struct pd_exec *x, const struct pd_inject *inj, pd_err *e)
 {
 	for (size_t i = 0; i < x->n_tasks; i++) {
 		const struct pd_agent_task *t = x->tasks[i].t;

@@ -99,7 +99,7 @@ int64_t exec_kernel_runtime(const struct pd_agent_task *t, const char *sysfs_roo
 int exec_init(struct pd_exec *x, const struct pd_agent_spec *s, uint64_t seed, pd_err *e);
 /* Test only: job inj->seq of the task inj names runs inj->factor x its demand. PD_EXIT_USAGE when the
  * spec has no such task. */
-int exec_inject(struct pd_exec *x, const struct pd_inject *inj, pd_err *e);
+int exec_test_inject_overrun(struct pd_exec *x, const struct pd_inject *inj, pd_err *e);
 /* Creates every thread; they place themselves and calibrate, then wait on go. */
 int exec_spawn(struct pd_exec *x, pd_rlw *w, pd_err *e);
 /* Waits until every thread is ready; returns the first failing task index or -1. */

@@ -282,7 +282,7 @@ static int setup(struct run *r, pd_err *e)
 	r->x_init = true; /* exec_fini also frees a half-initialised executor */
 	if ((rc = exec_init(&r->x, r->s, o->seed, e)))
 		return rc;
-	if (o->inject && (rc = exec_inject(&r->x, o->inject, e)))
+	if (o->inject && (rc = exec_test_inject_overrun(&r->x, o->inject, e)))
 		return rc;
 	r->x.gpio = (o->gpio_ops || o->gpio) ? &r->gpio : NULL;
 	r->x.accel = &r->accel;
@@ -312,6 +312,52 @@ static void teardown(struct run *r)
 		pd_agent_spec_free(&r->own_spec);
 }
 
+/* Puts every CPU task back to SCHED_OTHER: the undo of exec_admit, for the paths that stop a run
+ * after admission and before its threads ran (a SCHED_DEADLINE thread woken to exit would be charged
+ * against a reservation nobody planned for). */
+static void revert_admission(struct run *r)
+{
+	for (size_t i = 0; i < r->x.n_tasks; i++)
+		if (r->x.tasks[i].t->cpu >= 0)
+			pd_agent_sched_set_other(r->x.tasks[i].tid);
+}
+
+/* Waits for the run's end, drains and joins the threads, writes the END record and closes the log. */
+static int finish(struct run *r, pd_rlw *w, struct pd_rlw_ring *main_ring, pd_sampler *smp, pd_starve *stv,
+		  int64_t t0, pd_err *e)
+{
+	const struct pd_agent_opts *o = r->o;
+	int by_signal = wait_stop(o->duration_ns > 0 ? t0 + o->duration_ns : 0);
+	int64_t stop = exec_mono_ns() - t0;
+	exec_stop_at(&r->x, stop);
+	int64_t max_d = 0;
+	for (size_t g = 0; g < r->s->n_dags; g++)
+		if (r->s->dags[g].deadline_ns > max_d)
+			max_d = r->s->dags[g].deadline_ns;
+	exec_join(&r->x, max_d + PD_NS_PER_S);
+	pd_agent_starve_stop(stv);
+	int64_t smp_cpu = sampler_stop(smp);
+	int64_t end_t = exec_mono_ns() - t0;
+	exec_flush_unfinished(&r->x, main_ring, end_t);
+	opp_snapshot(r->s, main_ring, end_t);
+	struct pd_rl_end end = {.t_ns = end_t, .sampler_cpu_ns = smp_cpu, .process_cpu_ns = process_cpu_ns(),
+				.reason = by_signal ? 1u : 0u};
+	return pd_rlw_close(w, &end, e);
+}
+
+/*
+ * One clean-up path, unwound in the reverse order of set-up (each label undoes one stage and falls
+ * through to the ones below it):
+ *
+ *   setup()  ------------------------------------------------------------> out_teardown
+ *   signals blocked, writer made  -------------------------------------> out_sigmask
+ *   threads spawned (maybe some), writer without file  ----------------> out_threads
+ *   admitted: every CPU task SCHED_DEADLINE  --------------------------> out_admitted
+ *   log open, writer started: the run; finish() joins and closes  -----> out_sigmask
+ *
+ * Invariant: a path that leaves after exec_admit() succeeded and before the threads ran reverts the
+ * admission (out_admitted); exec_admit() reverts its own partial admission.
+ */
 int pd_agent_run(const struct pd_agent_opts *o, pd_err *e)
 {
 	struct run r;
@@ -319,22 +365,18 @@ int pd_agent_run(const struct pd_agent_opts *o, pd_err *e)
 	r.o = o;
 	FILE *log = o->log ? o->log : stderr;
 	int rc = setup(&r, e);
-	if (rc) {
-		teardown(&r);
-		return rc;
-	}
+	if (rc)
+		goto out_teardown;
 	exec_install_sigxcpu();
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old); /* threads inherit: only task threads unblock SIGXCPU */
 
 	/* rings are registered on a writer without a file: the header needs t0, known after admission */
-	char *hdr = NULL;
 	pd_rlw *w = pd_rlw_new();
 	if (!w) {
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		teardown(&r);
-		return pd_err_set(e, PD_EXIT_ENV, "out of memory");
+		rc = pd_err_set(e, PD_EXIT_ENV, "out of memory");
+		goto out_sigmask;
 	}
 	struct pd_rlw_ring *main_ring = pd_rlw_add_ring(w, 80, 8192);
 	struct pd_rlw_ring *pw_ring = pd_rlw_add_ring(w, 520, 4096);
@@ -350,40 +392,19 @@ int pd_agent_run(const struct pd_agent_opts *o, pd_err *e)
 		rc = pd_agent_cpusets_activate(r.cs, e);
 	if (!rc)
 		rc = exec_admit(&r.x, e);
-	if (rc) {
-		exec_abort(&r.x);
-		exec_join(&r.x, PD_NS_PER_S);
-		pd_rlw_close(w, NULL, NULL);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		teardown(&r);
-		return rc;
-	}
+	if (rc)
+		goto out_threads;
 	/* admitted: t0 leaves every thread time to reach its first wait */
 	int64_t t0 = exec_mono_ns() + 50 * PD_NS_PER_MS;
-	hdr = header_json(r.s, o, t0, r.cs ? pd_agent_cpusets_describe(r.cs) : "none", r.pw, r.accel.name);
+	char *hdr = header_json(r.s, o, t0, r.cs ? pd_agent_cpusets_describe(r.cs) : "none", r.pw, r.accel.name);
 	char final_path[4096];
 	snprintf(final_path, sizeof(final_path), "%s/run.pdlog", o->out_dir);
 	rc = pd_rlw_open(w, final_path, hdr, e);
 	free(hdr);
-	if (rc) {
-		for (size_t i = 0; i < r.x.n_tasks; i++)
-			if (r.x.tasks[i].t->cpu >= 0)
-				pd_agent_sched_set_other(r.x.tasks[i].tid);
-		exec_abort(&r.x);
-		exec_join(&r.x, PD_NS_PER_S);
-		pd_rlw_close(w, NULL, NULL);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		teardown(&r);
-		return rc;
-	}
-	if ((rc = pd_rlw_start(w, PD_AGENT_FLUSH_MS, e))) {
-		exec_abort(&r.x);
-		exec_join(&r.x, PD_NS_PER_S);
-		pd_rlw_close(w, NULL, NULL);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		teardown(&r);
-		return rc;
-	}
+	if (!rc)
+		rc = pd_rlw_start(w, PD_AGENT_FLUSH_MS, e);
+	if (rc)
+		goto out_admitted;
 	opp_snapshot(r.s, main_ring, 0);
 	pd_sampler *smp = r.pw ? sampler_start(r.pw, r.s->n_rails, o->sample_hz, t0, pw_ring, e) : NULL;
 	pd_starve *stv = NULL;
@@ -400,24 +421,18 @@ int pd_agent_run(const struct pd_agent_opts *o, pd_err *e)
 	exec_go(&r.x, t0);
 	fprintf(log, "powerdag-agent: running %zu tasks of %zu DAGs (%s)\n", r.s->n_tasks, r.s->n_dags,
 		r.cs ? pd_agent_cpusets_describe(r.cs) : "no CPU tasks");
+	rc = finish(&r, w, main_ring, smp, stv, t0, e);
+	goto out_sigmask;
 
-	int by_signal = wait_stop(o->duration_ns > 0 ? t0 + o->duration_ns : 0);
-	int64_t stop = exec_mono_ns() - t0;
-	exec_stop_at(&r.x, stop);
-	int64_t max_d = 0;
-	for (size_t g = 0; g < r.s->n_dags; g++)
-		if (r.s->dags[g].deadline_ns > max_d)
-			max_d = r.s->dags[g].deadline_ns;
-	exec_join(&r.x, max_d + PD_NS_PER_S);
-	pd_agent_starve_stop(stv);
-	int64_t smp_cpu = sampler_stop(smp);
-	int64_t end_t = exec_mono_ns() - t0;
-	exec_flush_unfinished(&r.x, main_ring, end_t);
-	opp_snapshot(r.s, main_ring, end_t);
-	struct pd_rl_end end = {.t_ns = end_t, .sampler_cpu_ns = smp_cpu, .process_cpu_ns = process_cpu_ns(),
-				.reason = by_signal ? 1u : 0u};
-	rc = pd_rlw_close(w, &end, e);
+out_admitted:
+	revert_admission(&r);
+out_threads:
+	exec_abort(&r.x);
+	exec_join(&r.x, PD_NS_PER_S);
+	pd_rlw_close(w, NULL, NULL);
+out_sigmask:
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+out_teardown:
 	teardown(&r);
 	return rc ? rc : PD_EXIT_OK;
 }

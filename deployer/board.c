@@ -280,7 +280,6 @@ int board_probe(pd_deploy_board *b, pd_err *e)
 
 static int restore_mkdir(pd_deploy_board *b, const char *abs, pd_err *e)
 {
-	const char *dir = pd_deploy_board_path(b, abs);
 	char tasks[1100];
 	snprintf(tasks, sizeof(tasks), "%s/tasks", abs);
 	if (!b->plain_files && b->info.cgroup_version == 1 && board_exists(b, tasks)) {
@@ -298,6 +297,8 @@ static int restore_mkdir(pd_deploy_board *b, const char *abs, pd_err *e)
 		pd_buf_free(&ts);
 	}
 	if (b->plain_files) {
+		char dir[sizeof(b->pathbuf[0])]; /* held across the listing: a copy, not the rotating scratch */
+		snprintf(dir, sizeof(dir), "%s", pd_deploy_board_path(b, abs));
 		char **names;
 		size_t n;
 		if (pd_deploy_transport_listdir(b->t, dir, &names, &n, e) == 0) {

@@ -29,6 +29,10 @@ struct pd_deploy_board {
 	bool probed;
 	struct rec *rec;
 	size_t n_rec, cap_rec;
+	/* Scratch of pd_deploy_board_path(): the 4 buffers are used in turn, so a returned path stays
+	 * valid for the next 3 calls on this board and no longer. Every caller hands it straight to one
+	 * transport call (one alive at a time); a path held across other board calls is copied first
+	 * (restore_mkdir). */
 	char pathbuf[4][1024];
 	int pathrot;
 	/* fault injection and interruption, set by pd_deploy (NULL otherwise) */

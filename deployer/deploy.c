@@ -31,7 +31,7 @@
  * run did (Ctrl-C, SSH drop, agent crash); deploy.json is written on every path past RUNDIR.
  */
 #include "deployer/board_impl.h"
-#include "deployer/run_impl.h"
+#include "deployer/dctx_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,35 +43,12 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void iso_now(char *buf, size_t n)
 {
 	time_t t = time(NULL);
 	struct tm tm;
 	gmtime_r(&t, &tm);
 	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-void dlog(struct dctx *c, const char *fmt, ...)
-{
-	if (!c->o->log)
-		return;
-	/* lines quote the board's answers: escaped (core/escape.c) */
-	char line[8192];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	fprintf(c->o->log, "deploy: ");
-	pd_esc_fputs(line, c->o->log);
-	fputc('\n', c->o->log);
-	fflush(c->o->log);
 }
 
 /* Keeps the first error: later failures (during restore) are reported next to it, not over it. */
@@ -82,40 +59,6 @@ static void keep_err(struct dctx *c, int rc, const pd_err *e)
 		c->err.code = rc;
 	}
 }
-
-int dctx_reconnect(struct dctx *c)
-{
-	if (!pd_deploy_transport_lost(c->t))
-		return 0;
-	double until = now_s() + c->reconnect_s;
-	pd_err e = {0};
-	dlog(c, "connection to %s lost; reconnecting", pd_deploy_transport_uri(c->t));
-	while (now_s() < until) {
-		if (pd_deploy_transport_reconnect(c->t, &e) == 0) {
-			c->r->reconnects++;
-			dlog(c, "reconnected");
-			return 0;
-		}
-		usleep(500000);
-	}
-	dlog(c, "could not reconnect: %s", e.msg);
-	return PD_EXIT_ENV;
-}
-
-int dctx_fault(struct dctx *c, const char *step, pd_err *e)
-{
-	int rc = pd_deploy_fault_fire(&c->fault, step, c->t, c->o->interrupted, e);
-	if (rc)
-		return rc;
-	/* kinds the run handles itself */
-	if (!c->fault.fired && !strcmp(c->fault.step, step) && !strcmp(c->fault.kind, "kill-agent") && c->agent_pid > 0) {
-		c->fault.fired = true;
-		agent_signal(c, "KILL");
-	}
-	return 0;
-}
-
-static bool is_interrupted(const struct dctx *c) { return c->o->interrupted && *c->o->interrupted; }
 
 static int load_plan(struct dctx *c, pd_err *e)
 {
@@ -189,10 +132,7 @@ static int check_plugins(struct dctx *c, pd_err *e)
 {
 	if (!plan_has_plugins(c->plan))
 		return 0;
-	char agent[600], plan[600];
-	snprintf(agent, sizeof(agent), "%s/powerdag-agent", c->remote_dir);
-	snprintf(plan, sizeof(plan), "%s/plan.yaml", c->remote_dir);
-	const char *argv[] = {agent, "check-plugins", plan, NULL};
+	const char *argv[] = {c->rp.agent, "check-plugins", c->rp.plan, NULL};
 	struct pd_deploy_exec_result r;
 	int rc = pd_deploy_transport_exec(c->t, argv, &r, e);
 	if (rc == 0 && r.status == PD_EXIT_ENV && r.out.len)
@@ -208,7 +148,7 @@ static int check_plugins(struct dctx *c, pd_err *e)
 
 static int do_preflight(struct dctx *c, pd_err *e)
 {
-	int rc = dctx_fault(c, "preflight", e);
+	int rc = fault_at_step(c, "preflight", e);
 	if (rc)
 		return rc;
 	size_t before = c->problems.len;
@@ -231,7 +171,7 @@ static int do_preflight(struct dctx *c, pd_err *e)
 
 static int do_snapshot(struct dctx *c, pd_err *e)
 {
-	int rc = dctx_fault(c, "snapshot", e);
+	int rc = fault_at_step(c, "snapshot", e);
 	return rc ? rc : pd_deploy_board_state(c->b, c->plan, &c->state_before, e);
 }
 
@@ -239,7 +179,7 @@ static int do_snapshot(struct dctx *c, pd_err *e)
 static void do_restore(struct dctx *c)
 {
 	pd_err e = {0};
-	double t0 = now_s();
+	double t0 = dctx_now_s();
 	if (c->o->no_restore) {
 		dlog(c, "--no-restore: the board keeps the plan's configuration");
 		c->r->restored = false;
@@ -272,7 +212,7 @@ static void do_restore(struct dctx *c)
 		pd_buf_free(&after);
 	}
 	c->r->restored = c->restore_rc == 0;
-	c->restore_s = now_s() - t0;
+	c->restore_s = dctx_now_s() - t0;
 }
 
 static json_t *lines_json(const char *text)
@@ -344,7 +284,7 @@ static int write_meta(struct dctx *c, pd_err *e)
 	json_object_set_new(j, "preflight_problems", lines_json(c->problems.data));
 	json_object_set_new(j, "log_bytes", json_integer((json_int_t)c->r->log_bytes));
 	json_object_set_new(j, "reconnects", json_integer(c->r->reconnects));
-	json_object_set_new(j, "interrupted", json_boolean(is_interrupted(c)));
+	json_object_set_new(j, "interrupted", json_boolean(dctx_interrupted(c)));
 	json_object_set_new(j, "setup_s", json_real(c->r->setup_s));
 	json_object_set_new(j, "teardown_s", json_real(c->r->teardown_s));
 	json_t *rs = json_object();
@@ -393,7 +333,7 @@ int pd_deploy_run(const struct pd_deploy_opts *o, struct pd_deploy_result *r, pd
 	pd_buf_init(&c.state_before);
 	pd_buf_init(&c.left);
 	iso_now(c.start_iso, sizeof(c.start_iso));
-	c.t_start = now_s();
+	c.t_start = dctx_now_s();
 	int rc = pd_deploy_fault_parse(o->fault, &c.fault, e);
 	if (!rc)
 		rc = load_plan(&c, e);
@@ -426,16 +366,15 @@ int pd_deploy_run(const struct pd_deploy_opts *o, struct pd_deploy_result *r, pd
 	if (rc) { /* failed before apply: the board was not touched */
 		r->restored = true;
 		c.state_equal = true;
-		run_cleanup_remote(&c);
 	} else {
 		configure_and_run(&c);
 		if (!r->setup_s)
-			r->setup_s = now_s() - c.t_start;
-		double t1 = now_s();
+			r->setup_s = dctx_now_s() - c.t_start;
+		double t1 = dctx_now_s();
 		do_restore(&c);
-		r->teardown_s = c.stop_s + (now_s() - t1);
+		r->teardown_s = c.stop_s + (dctx_now_s() - t1);
 	}
-	if (c.t) /* apply failed before the run, or the run did not get to it */
+	if (c.t) /* the one removal of the work directory on a path that did not reach or finish the run */
 		run_cleanup_remote(&c);
 	if (c.b && !c.changes)
 		c.changes = json_array();
