@@ -56,7 +56,7 @@ static int apply_island(pd_deploy_board *b, const struct pd_island *isl, int64_t
 	int rc = board_read(b, p[4], &govs, e);
 	if (rc == 0)
 		rc = board_read(b, p[0], &gov, e);
-	bool userspace = rc == 0 && word_in(govs.data, "userspace");
+	bool userspace = rc == 0 && board_word_in(govs.data, "userspace");
 	if (rc == 0 && userspace) {
 		/* userspace governor + setspeed; the request is clamped to [min, max], so widen first */
 		long long mn = 0, mx = 0;
@@ -201,7 +201,7 @@ static int cpuset_v2(pd_deploy_board *b, const int *cpus, size_t n, const char *
 	pd_buf_init(&sub);
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", cg);
 	int rc = board_read(b, path, &sub, e);
-	if (rc == 0 && !word_in(sub.data, "cpuset")) {
+	if (rc == 0 && !board_word_in(sub.data, "cpuset")) {
 		/* recorded with "-cpuset" as the value that undoes it */
 		board_record(b, REC_VALUE, path, "-cpuset", 7, "+cpuset");
 		rc = pd_deploy_transport_write(b->t, pd_deploy_board_path(b, path), "+cpuset", 7, e);

@@ -69,7 +69,7 @@ const char *pd_deploy_board_path(pd_deploy_board *b, const char *abs)
 	return p;
 }
 
-bool word_in(const char *list, const char *word)
+bool board_word_in(const char *list, const char *word)
 {
 	size_t wl = strlen(word);
 	for (const char *p = list; p && *p;) {
@@ -85,7 +85,7 @@ bool word_in(const char *list, const char *word)
 	return false;
 }
 
-int parse_cpulist(const char *s, unsigned char *set, size_t n)
+int board_parse_cpulist(const char *s, unsigned char *set, size_t n)
 {
 	memset(set, 0, n);
 	while (s && *s && !isspace((unsigned char)*s)) {
@@ -264,7 +264,7 @@ int board_probe(pd_deploy_board *b, pd_err *e)
 	pd_err ig = {0};
 	in->fair_server = board_read(b, "/sys/kernel/debug/sched/fair_server/cpu0/runtime", &x, &ig) == 0;
 	x.len = 0;
-	if (board_read(b, "/sys/fs/cgroup/cgroup.controllers", &x, &ig) == 0 && word_in(x.data, "cpuset")) {
+	if (board_read(b, "/sys/fs/cgroup/cgroup.controllers", &x, &ig) == 0 && board_word_in(x.data, "cpuset")) {
 		in->cgroup_version = 2;
 		snprintf(in->cgroup_root, sizeof(in->cgroup_root), "/sys/fs/cgroup");
 	} else if (board_exists(b, "/sys/fs/cgroup/cpuset/cpuset.cpus")) {

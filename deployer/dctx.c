@@ -18,7 +18,7 @@ double dctx_now_s(void)
 
 bool dctx_interrupted(const struct dctx *c) { return c->o->interrupted && *c->o->interrupted; }
 
-void dlog(struct dctx *c, const char *fmt, ...)
+void dctx_log(struct dctx *c, const char *fmt, ...)
 {
 	if (!c->o->log)
 		return;
@@ -40,16 +40,16 @@ int dctx_reconnect(struct dctx *c)
 		return 0;
 	double until = dctx_now_s() + c->reconnect_s;
 	pd_err e = {0};
-	dlog(c, "connection to %s lost; reconnecting", pd_deploy_transport_uri(c->t));
+	dctx_log(c, "connection to %s lost; reconnecting", pd_deploy_transport_uri(c->t));
 	while (dctx_now_s() < until) {
 		if (pd_deploy_transport_reconnect(c->t, &e) == 0) {
 			c->r->reconnects++;
-			dlog(c, "reconnected");
+			dctx_log(c, "reconnected");
 			return 0;
 		}
 		usleep(500000);
 	}
-	dlog(c, "could not reconnect: %s", e.msg);
+	dctx_log(c, "could not reconnect: %s", e.msg);
 	return PD_EXIT_ENV;
 }
 

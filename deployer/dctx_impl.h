@@ -55,7 +55,7 @@ struct dctx {
 /* ---------------------------------------------------------------- dctx.c */
 double dctx_now_s(void);
 bool dctx_interrupted(const struct dctx *c);
-void dlog(struct dctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void dctx_log(struct dctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* 0 when connected (again); PD_EXIT_ENV after reconnect_s without success. */
 int dctx_reconnect(struct dctx *c);
 /* Sets remote_dir and every path of rp under it. */

@@ -181,7 +181,7 @@ static void do_restore(struct dctx *c)
 	pd_err e = {0};
 	double t0 = dctx_now_s();
 	if (c->o->no_restore) {
-		dlog(c, "--no-restore: the board keeps the plan's configuration");
+		dctx_log(c, "--no-restore: the board keeps the plan's configuration");
 		c->r->restored = false;
 		return;
 	}
@@ -198,7 +198,7 @@ static void do_restore(struct dctx *c)
 	if (c->restore_rc) {
 		if (!c->left.len)
 			pd_buf_printf(&c->left, "%zu change(s) not restored: %s\n", pd_deploy_board_pending(c->b), e.msg);
-		dlog(c, "RESTORE INCOMPLETE - left changed on the board:\n%s", c->left.data);
+		dctx_log(c, "RESTORE INCOMPLETE - left changed on the board:\n%s", c->left.data);
 	} else if (c->state_before.len) {
 		pd_buf after;
 		pd_buf_init(&after);
@@ -207,7 +207,7 @@ static void do_restore(struct dctx *c)
 			c->state_equal = after.len == c->state_before.len &&
 					 !memcmp(after.data, c->state_before.data, after.len);
 			if (!c->state_equal)
-				dlog(c, "warning: board state after restore differs from the snapshot");
+				dctx_log(c, "warning: board state after restore differs from the snapshot");
 		}
 		pd_buf_free(&after);
 	}
@@ -318,7 +318,7 @@ static void configure_and_run(struct dctx *c)
 	keep_err(c, rc, &e);
 	if (rc)
 		return;
-	dlog(c, "board configured (%zu change(s) recorded)", pd_deploy_board_pending(c->b));
+	dctx_log(c, "board configured (%zu change(s) recorded)", pd_deploy_board_pending(c->b));
 	rc = run_agent(c, &e);
 	keep_err(c, rc, &e);
 }
@@ -347,14 +347,14 @@ int pd_deploy_run(const struct pd_deploy_opts *o, struct pd_deploy_result *r, pd
 	if (!rc) {
 		c.b = pd_deploy_board_new(c.t, &o->board);
 		pd_deploy_board_set_hooks(c.b, &c.fault, o->interrupted);
-		dlog(&c, "connected to %s", o->board_uri);
+		dctx_log(&c, "connected to %s", o->board_uri);
 		rc = board_probe(c.b, e);
 	}
 	/* the agent goes into the work directory first: pre-flight asks it about the plan's plugins */
 	if (!rc) {
 		rc = pd_deploy_find_agent(o->agent_path, o->self_exe, pd_deploy_board_info(c.b)->arch, c.agent, sizeof(c.agent), e);
 		if (!rc)
-			dlog(&c, "agent %s for %s", c.agent, pd_deploy_board_info(c.b)->arch);
+			dctx_log(&c, "agent %s for %s", c.agent, pd_deploy_board_info(c.b)->arch);
 	}
 	if (!rc)
 		rc = run_upload(&c, e);

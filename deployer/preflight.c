@@ -72,10 +72,10 @@ static void check_islands(pd_deploy_board *b, const pd_plan *p, pd_buf *problems
 		snprintf(fs, sizeof(fs), "%lld", (long long)f);
 		if (board_read(b, path, &v, &e))
 			PROBLEM("island %s: cannot read %s: %s\n", isl->name, path, e.msg);
-		else if (!word_in(v.data, fs))
+		else if (!board_word_in(v.data, fs))
 			PROBLEM("island %s: %s kHz is not in %s (%s)\n", isl->name, fs, path, v.data);
 		snprintf(path, sizeof(path), "%s/scaling_available_governors", dir);
-		if (board_read(b, path, &v, &e) == 0 && !word_in(v.data, "userspace") && !word_in(v.data, "performance"))
+		if (board_read(b, path, &v, &e) == 0 && !board_word_in(v.data, "userspace") && !board_word_in(v.data, "performance"))
 			PROBLEM("island %s: neither the userspace nor the performance governor in %s (%s)\n",
 				isl->name, path, v.data);
 		snprintf(path, sizeof(path), "%s/related_cpus", dir);
@@ -103,7 +103,7 @@ static void check_cpus(pd_deploy_board *b, const pd_plan *p, pd_buf *problems)
 	pd_err e = {0};
 	unsigned char online[1024];
 	if (board_read(b, "/sys/devices/system/cpu/online", &v, &e) == 0 &&
-	    parse_cpulist(v.data, online, sizeof(online)) == 0) {
+	    board_parse_cpulist(v.data, online, sizeof(online)) == 0) {
 		int cpus[1024];
 		size_t n = board_plan_cpus(p, cpus, 1024);
 		for (size_t i = 0; i < n; i++)
@@ -162,7 +162,7 @@ static void check_accels(pd_deploy_board *b, const pd_plan *p, const char *plan_
 			snprintf(hz, sizeof(hz), "%lld", (long long)ac->opps[pd_plan_accel_opp(p, a)].freq_khz * 1000);
 			if (board_read(b, path, &v, &e))
 				PROBLEM("GPU %s: devfreq device %s unavailable (%s)\n", ac->name, ac->devfreq, e.msg);
-			else if (!word_in(v.data, hz))
+			else if (!board_word_in(v.data, hz))
 				PROBLEM("GPU %s: %s Hz is not in %s (%s)\n", ac->name, hz, path, v.data);
 		} else if (ac->kind == PD_ACCEL_FPGA) {
 			const char *m = ac->manager ? ac->manager : "fpga0";
@@ -287,7 +287,7 @@ static void check_exclusive_siblings(pd_deploy_board *b, const pd_plan *p, pd_bu
 		snprintf(cp, sizeof(cp), "%s/%s/cpuset.cpus", b->info.cgroup_root, names[i]);
 		unsigned char set[1024];
 		if (strcmp(names[i], b->cgname) && board_read(b, ex, &v, &e) == 0 && !strcmp(v.data, "1") &&
-		    board_read(b, cp, &v, &e) == 0 && parse_cpulist(v.data, set, sizeof(set)) == 0) {
+		    board_read(b, cp, &v, &e) == 0 && board_parse_cpulist(v.data, set, sizeof(set)) == 0) {
 			for (size_t c = 0; c < n; c++)
 				if (cpus[c] < 1024 && set[cpus[c]]) {
 					PROBLEM("exclusive cpuset %s/%s holds CPU %d of the plan (CPUs %s): another "

@@ -33,7 +33,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-void plog(struct prof *c, const char *fmt, ...)
+void profile_log(struct prof *c, const char *fmt, ...)
 {
 	if (!c->o->log)
 		return;
@@ -161,7 +161,7 @@ static void remove_workdir(struct prof *c)
 }
 
 /* Runs `agent measure ARGS...` on the board; its JSON object in *out. */
-int run_measure(struct prof *c, const char *const *args, json_t **out, pd_err *e)
+int profile_measure(struct prof *c, const char *const *args, json_t **out, pd_err *e)
 {
 	const char *argv[64];
 	size_t n = 0;
@@ -200,7 +200,7 @@ static void do_restore(struct prof *c)
 	}
 	c->restore_rc = pd_deploy_board_pending(c->b) ? PD_EXIT_ENV : 0;
 	if (c->restore_rc) {
-		plog(c, "RESTORE INCOMPLETE - left changed on the board:\n%s", c->left.data ? c->left.data : "");
+		profile_log(c, "RESTORE INCOMPLETE - left changed on the board:\n%s", c->left.data ? c->left.data : "");
 		return;
 	}
 	pd_buf after;
@@ -210,7 +210,7 @@ static void do_restore(struct prof *c)
 		c->state_equal = after.len == c->state_before.len && !memcmp(after.data, c->state_before.data, after.len);
 	pd_buf_free(&after);
 	if (!c->state_equal)
-		plog(c, "warning: board state after restore differs from the snapshot");
+		profile_log(c, "warning: board state after restore differs from the snapshot");
 }
 
 /* ---------------------------------------------------------------- the sequence */
@@ -239,24 +239,24 @@ static void run_steps(struct prof *c)
 		/* time left: the estimate, scaled by how fast the steps so far really went */
 		double spent = now_s() - t0, scale = done_est > 0 ? spent / done_est : 1.0;
 		double left = (total_est - done_est) * scale;
-		plog(c, "step %zu/%zu: %s (about %.0f s left)", i + 1, c->n_steps, s->title, left);
+		profile_log(c, "step %zu/%zu: %s (about %.0f s left)", i + 1, c->n_steps, s->title, left);
 		double ts = now_s();
 		pd_err e = {0};
-		int rc = step_run(c, s, &e);
+		int rc = profile_step_run(c, s, &e);
 		/* a measurement disturbed by the board (a rail read failing, a late wake-up) is taken again;
 		 * a lost board or Ctrl-C is not */
 		for (int again = 0; rc && again < 2 && !pd_deploy_transport_lost(c->t) && !interrupted(c); again++) {
-			plog(c, "step %zu/%zu: %s; measuring again", i + 1, c->n_steps, e.msg);
+			profile_log(c, "step %zu/%zu: %s; measuring again", i + 1, c->n_steps, e.msg);
 			s->retries++;
 			memset(&e, 0, sizeof(e));
-			rc = step_run(c, s, &e);
+			rc = profile_step_run(c, s, &e);
 		}
 		s->seconds = now_s() - ts;
 		done_est += s->est_s;
 		if (rc) {
 			s->failed = true;
 			snprintf(s->error, sizeof(s->error), "%s", e.msg);
-			plog(c, "step %zu/%zu failed: %s", i + 1, c->n_steps, e.msg);
+			profile_log(c, "step %zu/%zu failed: %s", i + 1, c->n_steps, e.msg);
 			keep_err(c, rc, &e);
 			if (pd_deploy_transport_lost(c->t))
 				return; /* the board is gone: restore after reconnecting */
@@ -320,7 +320,7 @@ int pd_deploy_profile_run(const struct pd_deploy_profile_opts *o, char **summary
 	if (!rc)
 		rc = profile_plan_steps(&c, e);
 	if (!rc) {
-		plog(&c, "connected to %s (%s, kernel %s, %s): %zu step(s), about %.0f s", o->board_uri, c.hostname,
+		profile_log(&c, "connected to %s (%s, kernel %s, %s): %zu step(s), about %.0f s", o->board_uri, c.hostname,
 		     pd_deploy_board_info(c.b)->kernel, pd_deploy_board_info(c.b)->arch, c.n_steps, c.est_total_s);
 		rc = upload_agent(&c, e);
 	}
@@ -340,14 +340,14 @@ int pd_deploy_profile_run(const struct pd_deploy_profile_opts *o, char **summary
 	/* 4. fit and write, only after a complete, restored run */
 	if (!c.err.code && c.n_steps) {
 		pd_err we = {0};
-		int wrc = fit_and_write(&c, &we);
+		int wrc = profile_fit_and_write(&c, &we);
 		keep_err(&c, wrc, &we);
 	} else if (!c.err.code) {
 		pd_err_set(&c.err, PD_EXIT_ENV, "the board allows no measurement step (see skipped); %s not written",
 			   o->out_path);
 	}
 	if (summary_json)
-		*summary_json = summary_text(&c);
+		*summary_json = profile_summary_text(&c);
 	rc = c.err.code;
 	if (rc)
 		*e = c.err;

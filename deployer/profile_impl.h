@@ -62,12 +62,12 @@ struct prof {
 	json_t *skipped, *flags, *values;
 };
 
-void plog(struct prof *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int run_measure(struct prof *c, const char *const *args, json_t **out, pd_err *e);
+void profile_log(struct prof *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int profile_measure(struct prof *c, const char *const *args, json_t **out, pd_err *e);
 /* profile_steps.c */
 int profile_plan_steps(struct prof *c, pd_err *e);
-int step_run(struct prof *c, struct pstep *s, pd_err *e);
-int fit_and_write(struct prof *c, pd_err *e);
-char *summary_text(struct prof *c);
+int profile_step_run(struct prof *c, struct pstep *s, pd_err *e);
+int profile_fit_and_write(struct prof *c, pd_err *e);
+char *profile_summary_text(struct prof *c);
 
 #endif

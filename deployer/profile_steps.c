@@ -36,7 +36,7 @@ static void skip(struct prof *c, const char *what, const char *fmt, ...)
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	json_array_append_new(c->skipped, json_pack("{s:s, s:s}", "step", what, "reason", why));
-	plog(c, "skipped %s: %s", what, why);
+	profile_log(c, "skipped %s: %s", what, why);
 }
 
 static void flag(struct prof *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -48,7 +48,7 @@ static void flag(struct prof *c, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	json_array_append_new(c->flags, json_string(msg));
-	plog(c, "flag: %s", msg);
+	profile_log(c, "flag: %s", msg);
 }
 
 /* ---------------------------------------------------------------- planning */
@@ -277,7 +277,7 @@ static int step_overhead(struct prof *c, struct pstep *s, pd_err *e)
 	snprintf(work, sizeof(work), "%d", OV_WORK_US);
 	const char *args[] = {"overhead", "--cpu", cpu, "--jobs", jobs, "--period-us", per, "--work-us", work, NULL};
 	json_t *j;
-	int rc = run_measure(c, args, &j, e);
+	int rc = profile_measure(c, args, &j, e);
 	if (rc)
 		return rc;
 	struct isl_res *r = &c->isl[s->idx];
@@ -332,7 +332,7 @@ static int step_power(struct prof *c, struct pstep *s, pd_err *e)
 		args[n++] = tail[i];
 	args[n] = NULL;
 	json_t *j;
-	rc = run_measure(c, args, &j, e);
+	rc = profile_measure(c, args, &j, e);
 	if (rc)
 		return rc;
 	struct opp_res *o = &r->opps[s->opp >= 0 ? (size_t)s->opp : isl->n_opps];
@@ -397,7 +397,7 @@ static int step_accel(struct prof *c, struct pstep *s, pd_err *e)
 		args[n++] = tail[i];
 	args[n] = NULL;
 	json_t *j;
-	rc = run_measure(c, args, &j, e);
+	rc = profile_measure(c, args, &j, e);
 	if (rc)
 		return rc;
 	struct opp_res *o = &r->opps[s->opp >= 0 ? (size_t)s->opp : ac->n_opps];
@@ -424,7 +424,7 @@ static int step_accel(struct prof *c, struct pstep *s, pd_err *e)
 	return o->jobs > 0 ? 0 : pd_err_set(e, PD_EXIT_ENV, "GPU %s: no job completed in the busy window", ac->name);
 }
 
-int step_run(struct prof *c, struct pstep *s, pd_err *e)
+int profile_step_run(struct prof *c, struct pstep *s, pd_err *e)
 {
 	if (s->kind == PK_OVERHEAD) {
 		/* at the lowest OPP: the per-job work of the kernel and the agent takes longest there */
@@ -677,7 +677,7 @@ static int provenance(struct prof *c, pd_err *e)
 	return rc;
 }
 
-int fit_and_write(struct prof *c, pd_err *e)
+int profile_fit_and_write(struct prof *c, pd_err *e)
 {
 	fit_overhead(c);
 	int rc = 0;
@@ -700,7 +700,7 @@ int fit_and_write(struct prof *c, pd_err *e)
 	return rc;
 }
 
-char *summary_text(struct prof *c)
+char *profile_summary_text(struct prof *c)
 {
 	json_t *steps = json_array();
 	for (size_t i = 0; i < c->n_steps; i++) {

@@ -89,7 +89,7 @@ static int start(struct dctx *c, pd_err *e)
 	pd_buf_free(&pid);
 	if (c->agent_pid <= 0)
 		return pd_err_set(e, PD_EXIT_ENV, "the agent did not start on the board (no pid after 2 s)");
-	dlog(c, "agent running on the board (pid %ld), %s s", c->agent_pid, dur);
+	dctx_log(c, "agent running on the board (pid %ld), %s s", c->agent_pid, dur);
 	return 0;
 }
 
@@ -157,11 +157,11 @@ static int stream_loop(struct dctx *c, int fd, pd_err *e)
 	int status = -1;
 	while (status < 0) {
 		if (dctx_interrupted(c)) {
-			dlog(c, "interrupted: stopping the agent");
+			dctx_log(c, "interrupted: stopping the agent");
 			return 0;
 		}
 		if (dctx_now_s() > t_end) {
-			dlog(c, "agent still running after its duration: stopping it");
+			dctx_log(c, "agent still running after its duration: stopping it");
 			return 0;
 		}
 		int rc = 0;
@@ -304,7 +304,7 @@ int run_agent(struct dctx *c, pd_err *e)
 		rc = pd_err_set(e, PD_EXIT_ENV, "interrupted; the run was stopped and the data so far kept");
 	if (!rc)
 		rc = agent_verdict(c, e);
-	dlog(c, "agent exit status %d, %llu byte(s) of run log", c->r->agent_status,
+	dctx_log(c, "agent exit status %d, %llu byte(s) of run log", c->r->agent_status,
 	     (unsigned long long)c->r->log_bytes);
 	return rc;
 }

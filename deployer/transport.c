@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * transport.c - board URIs, the pd_deploy_transport handle and the pd_tp_* calls, which dispatch to the
- * backend's ops table (transport_local.c, transport_ssh.c) and build upload/download on top of the
- * backend's read_at/write.
+ * transport.c - board URIs, the pd_deploy_transport handle and the pd_deploy_transport_* calls,
+ * which dispatch to the backend's ops table (transport_local.c, transport_ssh.c) and build
+ * upload/download on top of the backend's read_at/write.
  */
 #include "deployer/transport_impl.h"
 

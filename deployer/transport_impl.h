@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * transport_impl.h - the ops table behind pd_deploy_transport (private to deployer/). Each backend fills
- * one; pd_tp_* in transport.c dispatch through it and add the error context.
+ * one; pd_deploy_transport_* in transport.c dispatch through it and add the error context.
  */
 #ifndef PD_TRANSPORT_IMPL_H
 #define PD_TRANSPORT_IMPL_H
