@@ -43,7 +43,7 @@ static int emu_run(void *ctx, const struct pd_agent_accel *a, const struct pd_ag
 	return 0;
 }
 
-struct pd_accel_ops pd_accel_emulated(void) { return (struct pd_accel_ops){"emulated", emu_load, emu_run, NULL}; }
+struct pd_agent_accel_ops pd_agent_accel_emulated(void) { return (struct pd_agent_accel_ops){"emulated", emu_load, emu_run, NULL}; }
 
 static int fm_load(void *ctx, const struct pd_agent_accel *a, int slot, const char *bitstream)
 {
@@ -81,9 +81,9 @@ static int fm_load(void *ctx, const struct pd_agent_accel *a, int slot, const ch
 	return strncmp(state, "operating", 9) == 0 ? 0 : -EIO;
 }
 
-struct pd_accel_ops pd_accel_fpga_manager(const char *sysfs_root)
+struct pd_agent_accel_ops pd_agent_accel_fpga_manager(const char *sysfs_root)
 {
-	return (struct pd_accel_ops){"fpga_manager", fm_load, emu_run, (void *)sysfs_root};
+	return (struct pd_agent_accel_ops){"fpga_manager", fm_load, emu_run, (void *)sysfs_root};
 }
 
 static int twin_run(void *ctx, const struct pd_agent_accel *a, const struct pd_agent_task *t, uint64_t seq,
@@ -109,28 +109,28 @@ static int twin_run(void *ctx, const struct pd_agent_accel *a, const struct pd_a
 	return rc;
 }
 
-struct pd_accel_ops pd_accel_twin(const char *sysfs_root)
+struct pd_agent_accel_ops pd_agent_accel_twin(const char *sysfs_root)
 {
-	return (struct pd_accel_ops){"twin", fm_load, twin_run, (void *)sysfs_root};
+	return (struct pd_agent_accel_ops){"twin", fm_load, twin_run, (void *)sysfs_root};
 }
 
-struct pd_accel_ops pd_accel_default(const struct pd_agent_spec *s, const char *sysfs_root)
+struct pd_agent_accel_ops pd_agent_accel_default(const struct pd_agent_spec *s, const char *sysfs_root)
 {
 	char p[512];
 	snprintf(p, sizeof(p), "%s/kernel/powerdag-twin/accel", sysfs_root);
 	if (access(p, F_OK) == 0)
-		return pd_accel_twin(sysfs_root);
+		return pd_agent_accel_twin(sysfs_root);
 	for (size_t i = 0; i < s->n_accels; i++) {
 		if (!s->accels[i].manager)
 			continue;
 		snprintf(p, sizeof(p), "%s/class/fpga_manager/%s", sysfs_root, s->accels[i].manager);
 		if (access(p, F_OK) == 0)
-			return pd_accel_fpga_manager(sysfs_root);
+			return pd_agent_accel_fpga_manager(sysfs_root);
 	}
-	return pd_accel_emulated();
+	return pd_agent_accel_emulated();
 }
 
-static void rec_add(struct pd_accel_rec *r, struct pd_accel_rec_event ev)
+static void rec_add(struct pd_agent_accel_rec *r, struct pd_agent_accel_rec_event ev)
 {
 	size_t i = atomic_fetch_add(&r->n, 1);
 	if (i < r->cap)
@@ -140,21 +140,21 @@ static void rec_add(struct pd_accel_rec *r, struct pd_accel_rec_event ev)
 static int rec_load(void *ctx, const struct pd_agent_accel *a, int slot, const char *bitstream)
 {
 	(void)a, (void)bitstream;
-	rec_add(ctx, (struct pd_accel_rec_event){'L', 0, 0, (uint64_t)slot, 0});
+	rec_add(ctx, (struct pd_agent_accel_rec_event){'L', 0, 0, (uint64_t)slot, 0});
 	return 0;
 }
 
 static int rec_run(void *ctx, const struct pd_agent_accel *a, const struct pd_agent_task *t, uint64_t seq,
 		   int64_t latency_ns)
 {
-	struct pd_accel_rec *r = ctx;
+	struct pd_agent_accel_rec *r = ctx;
 	(void)a;
-	rec_add(r, (struct pd_accel_rec_event){'R', t->accel, r->tasks0 ? (size_t)(t - r->tasks0) : 0, seq, latency_ns});
+	rec_add(r, (struct pd_agent_accel_rec_event){'R', t->accel, r->tasks0 ? (size_t)(t - r->tasks0) : 0, seq, latency_ns});
 	sleep_ns(latency_ns);
 	return 0;
 }
 
-struct pd_accel_ops pd_accel_recording(struct pd_accel_rec *rec)
+struct pd_agent_accel_ops pd_agent_accel_recording(struct pd_agent_accel_rec *rec)
 {
-	return (struct pd_accel_ops){"recording", rec_load, rec_run, rec};
+	return (struct pd_agent_accel_ops){"recording", rec_load, rec_run, rec};
 }

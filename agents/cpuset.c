@@ -8,7 +8,7 @@
  *      sched_load_balance = 0 (saved and restored: a system-wide change while the run lasts).
  *   v2 (cgroup2 with the cpuset controller): parent (a partition root over the plan CPUs) with
  *      +cpuset in subtree_control, threaded children cpuN with cpuset.cpus = N. The process joins
- *      the parent (cgroup.procs), each task thread its child (cgroup.threads); pd_cpusets_activate
+ *      the parent (cgroup.procs), each task thread its child (cgroup.threads); pd_agent_cpusets_activate
  *      then moves the remaining threads into the first child and makes every child a partition
  *      root. The order is the kernel's (Linux 6.1, met on the VM twin): a process cannot join a
  *      cgroup whose CPUs all went to child partitions (ENOSPC), threads only move within their
@@ -34,7 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Paths are bounded by PD_CG_PATH_MAX (checked in pd_cpusets_prepare) while the buffers hold at least
+/* Paths are bounded by PD_CG_PATH_MAX (checked in pd_agent_cpusets_prepare) while the buffers hold at least
  * 512 bytes, so snprintf never truncates; GCC cannot see the bound through the structs. */
 #define PD_CG_PATH_MAX 256
 #if defined(__GNUC__) && !defined(__clang__) /* clang has no such warning (and warns about the name) */
@@ -43,7 +43,7 @@
 
 enum cs_mode { CS_AFFINITY = 0, CS_V1, CS_V2 };
 
-struct pd_cpusets {
+struct pd_agent_cpusets {
 	enum cs_mode mode;
 	bool owned;         /* we created dir and must remove it */
 	char dir[512];      /* parent: children are dir/cpuN */
@@ -163,7 +163,7 @@ static void save_balance(int v)
 	}
 }
 
-static int prepare_v1(pd_cpusets *c, const char *mnt)
+static int prepare_v1(pd_agent_cpusets *c, const char *mnt)
 {
 	snprintf(c->v1_root, sizeof(c->v1_root), "%s", mnt);
 	reap_stale(mnt);
@@ -203,7 +203,7 @@ static int prepare_v1(pd_cpusets *c, const char *mnt)
 	return 0;
 }
 
-static int prepare_v2(pd_cpusets *c, const char *mnt)
+static int prepare_v2(pd_agent_cpusets *c, const char *mnt)
 {
 	reap_stale(mnt);
 	snprintf(c->dir, sizeof(c->dir), "%s/powerdag-agent-%d", mnt, (int)getpid());
@@ -241,7 +241,7 @@ static void rmdir_retry(const char *p)
 	}
 }
 
-static void teardown(pd_cpusets *c)
+static void teardown(pd_agent_cpusets *c)
 {
 	if (c->owned) {
 		for (size_t i = 0; i < c->n; i++) {
@@ -259,9 +259,9 @@ static void teardown(pd_cpusets *c)
 	c->root_balance = -1;
 }
 
-pd_cpusets *pd_cpusets_prepare(const char *root, const char *cg_base, const int *cpus, size_t n, pd_err *e)
+pd_agent_cpusets *pd_agent_cpusets_prepare(const char *root, const char *cg_base, const int *cpus, size_t n, pd_err *e)
 {
-	pd_cpusets *c = calloc(1, sizeof(*c));
+	pd_agent_cpusets *c = calloc(1, sizeof(*c));
 	if (!c || n > 1024) {
 		free(c);
 		pd_err_set(e, PD_EXIT_ENV, "out of memory");
@@ -334,7 +334,7 @@ pd_cpusets *pd_cpusets_prepare(const char *root, const char *cg_base, const int 
 	return c;
 }
 
-int pd_cpusets_enter(pd_cpusets *c, int cpu)
+int pd_agent_cpusets_enter(pd_agent_cpusets *c, int cpu)
 {
 	char ch[600];
 	snprintf(ch, sizeof(ch), "%s/cpu%d", c->dir, cpu);
@@ -370,7 +370,7 @@ static bool thread_in(int tid, const char *rel)
 	return in;
 }
 
-int pd_cpusets_activate(pd_cpusets *c, pd_err *e)
+int pd_agent_cpusets_activate(pd_agent_cpusets *c, pd_err *e)
 {
 	if (c->mode != CS_V2 || c->n == 0)
 		return 0;
@@ -411,10 +411,10 @@ int pd_cpusets_activate(pd_cpusets *c, pd_err *e)
 	return rc;
 }
 
-bool pd_cpusets_is_affinity_only(const pd_cpusets *c) { return c->mode == CS_AFFINITY; }
-const char *pd_cpusets_describe(const pd_cpusets *c) { return c->desc; }
+bool pd_agent_cpusets_is_affinity_only(const pd_agent_cpusets *c) { return c->mode == CS_AFFINITY; }
+const char *pd_agent_cpusets_describe(const pd_agent_cpusets *c) { return c->desc; }
 
-void pd_cpusets_free(pd_cpusets *c)
+void pd_agent_cpusets_free(pd_agent_cpusets *c)
 {
 	if (!c)
 		return;

@@ -44,7 +44,7 @@
  * through a thread-local pointer to that task's counter (the only per-thread global here, forced by
  * the signal interface).
  */
-#include "agents/exec.h"
+#include "agents/exec_impl.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -65,7 +65,7 @@ static void on_sigxcpu(int sig)
 		atomic_fetch_add_explicit(tls_sigxcpu, 1, memory_order_relaxed);
 }
 
-void pd_exec_install_sigxcpu(void)
+void exec_install_sigxcpu(void)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -75,7 +75,7 @@ void pd_exec_install_sigxcpu(void)
 	sigaction(SIGXCPU, &sa, NULL);
 }
 
-int64_t pd_mono_ns(void)
+int64_t exec_mono_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -131,7 +131,7 @@ static bool await_job(struct pd_xtask *xt, uint64_t k, int64_t release_abs)
 		if (xt->t->n_preds == 0) {
 			if ((int64_t)k >= atomic_load_explicit(&xt->dag->k_stop, memory_order_acquire))
 				return false;
-			if (pd_mono_ns() >= release_abs)
+			if (exec_mono_ns() >= release_abs)
 				return true;
 			futex_wait(&xt->wake, gen, release_abs);
 		} else {
@@ -205,7 +205,7 @@ static bool instance_over(const struct pd_xtask *xt, uint64_t k, int64_t release
 {
 	const struct pd_xdag *d = xt->dag;
 	return d->resync && (atomic_load(&d->skipped[k % PD_XSLOTS]) == k + 1 ||
-			     pd_mono_ns() >= release_abs + d->d->deadline_ns);
+			     exec_mono_ns() >= release_abs + d->d->deadline_ns);
 }
 
 /* Job k could start now without waiting (what await_job would find at once). */
@@ -213,7 +213,7 @@ static bool job_ready_now(const struct pd_xtask *xt, uint64_t k, int64_t release
 {
 	if (xt->t->n_preds)
 		return preds_done(xt, k);
-	return (int64_t)k < atomic_load_explicit(&xt->dag->k_stop, memory_order_acquire) && pd_mono_ns() >= release_abs;
+	return (int64_t)k < atomic_load_explicit(&xt->dag->k_stop, memory_order_acquire) && exec_mono_ns() >= release_abs;
 }
 
 /* Successor su's job k is ready: seq_cst, paired with the seq_cst store of completed in run_job, so
@@ -239,7 +239,7 @@ static void skip_job(struct pd_xtask *xt, uint64_t k, int64_t release_abs)
 	struct pd_exec *x = xt->x;
 	atomic_store(&xt->dag->skipped[k % PD_XSLOTS], k + 1);
 	atomic_store(&xt->completed, k + 1);
-	int64_t now = pd_mono_ns();
+	int64_t now = exec_mono_ns();
 	struct pd_rl_job j = {.task = (uint32_t)xt->index,
 			      .seq = k,
 			      .release_ns = release_abs - x->t0_ns,
@@ -266,23 +266,30 @@ static void wake_successors(struct pd_xtask *xt, uint64_t k, int64_t now)
 	}
 }
 
+/* Test seam (PD_AGENT_INJECT_OVERRUN, exec_test_inject_overrun): job inject_seq of this task runs
+ * inject_factor x its drawn demand; nothing happens unless a test asked for it. */
+static inline void test_seam_overrun(const struct pd_xtask *xt, uint64_t k, int64_t *demand, int64_t *ref_ns)
+{
+	if (k != xt->inject_seq)
+		return;
+	*demand = (int64_t)((double)*demand * xt->inject_factor);
+	*ref_ns = (int64_t)((double)*ref_ns * xt->inject_factor);
+}
+
 static void run_job(struct pd_xtask *xt, uint64_t k, int64_t release_abs)
 {
 	struct pd_exec *x = xt->x;
 	if (x->gpio && xt->index == xt->dag->marker_task)
 		x->gpio->set(x->gpio->ctx, 1);
 	uint32_t sig0 = atomic_load_explicit(&xt->sigxcpu, memory_order_relaxed);
-	int64_t start = pd_mono_ns();
+	int64_t start = exec_mono_ns();
 	int64_t ref_ns;
-	int64_t demand = pd_work_draw(&xt->work, &ref_ns);
-	if (k == xt->inject_seq) { /* test-only overrun injection */
-		demand = (int64_t)((double)demand * xt->inject_factor);
-		ref_ns = (int64_t)((double)ref_ns * xt->inject_factor);
-	}
+	int64_t demand = work_draw(&xt->work, &ref_ns);
+	test_seam_overrun(xt, k, &demand, &ref_ns);
 	int64_t cpu0 = xt->t->work == PD_AW_BUSY ? 0 : thread_cpu_ns(), cpu1 = -1;
 	int rc = xt->t->work == PD_AW_ACCEL ? run_accel(xt, k, demand)
-					     : pd_work_do(&xt->work, k, demand, ref_ns, &cpu0, &cpu1);
-	int64_t end = pd_mono_ns();
+					     : work_do(&xt->work, k, demand, ref_ns, &cpu0, &cpu1);
+	int64_t end = exec_mono_ns();
 	int64_t cpu = (cpu1 >= 0 ? cpu1 : thread_cpu_ns()) - cpu0;
 	uint32_t throttles = atomic_load_explicit(&xt->sigxcpu, memory_order_relaxed) - sig0;
 	bool late = late_finish(xt, release_abs, end);
@@ -320,9 +327,9 @@ static void *task_main(void *arg)
 	atomic_store(&xt->tid, (int)gettid());
 	int rc = 0;
 	if (xt->t->cpu >= 0) {
-		rc = pd_cpusets_enter(x->cs, xt->t->cpu);
+		rc = pd_agent_cpusets_enter(x->cs, xt->t->cpu);
 		if (rc == 0)
-			pd_work_calibrate(&xt->work, xt->t->cpu, x->sysfs_root);
+			work_calibrate(&xt->work, xt->t->cpu, x->sysfs_root);
 	}
 	atomic_store(&xt->state, rc ? rc : 1);
 	kick(&x->ready);
@@ -372,7 +379,7 @@ static void *task_main(void *arg)
 }
 
 /* ---------------------------------------------------------------- set-up and tear-down */
-int pd_exec_init(struct pd_exec *x, const struct pd_agent_spec *s, uint64_t seed, pd_err *e)
+int exec_init(struct pd_exec *x, const struct pd_agent_spec *s, uint64_t seed, pd_err *e)
 {
 	memset(x, 0, sizeof(*x));
 	x->spec = s;
@@ -414,13 +421,13 @@ int pd_exec_init(struct pd_exec *x, const struct pd_agent_spec *s, uint64_t seed
 			xt->preds[p] = &x->tasks[t->preds[p]];
 		for (size_t p = 0; p < t->n_succs; p++)
 			xt->succs[p] = &x->tasks[t->succs[p]];
-		if (pd_work_init(&xt->work, t, seed, i, e))
+		if (work_init(&xt->work, t, seed, i, e))
 			return e->code;
 	}
 	return 0;
 }
 
-int pd_exec_inject(struct pd_exec *x, const struct pd_inject *inj, pd_err *e)
+int exec_test_inject_overrun(struct pd_exec *x, const struct pd_inject *inj, pd_err *e)
 {
 	for (size_t i = 0; i < x->n_tasks; i++) {
 		const struct pd_agent_task *t = x->tasks[i].t;
@@ -433,7 +440,7 @@ int pd_exec_inject(struct pd_exec *x, const struct pd_inject *inj, pd_err *e)
 	return pd_err_set(e, PD_EXIT_USAGE, "overrun injection: the plan has no task '%s/%s'", inj->dag, inj->task);
 }
 
-int pd_exec_spawn(struct pd_exec *x, pd_rlw *w, pd_err *e)
+int exec_spawn(struct pd_exec *x, pd_rlw *w, pd_err *e)
 {
 	for (size_t i = 0; i < x->n_tasks; i++) {
 		struct pd_xtask *xt = &x->tasks[i];
@@ -450,7 +457,7 @@ int pd_exec_spawn(struct pd_exec *x, pd_rlw *w, pd_err *e)
 	return 0;
 }
 
-long pd_exec_wait_ready(struct pd_exec *x)
+long exec_wait_ready(struct pd_exec *x)
 {
 	for (;;) {
 		uint32_t r = atomic_load(&x->ready);
@@ -459,7 +466,7 @@ long pd_exec_wait_ready(struct pd_exec *x)
 			n += x->tasks[i].state != 0;
 		if (n == x->n_tasks)
 			break;
-		futex_wait(&x->ready, r, pd_mono_ns() + 100 * PD_NS_PER_MS);
+		futex_wait(&x->ready, r, exec_mono_ns() + 100 * PD_NS_PER_MS);
 	}
 	for (size_t i = 0; i < x->n_tasks; i++)
 		if (x->tasks[i].state < 0)
@@ -488,32 +495,32 @@ static const char *admission_fix(int err)
 	}
 }
 
-int64_t pd_exec_kernel_runtime(const struct pd_agent_task *t, const char *sysfs_root)
+int64_t exec_kernel_runtime(const struct pd_agent_task *t, const char *sysfs_root)
 {
 	/* The kernel charges everything the thread does, including the agent's own per-job work
 	 * (wake-up, time stamps, the run-log record, waking successors). That is the platform's
 	 * job_overhead, which the plan's runtime already covers (runtime = ceil((C + o)(1 + m))) and
 	 * which optimize, check and simulate all know: no allowance of the agent's own here. */
-	return pd_runtime_for_kernel(t->runtime_ns, t->cpu, t->reclaim, sysfs_root);
+	return pd_agent_runtime_for_kernel(t->runtime_ns, t->cpu, t->reclaim, sysfs_root);
 }
 
-int pd_exec_admit(struct pd_exec *x, pd_err *e)
+int exec_admit(struct pd_exec *x, pd_err *e)
 {
 	for (size_t i = 0; i < x->n_tasks; i++) {
 		struct pd_xtask *xt = &x->tasks[i];
 		const struct pd_agent_task *t = xt->t;
 		if (t->cpu < 0)
 			continue;
-		struct pd_sched_attr a = {.size = sizeof(a), .sched_policy = PD_SCHED_DEADLINE};
+		struct pd_agent_sched_attr a = {.size = sizeof(a), .sched_policy = PD_SCHED_DEADLINE};
 		a.sched_flags = PD_SCHED_FLAG_DL_OVERRUN | PD_SCHED_FLAG_RESET_ON_FORK | (t->reclaim ? PD_SCHED_FLAG_RECLAIM : 0);
-		a.sched_runtime = (uint64_t)pd_exec_kernel_runtime(t, x->sysfs_root);
+		a.sched_runtime = (uint64_t)exec_kernel_runtime(t, x->sysfs_root);
 		a.sched_deadline = (uint64_t)t->deadline_ns;
 		a.sched_period = (uint64_t)t->period_ns;
-		int rc = pd_sched_setattr(atomic_load(&xt->tid), &a);
+		int rc = pd_agent_sched_setattr(atomic_load(&xt->tid), &a);
 		if (rc) {
 			for (size_t j = 0; j < i; j++)
 				if (x->tasks[j].t->cpu >= 0)
-					pd_sched_set_other(atomic_load(&x->tasks[j].tid));
+					pd_agent_sched_set_other(atomic_load(&x->tasks[j].tid));
 			char r[32], d[32], p[32];
 			return pd_err_set(e, PD_EXIT_ENV, "task '%s/%s' on cpu%d (runtime %s, deadline %s, period %s): %s: %s",
 					  t->dag_name, t->name, t->cpu, pd_fmt_duration((int64_t)a.sched_runtime, r, sizeof(r)),
@@ -524,20 +531,20 @@ int pd_exec_admit(struct pd_exec *x, pd_err *e)
 	return 0;
 }
 
-void pd_exec_go(struct pd_exec *x, int64_t t0_ns)
+void exec_go(struct pd_exec *x, int64_t t0_ns)
 {
 	x->t0_ns = t0_ns;
 	atomic_store(&x->go, 1);
 	futex_wake(&x->go, INT32_MAX);
 }
 
-void pd_exec_abort(struct pd_exec *x)
+void exec_abort(struct pd_exec *x)
 {
 	atomic_store(&x->go, 2);
 	futex_wake(&x->go, INT32_MAX);
 }
 
-void pd_exec_stop_at(struct pd_exec *x, int64_t stop_ns)
+void exec_stop_at(struct pd_exec *x, int64_t stop_ns)
 {
 	for (size_t g = 0; g < x->n_dags; g++) {
 		struct pd_xdag *d = &x->dags[g];
@@ -551,14 +558,14 @@ void pd_exec_stop_at(struct pd_exec *x, int64_t stop_ns)
 		kick(&x->tasks[i].wake);
 }
 
-void pd_exec_join(struct pd_exec *x, int64_t drain_ns)
+void exec_join(struct pd_exec *x, int64_t drain_ns)
 {
-	int64_t limit = pd_mono_ns() + drain_ns;
+	int64_t limit = exec_mono_ns() + drain_ns;
 	for (size_t i = 0; i < x->n_tasks; i++) {
 		struct pd_xtask *xt = &x->tasks[i];
 		if (!xt->started)
 			continue;
-		int64_t now = pd_mono_ns();
+		int64_t now = exec_mono_ns();
 		if (now < limit && !atomic_load(&x->abort_all)) {
 			int64_t l = limit;
 			struct timespec ts;
@@ -580,7 +587,7 @@ void pd_exec_join(struct pd_exec *x, int64_t drain_ns)
 	}
 }
 
-void pd_exec_flush_unfinished(struct pd_exec *x, struct pd_rlw_ring *ring, int64_t end_ns)
+void exec_flush_unfinished(struct pd_exec *x, struct pd_rlw_ring *ring, int64_t end_ns)
 {
 	for (size_t g = 0; g < x->n_dags; g++) {
 		struct pd_xdag *d = &x->dags[g];
@@ -601,10 +608,10 @@ void pd_exec_flush_unfinished(struct pd_exec *x, struct pd_rlw_ring *ring, int64
 	}
 }
 
-void pd_exec_fini(struct pd_exec *x)
+void exec_fini(struct pd_exec *x)
 {
 	for (size_t i = 0; i < x->n_tasks && x->tasks; i++) {
-		pd_work_fini(&x->tasks[i].work);
+		work_fini(&x->tasks[i].work);
 		free(x->tasks[i].preds);
 		free(x->tasks[i].succs);
 	}

@@ -34,7 +34,7 @@ static void gpiod_close_m(void *ctx)
 }
 #endif
 
-int pd_gpio_open_gpiod(const char *spec, struct pd_gpio_ops *out, pd_err *e)
+int pd_agent_gpio_open_gpiod(const char *spec, struct pd_agent_gpio_ops *out, pd_err *e)
 {
 	char chip[128];
 	unsigned line;
@@ -61,7 +61,7 @@ int pd_gpio_open_gpiod(const char *spec, struct pd_gpio_ops *out, pd_err *e)
 		free(m);
 		return pd_err_set(e, PD_EXIT_ENV, "--gpio %s: cannot drive line %u: %s", spec, line, strerror(err));
 	}
-	*out = (struct pd_gpio_ops){"gpiod", gpiod_set, gpiod_close_m, m};
+	*out = (struct pd_agent_gpio_ops){"gpiod", gpiod_set, gpiod_close_m, m};
 	return 0;
 #else
 	(void)out;
@@ -71,7 +71,7 @@ int pd_gpio_open_gpiod(const char *spec, struct pd_gpio_ops *out, pd_err *e)
 
 static int rec_set(void *ctx, int v)
 {
-	struct pd_gpio_rec *r = ctx;
+	struct pd_agent_gpio_rec *r = ctx;
 	size_t i = atomic_fetch_add(&r->n, 1);
 	if (i >= r->cap)
 		return -ENOSPC;
@@ -84,7 +84,7 @@ static int rec_set(void *ctx, int v)
 
 static void rec_close(void *ctx) { (void)ctx; }
 
-struct pd_gpio_ops pd_gpio_recording(struct pd_gpio_rec *rec)
+struct pd_agent_gpio_ops pd_agent_gpio_recording(struct pd_agent_gpio_rec *rec)
 {
-	return (struct pd_gpio_ops){"recording", rec_set, rec_close, rec};
+	return (struct pd_agent_gpio_ops){"recording", rec_set, rec_close, rec};
 }

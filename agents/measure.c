@@ -32,7 +32,7 @@
  * reading the rails does not load the island being measured.
  */
 #include "agents/pd_agent.h"
-#include "agents/work.h"
+#include "agents/work_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -146,7 +146,7 @@ struct ov {
 	int cpu;
 	long long jobs;
 	int64_t period_ns, work_ns, t0;
-	pd_cpusets *cs;
+	pd_agent_cpusets *cs;
 	_Atomic uint32_t go, kick; /* go: 0 wait, 1 run, 2 abort; kick: source -> successor */
 	_Atomic uint64_t done;     /* jobs completed by the source */
 	struct ov_thread th[2];
@@ -171,7 +171,7 @@ static void futex_wake(_Atomic uint32_t *w)
 static int64_t ov_work(int64_t ns)
 {
 	int64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-	pd_work_busy_ns(ns);
+	work_busy_ns(ns);
 	return clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
 }
 
@@ -180,7 +180,7 @@ static void *ov_main(void *arg)
 	struct ov_thread *t = arg;
 	struct ov *o = t->o;
 	atomic_store(&t->tid, (int)gettid());
-	int rc = pd_cpusets_enter(o->cs, o->cpu);
+	int rc = pd_agent_cpusets_enter(o->cs, o->cpu);
 	atomic_store(&t->ready, rc ? rc : 1);
 	futex_wake((_Atomic uint32_t *)&o->go);
 	while (atomic_load(&o->go) == 0)
@@ -240,7 +240,7 @@ static int measure_overhead(int argc, char **argv)
 	if (2 * o.work_ns * 3 > o.period_ns)
 		return fail("overhead: --work-us too large for --period-us (2 x 3 x work <= period)");
 	pd_err e = {0};
-	o.cs = pd_cpusets_prepare(NULL, NULL, &o.cpu, 1, &e);
+	o.cs = pd_agent_cpusets_prepare(NULL, NULL, &o.cpu, 1, &e);
 	if (!o.cs) {
 		fprintf(stderr, "powerdag-agent measure: %s\n", e.msg);
 		return e.code ? e.code : PD_EXIT_ENV;
@@ -269,14 +269,14 @@ static int measure_overhead(int argc, char **argv)
 			if (atomic_load(&o.th[i].ready) < 0)
 				why = "cannot enter the CPU's cpuset", err = -atomic_load(&o.th[i].ready);
 		/* a generous budget (3 W): the charge is measured, never throttled */
-		int64_t runtime = pd_runtime_for_kernel(3 * o.work_ns, o.cpu, false, "/sys");
+		int64_t runtime = pd_agent_runtime_for_kernel(3 * o.work_ns, o.cpu, false, "/sys");
 		for (int i = 0; i < 2 && !why; i++) {
-			struct pd_sched_attr a = {.size = sizeof(a), .sched_policy = PD_SCHED_DEADLINE,
+			struct pd_agent_sched_attr a = {.size = sizeof(a), .sched_policy = PD_SCHED_DEADLINE,
 						  .sched_flags = PD_SCHED_FLAG_RESET_ON_FORK,
 						  .sched_runtime = (uint64_t)runtime,
 						  .sched_deadline = (uint64_t)o.period_ns,
 						  .sched_period = (uint64_t)o.period_ns};
-			int r = pd_sched_setattr(atomic_load(&o.th[i].tid), &a);
+			int r = pd_agent_sched_setattr(atomic_load(&o.th[i].tid), &a);
 			if (r)
 				why = "SCHED_DEADLINE refused", err = -r;
 		}
@@ -286,7 +286,7 @@ static int measure_overhead(int argc, char **argv)
 	futex_wake(&o.go);
 	for (int i = 0; i < started; i++)
 		pthread_join(o.th[i].th, NULL);
-	pd_cpusets_free(o.cs);
+	pd_agent_cpusets_free(o.cs);
 	if (why) {
 		fprintf(stderr, "powerdag-agent measure: overhead on cpu%d: %s%s%s\n", o.cpu, why, err ? ": " : "",
 			err ? strerror(err) : "");
@@ -329,7 +329,7 @@ struct spinner {
 	int cpu;
 	pthread_t th;
 	clockid_t clk;
-	pd_cpusets *cs;
+	pd_agent_cpusets *cs;
 	_Atomic int tid;
 	_Atomic uint64_t iters;
 	_Atomic int state; /* 0 starting, 1 spinning, <0 -errno */
@@ -346,13 +346,13 @@ static void *spin_main(void *arg)
 {
 	struct spinner *s = arg;
 	atomic_store(&s->tid, (int)gettid());
-	int rc = s->cs ? pd_cpusets_enter(s->cs, s->cpu) : pin_to(s->cpu);
+	int rc = s->cs ? pd_agent_cpusets_enter(s->cs, s->cpu) : pin_to(s->cpu);
 	if (rc == 0 && pthread_getcpuclockid(pthread_self(), &s->clk) != 0)
 		rc = -EINVAL;
 	atomic_store(&s->state, rc ? rc : 1);
 	uint64_t x = 1;
 	while (rc == 0 && !atomic_load_explicit(s->stop, memory_order_relaxed)) {
-		x = pd_work_spin(4096, x);
+		x = work_spin(4096, x);
 		atomic_fetch_add_explicit(&s->iters, 4096, memory_order_relaxed);
 	}
 	return NULL;
@@ -516,11 +516,11 @@ static json_t *sample_rails(pd_power *pw, const struct pw_opts *o)
 {
 	double sum[MEASURE_MAX_RAILS] = {0}, sq[MEASURE_MAX_RAILS] = {0};
 	long n[MEASURE_MAX_RAILS] = {0};
-	struct pd_power_sample s[MEASURE_MAX_RAILS];
+	struct pd_agent_power_sample s[MEASURE_MAX_RAILS];
 	int64_t step = PD_NS_PER_S / o->hz, t = mono_ns(), end = t + o->window_ns;
 	for (; t < end; t += step) {
 		sleep_until(t);
-		pd_power_read(pw, s);
+		pd_agent_power_read(pw, s);
 		for (size_t r = 0; r < o->n_rails; r++)
 			if (s[r].uw != INT64_MIN) {
 				double w = (double)s[r].uw / 1e6;
@@ -533,7 +533,7 @@ static json_t *sample_rails(pd_power *pw, const struct pw_opts *o)
 		double var = n[r] > 1 ? (sq[r] - (double)n[r] * mean * mean) / (double)(n[r] - 1) : 0;
 		json_array_append_new(a, json_pack("{s:s, s:f, s:f, s:i, s:s}", "device", o->rails[r].device, "w", mean, "sd",
 						   var > 0 ? sqrt(var) : 0.0, "n", (int)n[r], "state",
-						   pd_power_rail_state(pw, r)));
+						   pd_agent_power_rail_state(pw, r)));
 	}
 	return a;
 }
@@ -548,7 +548,7 @@ static int measure_power(int argc, char **argv)
 		rc = fail("power: cannot pin the sampler to cpu%d: %s", o.sampler_cpu, strerror(errno));
 		goto out;
 	}
-	pd_power *pw = pd_power_open(o.rails, o.n_rails, NULL); /* no rails: spin speed only */
+	pd_power *pw = pd_agent_power_open(o.rails, o.n_rails, NULL); /* no rails: spin speed only */
 	if (!pw) {
 		rc = PD_EXIT_ENV;
 		goto out;
@@ -565,9 +565,9 @@ static int measure_power(int argc, char **argv)
 	size_t started = 0;
 	const char *why = NULL;
 	pd_err ce = {0};
-	pd_cpusets *cs = o.n_cpus ? pd_cpusets_prepare(NULL, NULL, o.cpus, o.n_cpus, &ce) : NULL;
-	if (cs && pd_cpusets_is_affinity_only(cs))
-		pd_cpusets_free(cs), cs = NULL;
+	pd_agent_cpusets *cs = o.n_cpus ? pd_agent_cpusets_prepare(NULL, NULL, o.cpus, o.n_cpus, &ce) : NULL;
+	if (cs && pd_agent_cpusets_is_affinity_only(cs))
+		pd_agent_cpusets_free(cs), cs = NULL;
 	for (; started < o.n_cpus; started++) {
 		sp[started].cpu = o.cpus[started];
 		sp[started].cs = cs;
@@ -587,16 +587,16 @@ static int measure_power(int argc, char **argv)
 	if (!why && cs) {
 		bool dl = true;
 		for (size_t i = 0; i < started && dl; i++) {
-			struct pd_sched_attr a = {.size = sizeof(a), .sched_policy = PD_SCHED_DEADLINE,
+			struct pd_agent_sched_attr a = {.size = sizeof(a), .sched_policy = PD_SCHED_DEADLINE,
 						  .sched_flags = PD_SCHED_FLAG_RESET_ON_FORK,
-						  .sched_runtime = (uint64_t)pd_runtime_for_kernel(SPIN_RUNTIME_NS, sp[i].cpu, false, "/sys"),
+						  .sched_runtime = (uint64_t)pd_agent_runtime_for_kernel(SPIN_RUNTIME_NS, sp[i].cpu, false, "/sys"),
 						  .sched_deadline = SPIN_PERIOD_NS,
 						  .sched_period = SPIN_PERIOD_NS};
-			dl = pd_sched_setattr(atomic_load(&sp[i].tid), &a) == 0;
+			dl = pd_agent_sched_setattr(atomic_load(&sp[i].tid), &a) == 0;
 		}
 		if (!dl) /* fall back to SCHED_OTHER for all: the busy fraction is measured either way */
 			for (size_t i = 0; i < started; i++)
-				pd_sched_set_other(atomic_load(&sp[i].tid));
+				pd_agent_sched_set_other(atomic_load(&sp[i].tid));
 		policy = dl ? "deadline" : "other";
 	}
 	bool accel_started = false;
@@ -639,10 +639,10 @@ static int measure_power(int argc, char **argv)
 	atomic_store(&stop, 1);
 	for (size_t i = 0; i < started; i++)
 		pthread_join(sp[i].th, NULL);
-	pd_cpusets_free(cs);
+	pd_agent_cpusets_free(cs);
 	if (accel_started)
 		pthread_join(aj.th, NULL); /* ends after its current job */
-	pd_power_close(pw);
+	pd_agent_power_close(pw);
 	if (why || atomic_load(&aj.err)) {
 		fprintf(stderr, "powerdag-agent measure: power: %s%s%s\n", why ? why : "accelerator job failed: ",
 			why ? "" : strerror(atomic_load(&aj.err)), why ? "" : "");
@@ -689,11 +689,11 @@ static void *spread_main(void *arg)
 	struct pd_xwork w = {.kind = PD_AW_SPIN, .capacity = 1.0, .iters_per_ref_ns = 1.0};
 	while (!atomic_load(s->go)) /* every thread calibrates at once, as the executor's do */
 		;
-	pd_work_calibrate(&w, s->cpu, "/nonexistent"); /* no frequency scaling: the rate as measured */
+	work_calibrate(&w, s->cpu, "/nonexistent"); /* no frequency scaling: the rate as measured */
 	uint64_t n = (uint64_t)((double)s->job_ns * w.iters_per_ref_ns), x = 1;
 	for (int j = 0; j < s->jobs; j++) {
 		int64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-		x = pd_work_spin(n, x);
+		x = work_spin(n, x);
 		int64_t dt = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
 		s->ratio_ppm[j] = (int64_t)((double)dt * 1e6 / (double)s->job_ns);
 	}

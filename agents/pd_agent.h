@@ -148,7 +148,7 @@ size_t pd_agent_check_plugins(const struct pd_agent_spec *s, pd_buf *problems);
 /* ---------------------------------------------------------------- SCHED_DEADLINE (sched.c) */
 /* Our own copy of the uapi struct (glibc < 2.41 has no wrapper and the uapi header clashes with
  * <sched.h>): VER1, 56 bytes. */
-struct pd_sched_attr {
+struct pd_agent_sched_attr {
 	uint32_t size;
 	uint32_t sched_policy;
 	uint64_t sched_flags;
@@ -163,10 +163,10 @@ struct pd_sched_attr {
 #define PD_SCHED_FLAG_DL_OVERRUN 0x04
 
 /* 0 or -errno. */
-int pd_sched_setattr(int tid, const struct pd_sched_attr *a);
-int pd_sched_getattr(int tid, struct pd_sched_attr *a);
+int pd_agent_sched_setattr(int tid, const struct pd_agent_sched_attr *a);
+int pd_agent_sched_getattr(int tid, struct pd_agent_sched_attr *a);
 /* Back to SCHED_OTHER nice 0 (used on abort and by the starvation monitor). */
-int pd_sched_set_other(int tid);
+int pd_agent_sched_set_other(int tid);
 
 /*
  * Kernel runtime for a wall-clock budget on cpu. On arm/arm64 the kernel charges a non-RECLAIM DL
@@ -174,12 +174,12 @@ int pd_sched_set_other(int tid);
  * identity elsewhere (x86 charges wall time). sysfs_root is "/sys" (tests pass a fake tree).
  * Never returns less than the kernel's 1024 ns floor.
  */
-int64_t pd_runtime_for_kernel(int64_t wall_runtime_ns, int cpu, bool reclaim, const char *sysfs_root);
+int64_t pd_agent_runtime_for_kernel(int64_t wall_runtime_ns, int cpu, bool reclaim, const char *sysfs_root);
 /* Same, with explicit factors (arch-independent, tested): cap1024 and f ratio. */
-int64_t pd_runtime_scale(int64_t wall_runtime_ns, int64_t f_cur_khz, int64_t f_max_khz, int64_t cap1024);
+int64_t pd_agent_runtime_scale(int64_t wall_runtime_ns, int64_t f_cur_khz, int64_t f_max_khz, int64_t cap1024);
 
 /* ---------------------------------------------------------------- cpusets (cpuset.c) */
-typedef struct pd_cpusets pd_cpusets;
+typedef struct pd_agent_cpusets pd_agent_cpusets;
 /*
  * Prepares one exclusive cpuset per CPU in cpus[]:
  *   root != NULL: the deployer's PATH with PATH/cpuN children (v1 or v2), only checked;
@@ -189,21 +189,21 @@ typedef struct pd_cpusets pd_cpusets;
  *   pinned by affinity (admission will then refuse SCHED_DEADLINE unless sched_rt_runtime_us=-1).
  * cg_base names the cgroup mount (NULL = "/sys/fs/cgroup").
  */
-pd_cpusets *pd_cpusets_prepare(const char *root, const char *cg_base, const int *cpus, size_t n, pd_err *e);
+pd_agent_cpusets *pd_agent_cpusets_prepare(const char *root, const char *cg_base, const int *cpus, size_t n, pd_err *e);
 /* Moves the calling thread to CPU cpu's set (or pins it). 0 or -errno. */
-int pd_cpusets_enter(pd_cpusets *c, int cpu);
+int pd_agent_cpusets_enter(pd_agent_cpusets *c, int cpu);
 /* After every task thread entered its set, before SCHED_DEADLINE: cgroup v2 only, the children
  * become partition roots (the agent's other threads move into the first). 0 or an error in e. */
-int pd_cpusets_activate(pd_cpusets *c, pd_err *e);
-bool pd_cpusets_is_affinity_only(const pd_cpusets *c);
-const char *pd_cpusets_describe(const pd_cpusets *c); /* e.g. "cgroup v1 /sys/fs/cgroup/cpuset/..." */
+int pd_agent_cpusets_activate(pd_agent_cpusets *c, pd_err *e);
+bool pd_agent_cpusets_is_affinity_only(const pd_agent_cpusets *c);
+const char *pd_agent_cpusets_describe(const pd_agent_cpusets *c); /* e.g. "cgroup v1 /sys/fs/cgroup/cpuset/..." */
 /* Removes what prepare created (threads must have exited) and restores sched_load_balance. */
-void pd_cpusets_free(pd_cpusets *c);
+void pd_agent_cpusets_free(pd_agent_cpusets *c);
 
 /* ---------------------------------------------------------------- accelerators (accel.c) */
 /* One backend serves every accelerator of a run. run() blocks for one request (FIFO per
  * accelerator is the caller's job); returns 0 or -errno. */
-struct pd_accel_ops {
+struct pd_agent_accel_ops {
 	const char *name;
 	int (*load)(void *ctx, const struct pd_agent_accel *a, int slot, const char *bitstream);
 	int (*run)(void *ctx, const struct pd_agent_accel *a, const struct pd_agent_task *t, uint64_t seq,
@@ -211,68 +211,68 @@ struct pd_accel_ops {
 	void *ctx;
 };
 /* Latency-sleep emulation (also the twin's accelerators until they have their own protocol). */
-struct pd_accel_ops pd_accel_emulated(void);
+struct pd_agent_accel_ops pd_agent_accel_emulated(void);
 /* FPGA manager (bitstream load through /sys/class/fpga_manager/NAME/firmware) + emulated run.
  * sysfs_root "/sys" normally. */
-struct pd_accel_ops pd_accel_fpga_manager(const char *sysfs_root);
+struct pd_agent_accel_ops pd_agent_accel_fpga_manager(const char *sysfs_root);
 /* The board twin's emulated accelerators (docs/TWIN.md): a job is one blocking write of
  * "latency_ns=L [power_uw=P] [bitstream=B]" to SYSFS/kernel/powerdag-twin/accel/NAME/run (L at the
  * top OPP for GPUs: the twin scales it to its current devfreq OPP); loads through the FPGA manager. */
-struct pd_accel_ops pd_accel_twin(const char *sysfs_root);
+struct pd_agent_accel_ops pd_agent_accel_twin(const char *sysfs_root);
 #ifdef PD_HAVE_XRT
 /* XRT (embedded zocl): xclbin load per slot and kernel runs; only in builds that found XRT. */
-struct pd_accel_ops pd_accel_xrt(void);
+struct pd_agent_accel_ops pd_agent_accel_xrt(void);
 #endif
 /* The backend run() uses by default: the twin's when SYSFS/kernel/powerdag-twin/accel exists, else
  * the FPGA manager when a plan FPGA names a manager present here, else emulated. */
-struct pd_accel_ops pd_accel_default(const struct pd_agent_spec *s, const char *sysfs_root);
+struct pd_agent_accel_ops pd_agent_accel_default(const struct pd_agent_spec *s, const char *sysfs_root);
 /* Recording double for tests: remembers each load/run (thread-safe, bounded). */
-struct pd_accel_rec_event {
+struct pd_agent_accel_rec_event {
 	char kind; /* 'L' load, 'R' run */
 	size_t accel, task;
 	uint64_t seq;
 	int64_t latency_ns;
 };
-struct pd_accel_rec {
+struct pd_agent_accel_rec {
 	_Atomic size_t n;
 	size_t cap;
-	struct pd_accel_rec_event *ev;
+	struct pd_agent_accel_rec_event *ev;
 	const struct pd_agent_task *tasks0; /* base of spec tasks, to turn pointers into indices */
 };
-struct pd_accel_ops pd_accel_recording(struct pd_accel_rec *rec);
+struct pd_agent_accel_ops pd_agent_accel_recording(struct pd_agent_accel_rec *rec);
 
 /* ---------------------------------------------------------------- GPIO markers (gpio.c) */
-struct pd_gpio_ops {
+struct pd_agent_gpio_ops {
 	const char *name;
 	int (*set)(void *ctx, int value); /* called from RT threads: must not block for long */
 	void (*close)(void *ctx);
 	void *ctx;
 };
 /* "CHIP:LINE" (e.g. "gpiochip0:12"). Needs libgpiod (PD_HAVE_GPIOD); else PD_EXIT_ENV. */
-int pd_gpio_open_gpiod(const char *spec, struct pd_gpio_ops *out, pd_err *e);
-struct pd_gpio_rec {
+int pd_agent_gpio_open_gpiod(const char *spec, struct pd_agent_gpio_ops *out, pd_err *e);
+struct pd_agent_gpio_rec {
 	_Atomic size_t n;
 	size_t cap;
 	struct { int64_t t_mono_ns; int value; } *ev;
 };
-struct pd_gpio_ops pd_gpio_recording(struct pd_gpio_rec *rec);
+struct pd_agent_gpio_ops pd_agent_gpio_recording(struct pd_agent_gpio_rec *rec);
 
 /* ---------------------------------------------------------------- power sampler (power.c) */
 typedef struct pd_power pd_power;
-struct pd_power_sample {
+struct pd_agent_power_sample {
 	int64_t uw;  /* INT64_MIN when the rail could not be read */
 	int err;     /* 0 or errno of the failed read */
 };
 /* Opens every rail: uri_override replaces each rail's URI when non-NULL. Callers must block or
  * ignore SIGPIPE (libiio writes to sockets a dead iiod has closed; pd_agent_run blocks it). A rail that cannot be
  * found is not an error here: it reads as a gap. Returns NULL only on out-of-memory. */
-pd_power *pd_power_open(const struct pd_agent_rail *rails, size_t n, const char *uri_override);
+pd_power *pd_agent_power_open(const struct pd_agent_rail *rails, size_t n, const char *uri_override);
 /* Reads all rails once into out[n]; returns how many were read successfully. Reconnects network
  * contexts after any error (a libiio network context is unusable after one). */
-size_t pd_power_read(pd_power *p, struct pd_power_sample *out);
+size_t pd_agent_power_read(pd_power *p, struct pd_agent_power_sample *out);
 /* Human-readable state of rail i ("local fast path", "ip:... via libiio", "not found: ..."). */
-const char *pd_power_rail_state(const pd_power *p, size_t i);
-void pd_power_close(pd_power *p);
+const char *pd_agent_power_rail_state(const pd_power *p, size_t i);
+void pd_agent_power_close(pd_power *p);
 
 /* ---------------------------------------------------------------- measurements (measure.c) */
 /* `powerdag-agent measure overhead|power ...` (argv[0] = "measure"): one measurement of `powerdag
@@ -298,8 +298,8 @@ struct pd_agent_opts {
 	 * demand); NULL = none. The agent's main fills it from PD_AGENT_INJECT_OVERRUN (docs/DEPLOY.md). */
 	const struct pd_inject *inject;
 	/* Test hooks: override backends (NULL = real ones). */
-	const struct pd_gpio_ops *gpio_ops;
-	const struct pd_accel_ops *accel_ops;
+	const struct pd_agent_gpio_ops *gpio_ops;
+	const struct pd_agent_accel_ops *accel_ops;
 	FILE *log;               /* progress and errors (stderr) */
 };
 void pd_agent_opts_init(struct pd_agent_opts *o);
@@ -316,8 +316,8 @@ int pd_agent_self_test(FILE *out);
 /* Starvation monitor (starve.c); used by run.c */
 typedef struct pd_starve pd_starve;
 struct pd_rlw_ring;
-pd_starve *pd_starve_start(const int *cpus, size_t n, int64_t threshold_ns, int64_t t0_mono_ns,
+pd_starve *pd_agent_starve_start(const int *cpus, size_t n, int64_t threshold_ns, int64_t t0_mono_ns,
 			   struct pd_rlw_ring *ring, pd_err *e);
-void pd_starve_stop(pd_starve *s);
+void pd_agent_starve_stop(pd_starve *s);
 
 #endif /* PD_AGENT_H */

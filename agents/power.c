@@ -171,7 +171,7 @@ static int ctx_open(pd_power *p, struct pw_ctx *c)
 	return 0;
 }
 
-pd_power *pd_power_open(const struct pd_agent_rail *rails, size_t n, const char *uri_override)
+pd_power *pd_agent_power_open(const struct pd_agent_rail *rails, size_t n, const char *uri_override)
 {
 	pd_power *p = calloc(1, sizeof(*p));
 	if (!p)
@@ -179,7 +179,7 @@ pd_power *pd_power_open(const struct pd_agent_rail *rails, size_t n, const char 
 	p->rails = calloc(n + 1, sizeof(*p->rails));
 	p->ctxs = calloc(n + 1, sizeof(*p->ctxs));
 	if (!p->rails || !p->ctxs) {
-		pd_power_close(p);
+		pd_agent_power_close(p);
 		return NULL;
 	}
 	p->n = n;
@@ -252,7 +252,7 @@ static void drain_inotify(pd_power *p)
 	}
 }
 
-size_t pd_power_read(pd_power *p, struct pd_power_sample *out)
+size_t pd_agent_power_read(pd_power *p, struct pd_agent_power_sample *out)
 {
 	int64_t now = now_ns();
 	for (size_t k = 0; k < p->n_ctx; k++) {
@@ -284,9 +284,9 @@ size_t pd_power_read(pd_power *p, struct pd_power_sample *out)
 	return ok;
 }
 
-const char *pd_power_rail_state(const pd_power *p, size_t i) { return p->rails[i].state; }
+const char *pd_agent_power_rail_state(const pd_power *p, size_t i) { return p->rails[i].state; }
 
-void pd_power_close(pd_power *p)
+void pd_agent_power_close(pd_power *p)
 {
 	if (!p)
 		return;

@@ -8,9 +8,9 @@
  *   5. wait for the duration or SIGTERM/SIGINT; stop releasing, drain, join;
  *   6. END record, close the log, remove the cpusets.
  */
-#include "agents/exec.h"
+#include "agents/exec_impl.h"
 #include "agents/pd_agent.h"
-#include "agents/sampler.h"
+#include "agents/sampler_impl.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -60,7 +60,7 @@ static char *header_json(const struct pd_agent_spec *s, const struct pd_agent_op
 	clock_gettime(CLOCK_REALTIME, &rt);
 	char hash[32], wb[600];
 	snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)s->plan_hash);
-	int64_t t0_rt = (int64_t)rt.tv_sec * PD_NS_PER_S + rt.tv_nsec + (t0_mono - pd_mono_ns());
+	int64_t t0_rt = (int64_t)rt.tv_sec * PD_NS_PER_S + rt.tv_nsec + (t0_mono - exec_mono_ns());
 	json_t *h = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:i, s:I, s:s, s:b}", "format",
 			      PD_RUNLOG_FORMAT, "version", PD_RUNLOG_VERSION, "plan_hash", hash, "plan",
 			      o->plan_path ? o->plan_path : "", "board", s->board ? s->board : "", "kernel", u.release,
@@ -89,7 +89,7 @@ static char *header_json(const struct pd_agent_spec *s, const struct pd_agent_op
 		if (t->cpu < 0)
 			json_object_set_new(o1, "accel", json_string(s->accels[t->accel].name));
 		else
-			json_object_set_new(o1, "kernel_runtime_ns", json_integer(pd_exec_kernel_runtime(t, "/sys")));
+			json_object_set_new(o1, "kernel_runtime_ns", json_integer(exec_kernel_runtime(t, "/sys")));
 		json_t *pr = json_array();
 		for (size_t p = 0; p < t->n_preds; p++)
 			json_array_append_new(pr, json_integer((json_int_t)t->preds[p]));
@@ -101,7 +101,7 @@ static char *header_json(const struct pd_agent_spec *s, const struct pd_agent_op
 	for (size_t g = 0; g < s->n_dags; g++)
 		json_array_append_new(dags, json_pack("{s:s, s:I, s:I, s:s}", "name", s->dags[g].name, "period_ns",
 						      (json_int_t)s->dags[g].period_ns, "deadline_ns",
-						      (json_int_t)s->dags[g].deadline_ns, "late", pd_late_name(s->dags[g].late)));
+						      (json_int_t)s->dags[g].deadline_ns, "late", pd_dags_late_name(s->dags[g].late)));
 	json_object_set_new(h, "dags", dags);
 	json_t *rails = json_array();
 	for (size_t r = 0; o->no_power ? false : r < s->n_rails; r++) {
@@ -109,7 +109,7 @@ static char *header_json(const struct pd_agent_spec *s, const struct pd_agent_op
 		json_array_append_new(rails, json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:s}", "name", ra->rail, "measures",
 						       ra->measures, "uri", o->iio_uri ? o->iio_uri : ra->uri, "device",
 						       ra->device, "channel", ra->channel, "scale", ra->scale, "state",
-						       pw ? pd_power_rail_state(pw, r) : "not sampled"));
+						       pw ? pd_agent_power_rail_state(pw, r) : "not sampled"));
 	}
 	json_object_set_new(h, "rails", rails);
 	json_t *isl = json_array();
@@ -120,7 +120,7 @@ static char *header_json(const struct pd_agent_spec *s, const struct pd_agent_op
 	json_t *acc = json_array();
 	for (size_t a = 0; a < s->n_accels; a++)
 		json_array_append_new(acc, json_pack("{s:s, s:s, s:I}", "name", s->accels[a].name, "kind",
-						     pd_accel_kind_name(s->accels[a].kind), "plan_freq_khz",
+						     pd_dags_accel_kind_name(s->accels[a].kind), "plan_freq_khz",
 						     (json_int_t)s->accels[a].opp_khz));
 	json_object_set_new(h, "accelerators", acc);
 	char *txt = json_dumps(h, JSON_COMPACT | JSON_SORT_KEYS);
@@ -195,7 +195,7 @@ static int wait_stop(int64_t stop_abs)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	for (;;) {
-		int64_t left = stop_abs ? stop_abs - pd_mono_ns() : PD_NS_PER_S;
+		int64_t left = stop_abs ? stop_abs - exec_mono_ns() : PD_NS_PER_S;
 		if (stop_abs && left <= 0)
 			return 0;
 		if (left > PD_NS_PER_S)
@@ -213,12 +213,12 @@ struct run {
 	const struct pd_agent_spec *s;
 	struct pd_exec x;
 	bool x_init;
-	pd_cpusets *cs;
+	pd_agent_cpusets *cs;
 	pd_power *pw;
 	pd_rlw *w;
-	struct pd_gpio_ops gpio;
+	struct pd_agent_gpio_ops gpio;
 	bool gpio_open;
-	struct pd_accel_ops accel;
+	struct pd_agent_accel_ops accel;
 };
 
 static int64_t process_cpu_ns(void)
@@ -272,28 +272,28 @@ static int setup(struct run *r, pd_err *e)
 	if (o->gpio_ops) {
 		r->gpio = *o->gpio_ops;
 	} else if (o->gpio) {
-		if ((rc = pd_gpio_open_gpiod(o->gpio, &r->gpio, e)))
+		if ((rc = pd_agent_gpio_open_gpiod(o->gpio, &r->gpio, e)))
 			return rc;
 		r->gpio_open = true;
 	}
-	r->accel = o->accel_ops ? *o->accel_ops : pd_accel_default(r->s, "/sys");
+	r->accel = o->accel_ops ? *o->accel_ops : pd_agent_accel_default(r->s, "/sys");
 	if ((rc = load_accel_bitstreams(r, e)))
 		return rc;
-	r->x_init = true; /* pd_exec_fini also frees a half-initialised executor */
-	if ((rc = pd_exec_init(&r->x, r->s, o->seed, e)))
+	r->x_init = true; /* exec_fini also frees a half-initialised executor */
+	if ((rc = exec_init(&r->x, r->s, o->seed, e)))
 		return rc;
-	if (o->inject && (rc = pd_exec_inject(&r->x, o->inject, e)))
+	if (o->inject && (rc = exec_test_inject_overrun(&r->x, o->inject, e)))
 		return rc;
 	r->x.gpio = (o->gpio_ops || o->gpio) ? &r->gpio : NULL;
 	r->x.accel = &r->accel;
 	if (n_cpus) {
-		r->cs = pd_cpusets_prepare(o->cgroup_root, o->cgroup_base, cpus, n_cpus, e);
+		r->cs = pd_agent_cpusets_prepare(o->cgroup_root, o->cgroup_base, cpus, n_cpus, e);
 		if (!r->cs)
 			return e->code;
 		r->x.cs = r->cs;
 	}
 	if (!o->no_power && r->s->n_rails) {
-		r->pw = pd_power_open(r->s->rails, r->s->n_rails, o->iio_uri);
+		r->pw = pd_agent_power_open(r->s->rails, r->s->n_rails, o->iio_uri);
 		if (!r->pw)
 			return pd_err_set(e, PD_EXIT_ENV, "out of memory (power rails)");
 	}
@@ -303,15 +303,61 @@ static int setup(struct run *r, pd_err *e)
 static void teardown(struct run *r)
 {
 	if (r->x_init)
-		pd_exec_fini(&r->x);
-	pd_cpusets_free(r->cs);
-	pd_power_close(r->pw);
+		exec_fini(&r->x);
+	pd_agent_cpusets_free(r->cs);
+	pd_agent_power_close(r->pw);
 	if (r->gpio_open)
 		r->gpio.close(r->gpio.ctx);
 	if (r->s == &r->own_spec)
 		pd_agent_spec_free(&r->own_spec);
 }
 
+/* Puts every CPU task back to SCHED_OTHER: the undo of exec_admit, for the paths that stop a run
+ * after admission and before its threads ran (a SCHED_DEADLINE thread woken to exit would be charged
+ * against a reservation nobody planned for). */
+static void revert_admission(struct run *r)
+{
+	for (size_t i = 0; i < r->x.n_tasks; i++)
+		if (r->x.tasks[i].t->cpu >= 0)
+			pd_agent_sched_set_other(r->x.tasks[i].tid);
+}
+
+/* Waits for the run's end, drains and joins the threads, writes the END record and closes the log. */
+static int finish(struct run *r, pd_rlw *w, struct pd_rlw_ring *main_ring, pd_sampler *smp, pd_starve *stv,
+		  int64_t t0, pd_err *e)
+{
+	const struct pd_agent_opts *o = r->o;
+	int by_signal = wait_stop(o->duration_ns > 0 ? t0 + o->duration_ns : 0);
+	int64_t stop = exec_mono_ns() - t0;
+	exec_stop_at(&r->x, stop);
+	int64_t max_d = 0;
+	for (size_t g = 0; g < r->s->n_dags; g++)
+		if (r->s->dags[g].deadline_ns > max_d)
+			max_d = r->s->dags[g].deadline_ns;
+	exec_join(&r->x, max_d + PD_NS_PER_S);
+	pd_agent_starve_stop(stv);
+	int64_t smp_cpu = sampler_stop(smp);
+	int64_t end_t = exec_mono_ns() - t0;
+	exec_flush_unfinished(&r->x, main_ring, end_t);
+	opp_snapshot(r->s, main_ring, end_t);
+	struct pd_rl_end end = {.t_ns = end_t, .sampler_cpu_ns = smp_cpu, .process_cpu_ns = process_cpu_ns(),
+				.reason = by_signal ? 1u : 0u};
+	return pd_rlw_close(w, &end, e);
+}
+
+/*
+ * One clean-up path, unwound in the reverse order of set-up (each label undoes one stage and falls
+ * through to the ones below it):
+ *
+ *   setup()  ------------------------------------------------------------> out_teardown
+ *   signals blocked, writer made  -------------------------------------> out_sigmask
+ *   threads spawned (maybe some), writer without file  ----------------> out_threads
+ *   admitted: every CPU task SCHED_DEADLINE  --------------------------> out_admitted
+ *   log open, writer started: the run; finish() joins and closes  -----> out_sigmask
+ *
+ * Invariant: a path that leaves after exec_admit() succeeded and before the threads ran reverts the
+ * admission (out_admitted); exec_admit() reverts its own partial admission.
+ */
 int pd_agent_run(const struct pd_agent_opts *o, pd_err *e)
 {
 	struct run r;
@@ -319,105 +365,74 @@ int pd_agent_run(const struct pd_agent_opts *o, pd_err *e)
 	r.o = o;
 	FILE *log = o->log ? o->log : stderr;
 	int rc = setup(&r, e);
-	if (rc) {
-		teardown(&r);
-		return rc;
-	}
-	pd_exec_install_sigxcpu();
+	if (rc)
+		goto out_teardown;
+	exec_install_sigxcpu();
 	sigset_t all, old;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old); /* threads inherit: only task threads unblock SIGXCPU */
 
 	/* rings are registered on a writer without a file: the header needs t0, known after admission */
-	char *hdr = NULL;
 	pd_rlw *w = pd_rlw_new();
 	if (!w) {
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		teardown(&r);
-		return pd_err_set(e, PD_EXIT_ENV, "out of memory");
+		rc = pd_err_set(e, PD_EXIT_ENV, "out of memory");
+		goto out_sigmask;
 	}
 	struct pd_rlw_ring *main_ring = pd_rlw_add_ring(w, 80, 8192);
 	struct pd_rlw_ring *pw_ring = pd_rlw_add_ring(w, 520, 4096);
 	struct pd_rlw_ring *starve_ring = pd_rlw_add_ring(w, 80, 256);
-	rc = pd_exec_spawn(&r.x, w, e);
-	long bad = rc ? -1 : pd_exec_wait_ready(&r.x);
+	rc = exec_spawn(&r.x, w, e);
+	long bad = rc ? -1 : exec_wait_ready(&r.x);
 	if (!rc && bad >= 0) {
 		const struct pd_agent_task *t = r.x.tasks[bad].t;
 		rc = pd_err_set(e, PD_EXIT_ENV, "task '%s/%s': cannot enter the cpuset of cpu%d (%s): %s", t->dag_name,
-				t->name, t->cpu, pd_cpusets_describe(r.cs), strerror(-r.x.tasks[bad].state));
+				t->name, t->cpu, pd_agent_cpusets_describe(r.cs), strerror(-r.x.tasks[bad].state));
 	}
 	if (!rc && r.cs)
-		rc = pd_cpusets_activate(r.cs, e);
+		rc = pd_agent_cpusets_activate(r.cs, e);
 	if (!rc)
-		rc = pd_exec_admit(&r.x, e);
-	if (rc) {
-		pd_exec_abort(&r.x);
-		pd_exec_join(&r.x, PD_NS_PER_S);
-		pd_rlw_close(w, NULL, NULL);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		teardown(&r);
-		return rc;
-	}
+		rc = exec_admit(&r.x, e);
+	if (rc)
+		goto out_threads;
 	/* admitted: t0 leaves every thread time to reach its first wait */
-	int64_t t0 = pd_mono_ns() + 50 * PD_NS_PER_MS;
-	hdr = header_json(r.s, o, t0, r.cs ? pd_cpusets_describe(r.cs) : "none", r.pw, r.accel.name);
+	int64_t t0 = exec_mono_ns() + 50 * PD_NS_PER_MS;
+	char *hdr = header_json(r.s, o, t0, r.cs ? pd_agent_cpusets_describe(r.cs) : "none", r.pw, r.accel.name);
 	char final_path[4096];
 	snprintf(final_path, sizeof(final_path), "%s/run.pdlog", o->out_dir);
 	rc = pd_rlw_open(w, final_path, hdr, e);
 	free(hdr);
-	if (rc) {
-		for (size_t i = 0; i < r.x.n_tasks; i++)
-			if (r.x.tasks[i].t->cpu >= 0)
-				pd_sched_set_other(r.x.tasks[i].tid);
-		pd_exec_abort(&r.x);
-		pd_exec_join(&r.x, PD_NS_PER_S);
-		pd_rlw_close(w, NULL, NULL);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		teardown(&r);
-		return rc;
-	}
-	if ((rc = pd_rlw_start(w, PD_AGENT_FLUSH_MS, e))) {
-		pd_exec_abort(&r.x);
-		pd_exec_join(&r.x, PD_NS_PER_S);
-		pd_rlw_close(w, NULL, NULL);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		teardown(&r);
-		return rc;
-	}
+	if (!rc)
+		rc = pd_rlw_start(w, PD_AGENT_FLUSH_MS, e);
+	if (rc)
+		goto out_admitted;
 	opp_snapshot(r.s, main_ring, 0);
-	pd_sampler *smp = r.pw ? pd_sampler_start(r.pw, r.s->n_rails, o->sample_hz, t0, pw_ring, e) : NULL;
+	pd_sampler *smp = r.pw ? sampler_start(r.pw, r.s->n_rails, o->sample_hz, t0, pw_ring, e) : NULL;
 	pd_starve *stv = NULL;
 	if (o->starvation_monitor) {
 		int cpus[1024];
 		size_t n = 0;
 		check_cpus(r.s, cpus, &n, e);
-		stv = pd_starve_start(cpus, n, o->starve_threshold_ns, t0, starve_ring, e);
+		stv = pd_agent_starve_start(cpus, n, o->starve_threshold_ns, t0, starve_ring, e);
 		if (!stv)
 			fprintf(log, "powerdag-agent: starvation monitor not started: %s\n", e->msg);
 	}
 	if (o->duration_ns > 0)
-		pd_exec_stop_at(&r.x, o->duration_ns);
-	pd_exec_go(&r.x, t0);
+		exec_stop_at(&r.x, o->duration_ns);
+	exec_go(&r.x, t0);
 	fprintf(log, "powerdag-agent: running %zu tasks of %zu DAGs (%s)\n", r.s->n_tasks, r.s->n_dags,
-		r.cs ? pd_cpusets_describe(r.cs) : "no CPU tasks");
+		r.cs ? pd_agent_cpusets_describe(r.cs) : "no CPU tasks");
+	rc = finish(&r, w, main_ring, smp, stv, t0, e);
+	goto out_sigmask;
 
-	int by_signal = wait_stop(o->duration_ns > 0 ? t0 + o->duration_ns : 0);
-	int64_t stop = pd_mono_ns() - t0;
-	pd_exec_stop_at(&r.x, stop);
-	int64_t max_d = 0;
-	for (size_t g = 0; g < r.s->n_dags; g++)
-		if (r.s->dags[g].deadline_ns > max_d)
-			max_d = r.s->dags[g].deadline_ns;
-	pd_exec_join(&r.x, max_d + PD_NS_PER_S);
-	pd_starve_stop(stv);
-	int64_t smp_cpu = pd_sampler_stop(smp);
-	int64_t end_t = pd_mono_ns() - t0;
-	pd_exec_flush_unfinished(&r.x, main_ring, end_t);
-	opp_snapshot(r.s, main_ring, end_t);
-	struct pd_rl_end end = {.t_ns = end_t, .sampler_cpu_ns = smp_cpu, .process_cpu_ns = process_cpu_ns(),
-				.reason = by_signal ? 1u : 0u};
-	rc = pd_rlw_close(w, &end, e);
+out_admitted:
+	revert_admission(&r);
+out_threads:
+	exec_abort(&r.x);
+	exec_join(&r.x, PD_NS_PER_S);
+	pd_rlw_close(w, NULL, NULL);
+out_sigmask:
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+out_teardown:
 	teardown(&r);
 	return rc ? rc : PD_EXIT_OK;
 }

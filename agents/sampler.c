@@ -7,7 +7,7 @@
  * skipped, not caught up in a burst.
  * The thread runs SCHED_FIFO when allowed (see sampler_main).
  */
-#include "agents/sampler.h"
+#include "agents/sampler_impl.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -25,7 +25,7 @@ struct pd_sampler {
 	pthread_t th;
 	_Atomic int stop;
 	int64_t cpu_ns;
-	struct pd_power_sample *cur;
+	struct pd_agent_power_sample *cur;
 	int64_t *gap_start; /* -1 when the rail is fine */
 	int *gap_err;
 	unsigned char rec[16 + RAILS_PER_RECORD * 8];
@@ -47,7 +47,7 @@ static void close_gap(pd_sampler *s, size_t i, int64_t t)
 
 static void tick(pd_sampler *s, int64_t t)
 {
-	pd_power_read(s->p, s->cur);
+	pd_agent_power_read(s->p, s->cur);
 	for (size_t first = 0; first < s->n; first += RAILS_PER_RECORD) {
 		size_t n = s->n - first < RAILS_PER_RECORD ? s->n - first : RAILS_PER_RECORD;
 		struct pd_rl_power h = {.t_ns = t, .first_rail = (uint32_t)first, .n = (uint32_t)n};
@@ -96,7 +96,7 @@ static void *sampler_main(void *arg)
 	return NULL;
 }
 
-pd_sampler *pd_sampler_start(pd_power *p, size_t n_rails, int hz, int64_t t0_ns, struct pd_rlw_ring *ring, pd_err *e)
+pd_sampler *sampler_start(pd_power *p, size_t n_rails, int hz, int64_t t0_ns, struct pd_rlw_ring *ring, pd_err *e)
 {
 	pd_sampler *s = calloc(1, sizeof(*s));
 	if (!s)
@@ -123,7 +123,7 @@ pd_sampler *pd_sampler_start(pd_power *p, size_t n_rails, int hz, int64_t t0_ns,
 	return s;
 }
 
-int64_t pd_sampler_stop(pd_sampler *s)
+int64_t sampler_stop(pd_sampler *s)
 {
 	if (!s)
 		return 0;

@@ -12,26 +12,26 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-int pd_sched_setattr(int tid, const struct pd_sched_attr *a)
+int pd_agent_sched_setattr(int tid, const struct pd_agent_sched_attr *a)
 {
-	struct pd_sched_attr c = *a;
+	struct pd_agent_sched_attr c = *a;
 	c.size = sizeof(c);
 	return syscall(SYS_sched_setattr, tid, &c, 0) == 0 ? 0 : -errno;
 }
 
-int pd_sched_getattr(int tid, struct pd_sched_attr *a)
+int pd_agent_sched_getattr(int tid, struct pd_agent_sched_attr *a)
 {
 	memset(a, 0, sizeof(*a));
 	return syscall(SYS_sched_getattr, tid, a, sizeof(*a), 0) == 0 ? 0 : -errno;
 }
 
-int pd_sched_set_other(int tid)
+int pd_agent_sched_set_other(int tid)
 {
-	struct pd_sched_attr a = {.size = sizeof(a), .sched_policy = 0};
-	return pd_sched_setattr(tid, &a);
+	struct pd_agent_sched_attr a = {.size = sizeof(a), .sched_policy = 0};
+	return pd_agent_sched_setattr(tid, &a);
 }
 
-int64_t pd_runtime_scale(int64_t wall_runtime_ns, int64_t f_cur_khz, int64_t f_max_khz, int64_t cap1024)
+int64_t pd_agent_runtime_scale(int64_t wall_runtime_ns, int64_t f_cur_khz, int64_t f_max_khz, int64_t cap1024)
 {
 	/* charged = wall * (f_cur/f_max) * (cap/1024): a budget of R wall ns costs that much kernel
 	 * runtime. Rounded up so that the job is never throttled early by rounding. */
@@ -56,7 +56,7 @@ static int64_t read_i64(const char *path)
 	return v;
 }
 
-int64_t pd_runtime_for_kernel(int64_t wall_runtime_ns, int cpu, bool reclaim, const char *sysfs_root)
+int64_t pd_agent_runtime_for_kernel(int64_t wall_runtime_ns, int cpu, bool reclaim, const char *sysfs_root)
 {
 #if defined(__arm__) || defined(__aarch64__)
 	const bool scaled_arch = true;
@@ -73,5 +73,5 @@ int64_t pd_runtime_for_kernel(int64_t wall_runtime_ns, int cpu, bool reclaim, co
 	int64_t cur = read_i64(p);
 	snprintf(p, sizeof(p), "%s/devices/system/cpu/cpu%d/cpufreq/cpuinfo_max_freq", sysfs_root, cpu);
 	int64_t max = read_i64(p);
-	return pd_runtime_scale(wall_runtime_ns, cur, max, cap);
+	return pd_agent_runtime_scale(wall_runtime_ns, cur, max, cap);
 }

@@ -22,15 +22,15 @@ struct dl_probe {
 static void *probe_main(void *arg)
 {
 	struct dl_probe *p = arg;
-	struct pd_sched_attr a = {.size = sizeof(a), .sched_policy = PD_SCHED_DEADLINE,
+	struct pd_agent_sched_attr a = {.size = sizeof(a), .sched_policy = PD_SCHED_DEADLINE,
 				  .sched_flags = PD_SCHED_FLAG_RESET_ON_FORK, .sched_runtime = 100 * PD_NS_PER_US,
 				  .sched_deadline = 10 * PD_NS_PER_MS, .sched_period = 10 * PD_NS_PER_MS};
-	p->rc = pd_sched_setattr(0, &a);
+	p->rc = pd_agent_sched_setattr(0, &a);
 	if (p->rc == 0) {
-		struct pd_sched_attr g;
-		if (pd_sched_getattr(0, &g) == 0 && g.sched_policy != PD_SCHED_DEADLINE)
+		struct pd_agent_sched_attr g;
+		if (pd_agent_sched_getattr(0, &g) == 0 && g.sched_policy != PD_SCHED_DEADLINE)
 			p->rc = -EINVAL;
-		pd_sched_set_other(0);
+		pd_agent_sched_set_other(0);
 	}
 	return NULL;
 }

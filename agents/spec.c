@@ -14,7 +14,7 @@ static int parse_work(struct pd_agent_spec *s, struct pd_agent_task *t, const ch
 {
 	struct pd_work pw;
 	const char *why = "invalid";
-	if (pd_work_parse(w, &pw, &why))
+	if (pd_dags_work_parse(w, &pw, &why))
 		return pd_err_set(e, PD_EXIT_USAGE, "task '%s/%s': work '%s': %s", t->dag_name, t->name, w ? w : "", why);
 	switch (pw.kind) {
 	case PD_WORK_SPIN:
@@ -117,7 +117,7 @@ int pd_agent_spec_from_plan(const pd_plan *p, struct pd_agent_spec *s, pd_err *e
 			/* bcet at the OPP with the same law as the plan's wcet */
 			t->bcet_ns = t->bcet_ref_ns >= t->wcet_ref_ns
 					     ? t->wcet_ns
-					     : pd_wcet_scale(t->bcet_ref_ns, t->wcet_fixed_ns < t->bcet_ref_ns ? t->wcet_fixed_ns : 0,
+					     : pd_platform_wcet_scale(t->bcet_ref_ns, t->wcet_fixed_ns < t->bcet_ref_ns ? t->wcet_fixed_ns : 0,
 							     s->ref_khz, is->capacity, is->opp_khz);
 			if (t->bcet_ns > t->wcet_ns)
 				t->bcet_ns = t->wcet_ns;

@@ -125,10 +125,10 @@ static struct tracked *track(pd_starve *s, int tid)
 
 static void boost(pd_starve *s, struct tracked *t, int cpu, int64_t now)
 {
-	struct pd_sched_attr a = {.size = sizeof(a), .sched_policy = PD_SCHED_DEADLINE,
+	struct pd_agent_sched_attr a = {.size = sizeof(a), .sched_policy = PD_SCHED_DEADLINE,
 				  .sched_flags = PD_SCHED_FLAG_RESET_ON_FORK, .sched_runtime = BOOST_RUNTIME_NS,
 				  .sched_deadline = BOOST_PERIOD_NS, .sched_period = BOOST_PERIOD_NS};
-	int rc = pd_sched_setattr(t->tid, &a);
+	int rc = pd_agent_sched_setattr(t->tid, &a);
 	struct pd_rl_starve r = {.tid = t->tid, .cpu = cpu, .t_ns = now - s->t0_ns, .waited_ns = now - t->since_ns,
 				 .boost_runtime_ns = BOOST_RUNTIME_NS, .boost_period_ns = BOOST_PERIOD_NS, .result = -rc};
 	pd_rlw_put(s->ring, PD_RL_STARVE, &r, sizeof(r));
@@ -182,7 +182,7 @@ static void scan(pd_starve *s)
 	for (size_t i = 0; i < s->n_t; i++) {
 		struct tracked *t = &s->t[i];
 		if (t->boosted_until && now >= t->boosted_until) {
-			pd_sched_set_other(t->tid);
+			pd_agent_sched_set_other(t->tid);
 			t->boosted_until = 0;
 		}
 	}
@@ -207,11 +207,11 @@ static void *starve_main(void *arg)
 	}
 	for (size_t i = 0; i < s->n_t; i++)
 		if (s->t[i].boosted_until)
-			pd_sched_set_other(s->t[i].tid);
+			pd_agent_sched_set_other(s->t[i].tid);
 	return NULL;
 }
 
-pd_starve *pd_starve_start(const int *cpus, size_t n, int64_t threshold_ns, int64_t t0_mono_ns,
+pd_starve *pd_agent_starve_start(const int *cpus, size_t n, int64_t threshold_ns, int64_t t0_mono_ns,
 			   struct pd_rlw_ring *ring, pd_err *e)
 {
 	pd_starve *s = calloc(1, sizeof(*s));
@@ -237,7 +237,7 @@ pd_starve *pd_starve_start(const int *cpus, size_t n, int64_t threshold_ns, int6
 	return s;
 }
 
-void pd_starve_stop(pd_starve *s)
+void pd_agent_starve_stop(pd_starve *s)
 {
 	if (!s)
 		return;

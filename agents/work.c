@@ -6,7 +6,7 @@
  * thread CPU time (the twin, whose CPUs do not really change speed). Both honour wcet_fixed (spent as
  * CPU time, frequency-independent) and draw each job's demand uniformly in [bcet, wcet].
  */
-#include "agents/work.h"
+#include "agents/work_impl.h"
 
 #include <dlfcn.h>
 #include <limits.h>
@@ -48,18 +48,18 @@ static int64_t busy_for(int64_t ns, int64_t *cpu0)
 	return now;
 }
 
-uint64_t pd_work_spin(uint64_t n, uint64_t x)
+uint64_t work_spin(uint64_t n, uint64_t x)
 {
 	return spin_loop(n, x);
 }
 
-void pd_work_busy_ns(int64_t ns)
+void work_busy_ns(int64_t ns)
 {
 	int64_t c0;
 	busy_for(ns, &c0);
 }
 
-int pd_work_init(struct pd_xwork *w, const struct pd_agent_task *t, uint64_t seed, size_t index, pd_err *e)
+int work_init(struct pd_xwork *w, const struct pd_agent_task *t, uint64_t seed, size_t index, pd_err *e)
 {
 	memset(w, 0, sizeof(*w));
 	w->kind = t->work;
@@ -112,7 +112,7 @@ static int64_t read_khz(const char *sysfs_root, int cpu)
 	return v;
 }
 
-void pd_work_calibrate(struct pd_xwork *w, int cpu, const char *sysfs_root)
+void work_calibrate(struct pd_xwork *w, int cpu, const char *sysfs_root)
 {
 	if (w->kind != PD_AW_SPIN)
 		return;
@@ -145,7 +145,7 @@ void pd_work_calibrate(struct pd_xwork *w, int cpu, const char *sysfs_root)
 	w->iters_per_ref_ns = best > 0 ? best : 1.0;
 }
 
-int64_t pd_work_draw(struct pd_xwork *w, int64_t *ref_ns)
+int64_t work_draw(struct pd_xwork *w, int64_t *ref_ns)
 {
 	int64_t ref = w->wcet_ref_ns;
 	if (w->bcet_ref_ns < w->wcet_ref_ns)
@@ -158,7 +158,7 @@ int64_t pd_work_draw(struct pd_xwork *w, int64_t *ref_ns)
 	return w->bcet_ns + (int64_t)(x * (double)(w->wcet_ns - w->bcet_ns));
 }
 
-int pd_work_do(struct pd_xwork *w, uint64_t seq, int64_t demand_ns, int64_t ref_ns, int64_t *cpu0_ns, int64_t *cpu1_ns)
+int work_do(struct pd_xwork *w, uint64_t seq, int64_t demand_ns, int64_t ref_ns, int64_t *cpu0_ns, int64_t *cpu1_ns)
 {
 	*cpu1_ns = -1;
 	switch (w->kind) {
@@ -168,7 +168,7 @@ int pd_work_do(struct pd_xwork *w, uint64_t seq, int64_t demand_ns, int64_t ref_
 	case PD_AW_SPIN: {
 		int64_t fixed = w->fixed_ref_ns < ref_ns ? w->fixed_ref_ns : 0;
 		if (fixed)
-			pd_work_busy_ns(fixed);
+			work_busy_ns(fixed);
 		uint64_t n = (uint64_t)((double)(ref_ns - fixed) * w->iters_per_ref_ns);
 		uint64_t x = spin_loop(n, seq);
 		__asm__ volatile("" : : "r"(x));
@@ -181,7 +181,7 @@ int pd_work_do(struct pd_xwork *w, uint64_t seq, int64_t demand_ns, int64_t ref_
 	}
 }
 
-void pd_work_fini(struct pd_xwork *w)
+void work_fini(struct pd_xwork *w)
 {
 	if (w->dl)
 		dlclose(w->dl);

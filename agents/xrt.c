@@ -2,7 +2,7 @@
 /*
  * XRT backend for FPGA tasks (embedded zocl, docs/BOARDS.md), compiled only when
  * CMake finds XRT (PD_HAVE_XRT; XRT is not packaged for Debian, so the CI never builds this file's
- * body - it is kept to the small, stable XRT C API behind the pd_accel_ops interface).
+ * body - it is kept to the small, stable XRT C API behind the pd_agent_accel_ops interface).
  *
  * load: xrtDeviceOpen(0) + xrtDeviceLoadXclbinFile(bitstream) (a PR platform programs the slot with
  *       isolation; a flat platform expects the PL already programmed and registers the CUs);
@@ -64,10 +64,10 @@ static int xrt_run(void *ctx, const struct pd_agent_accel *a, const struct pd_ag
 	return rc;
 }
 
-struct pd_accel_ops pd_accel_xrt(void)
+struct pd_agent_accel_ops pd_agent_accel_xrt(void)
 {
 	/* one device handle per agent run, released with the process (zocl closes it) */
 	struct xrt_ctx *ctx = calloc(1, sizeof(*ctx));
-	return (struct pd_accel_ops){"xrt", xrt_load, xrt_run, ctx};
+	return (struct pd_agent_accel_ops){"xrt", xrt_load, xrt_run, ctx};
 }
 #endif

@@ -3,7 +3,7 @@
  * powerdag check PLAN [--json] - the independent schedulability check of a plan (optimizer/checker).
  * Exit 0 schedulable, 1 not schedulable, 2 bad usage or an unreadable plan.
  */
-#include "cli/cli.h"
+#include "cli/cli_impl.h"
 #include "optimizer/checker/pd_check.h"
 
 #include <getopt.h>

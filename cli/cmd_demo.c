@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
+#include "cli/cli_impl.h"
 #include "deployer/pd_deployer.h"
 #include "twin/pd_twin.h"
 
@@ -72,7 +72,7 @@ static int find_dags(const char *self, char *out, size_t n)
 static int generate_dags(const char *path, pd_err *e)
 {
 	struct pd_gen_params gp;
-	pd_gen_defaults(&gp);
+	pd_dags_gen_defaults(&gp);
 	gp.n_dags = 1;
 	gp.min_tasks = 3;
 	gp.max_tasks = 4;

@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
+#include "cli/cli_impl.h"
 #include "deployer/pd_deployer.h"
 #include "twin/pd_twin.h"
 
@@ -63,7 +63,7 @@ static int run(int argc, char **argv)
 	if (!o.board_uri)
 		return pd_cli_fail("deploy", PD_EXIT_USAGE, "--board URI is required (ssh://[user@]host[:port] or local)");
 	pd_err ue = {0};
-	if (strcmp(o.board_uri, "twin") && pd_transport_check_uri(o.board_uri, &ue))
+	if (strcmp(o.board_uri, "twin") && pd_deploy_transport_check_uri(o.board_uri, &ue))
 		return pd_cli_fail("deploy", PD_EXIT_USAGE, "--board: %s", ue.msg);
 	/* files named on the command line are checked now: exit 2 must come before the first write */
 	const struct {

@@ -4,7 +4,7 @@
  * per CPU, GPU, FPGA slot) and labelled with it, plus a legend. FILE may itself be a plan (its
  * embedded DAG set is drawn, coloured by its own placement).
  */
-#include "cli/cli.h"
+#include "cli/cli_impl.h"
 #include "dags/pd_dags.h"
 #include "plan/pd_plan.h"
 
@@ -59,7 +59,7 @@ static int style_from_plan(const pd_dagset *s, const pd_plan *plan, struct pd_do
 			return pd_cli_fail(NAME, PD_EXIT_USAGE, "the plan has no task '%s' in DAG '%s'", t->name, dag);
 		const struct pd_placement *pl = &pd_plan_task_c(plan, (size_t)j)->place;
 		char buf[128];
-		style[i].note = pd_arena_strdup(a, pd_placement_fmt(plan, pl, buf, sizeof(buf)));
+		style[i].note = pd_arena_strdup(a, pd_plan_placement_fmt(plan, pl, buf, sizeof(buf)));
 		style[i].fill = colour_of(pl);
 		bool seen = false;
 		for (size_t k = 0; k < n_leg; k++)

@@ -2,7 +2,7 @@
 /*
  * powerdag gen - a random, reproducible DAG set (pd_dags_generate), written as a DAG file.
  */
-#include "cli/cli.h"
+#include "cli/cli_impl.h"
 #include "dags/pd_dags.h"
 
 #include <errno.h>
@@ -69,7 +69,7 @@ static int run(int argc, char **argv)
 	struct pd_gen_params p;
 	const char *out = "-", *why = NULL;
 	unsigned long long v = 0;
-	pd_gen_defaults(&p);
+	pd_dags_gen_defaults(&p);
 	opterr = 0;
 	optind = 1;
 	int li = -1;

@@ -3,7 +3,7 @@
  * powerdag optimize - computes a deployment plan (pd_optimize) from a DAG file and a platform file.
  * Exit codes: 0 plan found (written with -o), 1 infeasible (with the reason), 2 bad usage / input.
  */
-#include "cli/cli.h"
+#include "cli/cli_impl.h"
 #include "optimizer/pd_optimizer.h"
 
 #include <errno.h>
@@ -58,8 +58,8 @@ static int parse_cap(const char *s, int64_t *uw)
 static void print_json(const struct pd_opt_result *r, const struct pd_opt_params *p, const char *out)
 {
 	json_t *o = json_object();
-	json_object_set_new(o, "status", json_string(pd_status_name(r->status)));
-	json_object_set_new(o, "objective", json_string(pd_objective_name(p->objective)));
+	json_object_set_new(o, "status", json_string(pd_plan_status_name(r->status)));
+	json_object_set_new(o, "objective", json_string(pd_plan_objective_name(p->objective)));
 	json_object_set_new(o, "solver", json_string(r->solver));
 	json_object_set_new(o, "solve_time_s", json_real(r->solve_time_s));
 	if (r->status == PD_STATUS_INFEASIBLE) {
@@ -93,8 +93,8 @@ static void print_text(const struct pd_opt_result *r, const struct pd_opt_params
 		printf("infeasible (%s, %.2f s): %s\n", r->solver, r->solve_time_s, r->explain);
 		return;
 	}
-	printf("status      %s (%s, objective %s)\n", pd_status_name(r->status), r->solver,
-	       pd_objective_name(p->objective));
+	printf("status      %s (%s, objective %s)\n", pd_plan_status_name(r->status), r->solver,
+	       pd_plan_objective_name(p->objective));
 	printf("power       %.6f W\n", r->power_w);
 	if (r->lower_bound_w >= 0 && r->gap >= 0)
 		printf("lower bound %.6f W (gap %.4f %%)\n", r->lower_bound_w, 100.0 * r->gap);
@@ -146,16 +146,16 @@ static int parse_opts(int argc, char **argv, struct pd_opt_params *p, const char
 			*out = optarg;
 			break;
 		case 'O':
-			bad = pd_objective_parse(optarg, &p->objective) != 0;
+			bad = pd_plan_objective_parse(optarg, &p->objective) != 0;
 			break;
 		case 'c':
 			bad = parse_cap(optarg, &p->power_cap_uw) != 0 || p->power_cap_uw <= 0;
 			break;
 		case 's':
-			bad = pd_solver_parse(optarg, &p->solver) != 0;
+			bad = pd_opt_solver_parse(optarg, &p->solver) != 0;
 			break;
 		case 'b':
-			bad = pd_backend_parse(optarg, &p->backend) != 0;
+			bad = pd_opt_backend_parse(optarg, &p->backend) != 0;
 			break;
 		case 't':
 			bad = parse_seconds(optarg, &p->time_limit_s) != 0;

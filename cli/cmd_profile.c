@@ -2,7 +2,7 @@
 /*
  * powerdag profile --board URI --platform NOMINAL -o FITTED [--json] - measure a board through the
  * agent and write the nominal platform with the measured values (deployer/pd_deployer.h
- * pd_profile_run; docs/PROFILE.md). Ctrl-C only sets a flag: the current step ends, the board is
+ * pd_deploy_profile_run; docs/PROFILE.md). Ctrl-C only sets a flag: the current step ends, the board is
  * restored, nothing is written, exit 3.
  */
 #include <getopt.h>
@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "cli/cli.h"
+#include "cli/cli_impl.h"
 #include "deployer/pd_deployer.h"
 
 static int parse_int(const char *s, int lo, int hi, int *out)
@@ -79,7 +79,7 @@ static int run(int argc, char **argv)
 		{"agent", required_argument, NULL, 'a'},    {"overhead-jobs", required_argument, NULL, 'J'},
 		{"window", required_argument, NULL, 'w'},   {NULL, 0, NULL, 0},
 	};
-	struct pd_profile_opts o = {.log = stderr, .interrupted = NULL} /* set once the arguments are checked */;
+	struct pd_deploy_profile_opts o = {.log = stderr, .interrupted = NULL} /* set once the arguments are checked */;
 	struct pd_cli_twin tb;
 	bool json = false;
 	int c, li = -1;
@@ -122,7 +122,7 @@ static int run(int argc, char **argv)
 	o.interrupted = pd_cli_catch_interrupts();
 	char *summary = NULL;
 	pd_err e = {0};
-	int rc = pd_profile_run(&o, &summary, &e);
+	int rc = pd_deploy_profile_run(&o, &summary, &e);
 	if (summary && json)
 		printf("%s\n", summary);
 	else if (summary && rc != PD_EXIT_USAGE)

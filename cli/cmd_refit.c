@@ -6,7 +6,7 @@
  * A thin layer over reports/pd_reports.h: the explanation of the fit goes to stderr (or, with --json,
  * one JSON object to stdout); OUT is written atomically, and not at all on bad input (exit 2).
  */
-#include "cli/cli.h"
+#include "cli/cli_impl.h"
 #include "reports/pd_reports.h"
 
 #include <getopt.h>
@@ -37,7 +37,7 @@ static const char usage[] =
 	"samples): exit 2, nothing written. Details: docs/REFIT.md.";
 
 struct opts {
-	struct pd_refit_opts r;
+	struct pd_report_refit_opts r;
 	const char *out;
 	bool json;
 };
@@ -67,9 +67,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'o': o->out = optarg; break;
 		case 'w':
 			if (strcmp(optarg, "wcet") == 0)
-				o->r.what = PD_REFIT_WCET;
+				o->r.what = PD_REPORT_REFIT_WCET;
 			else if (strcmp(optarg, "power") == 0)
-				o->r.what = PD_REFIT_POWER;
+				o->r.what = PD_REPORT_REFIT_POWER;
 			else
 				return pd_cli_bad_value("refit", lo, li, c, optarg);
 			break;
@@ -112,7 +112,7 @@ static int parse(int argc, char **argv, struct opts *o)
 static int run(int argc, char **argv)
 {
 	struct opts o = {0};
-	pd_refit_defaults(&o.r);
+	pd_report_refit_defaults(&o.r);
 	int rc = parse(argc, argv, &o);
 	if (rc)
 		return rc;
@@ -120,7 +120,7 @@ static int run(int argc, char **argv)
 	pd_buf_init(&text);
 	pd_buf_init(&json);
 	pd_err e = {0};
-	rc = pd_refit_run((const char *const *)argv + optind, (size_t)(argc - optind), &o.r, o.out, &text,
+	rc = pd_report_refit_run((const char *const *)argv + optind, (size_t)(argc - optind), &o.r, o.out, &text,
 			  o.json ? &json : NULL, &e);
 	if (text.len)
 		fwrite(text.data, 1, text.len, stderr);

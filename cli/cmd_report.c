@@ -7,7 +7,7 @@
  * 0 ok, 1 deadline misses with --fail-on-miss, 2 bad usage / missing run directory / unreadable
  * plan (nothing written), 3 cannot write an output.
  */
-#include "cli/cli.h"
+#include "cli/cli_impl.h"
 #include "reports/pd_reports.h"
 
 #include <errno.h>

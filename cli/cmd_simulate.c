@@ -4,7 +4,7 @@
  * power, energy, deadline misses and response times. Exit 0 (1 with --fail-on-miss when a DAG
  * missed a deadline), 2 bad usage or input, 3 when the trace cannot be written.
  */
-#include "cli/cli.h"
+#include "cli/cli_impl.h"
 #include "simulator/pd_simulator.h"
 
 #include <errno.h>

@@ -5,7 +5,7 @@
  * powerdag twin down [--state DIR]
  * (and the hidden `twin _daemon ...`, the twin's own daemon, started by `up`)
  */
-#include "cli/cli.h"
+#include "cli/cli_impl.h"
 #include "twin/pd_twin.h"
 
 #include <getopt.h>

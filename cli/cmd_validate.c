@@ -6,7 +6,7 @@
  * With --json, one JSON object on stdout instead: {"valid": bool, "files": [{"file", "kind",
  * "valid", "errors": [{"file", "line", "col", "message"}]}]}.
  */
-#include "cli/cli.h"
+#include "cli/cli_impl.h"
 #include "plan/pd_plan.h"
 
 #include <jansson.h>
@@ -62,7 +62,7 @@ static enum pd_file_kind validate_file(const char *path, pd_diags *d)
 		return kind;
 	}
 	if (pd_yaml_load(&doc, path, text, len, d) == 0)
-		kind = pd_file_kind_of(&doc, d);
+		kind = pd_plan_file_kind_of(&doc, d);
 	if (kind != PD_FILE_UNKNOWN) {
 		const char *key = kind_name(kind);
 		const char *const allowed[] = {key, NULL};

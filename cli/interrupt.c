@@ -4,7 +4,7 @@
  * the handler only sets a flag that the board code polls, so the board is restored on the way out.
  * The flag is the one piece of process-wide state a signal handler may touch.
  */
-#include "cli/cli.h"
+#include "cli/cli_impl.h"
 
 #include <signal.h>
 #include <string.h>

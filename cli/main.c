@@ -3,7 +3,7 @@
  * powerdag - git-style dispatch: `powerdag NAME [args]` runs the command NAME of the table below.
  * `powerdag --help` lists the commands; `powerdag NAME --help` prints that command's usage.
  */
-#include "cli/cli.h"
+#include "cli/cli_impl.h"
 
 #include <getopt.h>
 #include <stdarg.h>

@@ -8,7 +8,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 
-#include "cli/cli.h"
+#include "cli/cli_impl.h"
 #include "twin/pd_twin.h"
 
 int pd_cli_twin_board(const char *cmd, struct pd_cli_twin *tb, const char **uri, const char **identity,

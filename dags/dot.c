@@ -34,7 +34,7 @@ static void emit_node(pd_buf *b, const pd_dagset *s, size_t i, const struct pd_d
 	char c[32], label[256];
 	int n = snprintf(label, sizeof(label), "%s\nC=%s", t->name, pd_fmt_duration(t->wcet_ns, c, sizeof(c)));
 	for (size_t k = 0; k < t->n_impls && n > 0 && (size_t)n < sizeof(label); k++)
-		n += snprintf(label + n, sizeof(label) - (size_t)n, "%s%s", k ? "," : "\n", pd_accel_kind_name(t->impls[k].kind));
+		n += snprintf(label + n, sizeof(label) - (size_t)n, "%s%s", k ? "," : "\n", pd_dags_accel_kind_name(t->impls[k].kind));
 	if (st && st[i].note && n > 0 && (size_t)n < sizeof(label))
 		snprintf(label + n, sizeof(label) - (size_t)n, "\n%s", st[i].note);
 	pd_buf_printf(b, "    ");
@@ -45,7 +45,7 @@ static void emit_node(pd_buf *b, const pd_dagset *s, size_t i, const struct pd_d
 		pd_buf_printf(b, ", fillcolor=");
 		q(b, st[i].fill);
 	}
-	if (pd_task_is_source(t) || pd_task_is_sink(t))
+	if (pd_dags_task_is_source(t) || pd_dags_task_is_sink(t))
 		pd_buf_printf(b, ", penwidth=2");
 	pd_buf_printf(b, "];\n");
 }

@@ -13,7 +13,7 @@
 static void emit_impl(pd_yemit *y, const struct pd_impl *m)
 {
 	pd_yemit_map_begin(y, true);
-	pd_yemit_kv_str(y, "kind", pd_accel_kind_name(m->kind));
+	pd_yemit_kv_str(y, "kind", pd_dags_accel_kind_name(m->kind));
 	pd_yemit_kv_duration(y, "latency", m->latency_ns);
 	if (m->bitstream)
 		pd_yemit_kv_str(y, "bitstream", m->bitstream);
@@ -53,7 +53,7 @@ static void emit_dag(pd_yemit *y, const pd_dagset *s, const struct pd_dag *G)
 	if (G->has_deadline)
 		pd_yemit_kv_duration(y, "deadline", G->deadline_ns);
 	if (G->has_late)
-		pd_yemit_kv_str(y, "late", pd_late_name(G->late));
+		pd_yemit_kv_str(y, "late", pd_dags_late_name(G->late));
 	pd_yemit_key(y, "tasks");
 	pd_yemit_seq_begin(y, false);
 	for (size_t i = 0; i < G->n_tasks; i++)

@@ -42,7 +42,7 @@
 
 static const int64_t periods_ms[] = {20, 25, 40, 50, 80, 100};
 
-void pd_gen_defaults(struct pd_gen_params *p)
+void pd_dags_gen_defaults(struct pd_gen_params *p)
 {
 	*p = (struct pd_gen_params){
 		.n_dags = 3,

@@ -224,7 +224,7 @@ int64_t pd_dags_longest_path(const pd_dagset *s, size_t g, const int64_t *w, int
 				m = fp;
 		}
 		F[i - G->first_task] = sat_add(w[i], m);
-		if (pd_task_is_sink(t) && F[i - G->first_task] > best)
+		if (pd_dags_task_is_sink(t) && F[i - G->first_task] > best)
 			best = F[i - G->first_task];
 		if (finish)
 			finish[i] = F[i - G->first_task];
@@ -260,7 +260,7 @@ double pd_dags_longest_path_d(const pd_dagset *s, size_t g, const double *w, dou
 				m = fp;
 		}
 		F[i - G->first_task] = w[i] + m;
-		if (pd_task_is_sink(t) && F[i - G->first_task] > best)
+		if (pd_dags_task_is_sink(t) && F[i - G->first_task] > best)
 			best = F[i - G->first_task];
 		if (finish)
 			finish[i] = F[i - G->first_task];

@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *pd_late_name(enum pd_late l)
+const char *pd_dags_late_name(enum pd_late l)
 {
 	return l == PD_LATE_QUEUE ? "queue" : "resync";
 }
 
-const char *pd_accel_kind_name(enum pd_accel_kind k)
+const char *pd_dags_accel_kind_name(enum pd_accel_kind k)
 {
 	return k == PD_ACCEL_FPGA ? "fpga" : "gpu";
 }
@@ -174,7 +174,7 @@ static bool is_identifier(const char *s)
 	return true;
 }
 
-int pd_work_parse(const char *work, struct pd_work *out, const char **why)
+int pd_dags_work_parse(const char *work, struct pd_work *out, const char **why)
 {
 	memset(out, 0, sizeof(*out));
 	if (!work || strcmp(work, "builtin:spin") == 0)
@@ -211,7 +211,7 @@ int pd_work_parse(const char *work, struct pd_work *out, const char **why)
 	return 0;
 }
 
-int pd_inject_parse(const char *spec, struct pd_inject *out, const char **why)
+int pd_dags_inject_parse(const char *spec, struct pd_inject *out, const char **why)
 {
 	memset(out, 0, sizeof(*out));
 	const char *slash = strchr(spec, '/');
@@ -250,7 +250,7 @@ int pd_inject_parse(const char *spec, struct pd_inject *out, const char **why)
 	return 0;
 }
 
-long pd_inject_task(const pd_dagset *s, const struct pd_inject *in)
+long pd_dags_inject_task(const pd_dagset *s, const struct pd_inject *in)
 {
 	return pd_dags_find_task(s, in->dag, in->task);
 }

@@ -148,7 +148,7 @@ static void parse_work(struct parser *p, const pd_ynode *map, struct pd_task *t)
 	struct pd_work parsed;
 	if (pd_yget_str(map, "work", false, &w, p->d) != 1)
 		return;
-	if (pd_work_parse(w, &parsed, &why) < 0) {
+	if (pd_dags_work_parse(w, &parsed, &why) < 0) {
 		pd_diags_add(p->d, pd_ymap_get(map, "work")->loc, "'work' '%.80s' %s", w, why);
 		return;
 	}

@@ -10,7 +10,7 @@
  * (optimizer variables, plan entries, agent threads); DAG g owns tasks [first_task, first_task +
  * n_tasks). Edges hold global indices. Adjacency is precomputed in CSR form.
  *
- * Invariants after a successful parse/validate (pd_dagset_validate keeps them):
+ * Invariants after a successful parse/validate (pd_dags_validate keeps them):
  *   - names unique (DAG names in the set, task names in their DAG); edge ends known and in the DAG;
  *   - the precedence graph of each DAG is acyclic; topo[] lists every task of the set so that each
  *     task comes after all its predecessors, DAG by DAG;
@@ -18,7 +18,7 @@
  *     0 < deadline <= period; every accel entry has a kind and latency > 0, an fpga entry a bitstream;
  *   - every duration is at most PD_DAGS_MAX_DURATION_NS, so sums over a DAG never overflow int64;
  *   - names hold only letters, digits, '_', '-', '.' (they become thread names, DOT ids, CSV columns);
- *   - work is NULL, "builtin:spin", "builtin:busy" or "plugin:LIB:SYMBOL" (see pd_work_parse).
+ *   - work is NULL, "builtin:spin", "builtin:busy" or "plugin:LIB:SYMBOL" (see pd_dags_work_parse).
  *
  * Every string and location of a set lives in the set's arena: a set outlives the YAML document it
  * was parsed from.
@@ -36,7 +36,7 @@ enum pd_accel_kind { PD_ACCEL_GPU = 0, PD_ACCEL_FPGA = 1 };
 /* Longest DAG or task name. */
 #define PD_DAGS_MAX_NAME 63
 
-const char *pd_accel_kind_name(enum pd_accel_kind k); /* "gpu" / "fpga" */
+const char *pd_dags_accel_kind_name(enum pd_accel_kind k); /* "gpu" / "fpga" */
 
 /* One alternative implementation of a task on an accelerator. */
 struct pd_impl {
@@ -78,7 +78,7 @@ enum pd_late {
 			     * that fell behind finds already ready), so the reservations resynchronise */
 	PD_LATE_QUEUE,      /* every instance runs, back to back, however late */
 };
-const char *pd_late_name(enum pd_late l); /* "resync" / "queue" */
+const char *pd_dags_late_name(enum pd_late l); /* "resync" / "queue" */
 
 struct pd_dag {
 	const char *name;
@@ -117,8 +117,8 @@ long pd_dags_find_task(const pd_dagset *s, const char *dag, const char *task);
 /* Topological order of all tasks (DAG by DAG). */
 const size_t *pd_dags_topo(const pd_dagset *s);
 /* Sources have no predecessors, sinks no successors. */
-static inline bool pd_task_is_source(const struct pd_task *t) { return t->n_preds == 0; }
-static inline bool pd_task_is_sink(const struct pd_task *t) { return t->n_succs == 0; }
+static inline bool pd_dags_task_is_source(const struct pd_task *t) { return t->n_preds == 0; }
+static inline bool pd_dags_task_is_sink(const struct pd_task *t) { return t->n_succs == 0; }
 
 /*
  * Longest path through the precedence graph of DAG g with per-task weights w[i] (indexed by global
@@ -158,7 +158,7 @@ struct pd_work {
 };
 /* Splits a task's work string (NULL = builtin:spin). "plugin:LIB:SYMBOL" splits at the last ':'.
  * Returns 0, or -1 with a static reason in why. */
-int pd_work_parse(const char *work, struct pd_work *out, const char **why);
+int pd_dags_work_parse(const char *work, struct pd_work *out, const char **why);
 
 /* ---------------------------------------------------------------- overrun injection (tests) */
 /* "DAG/TASK:N:F": job N (instance N, from 0) of task TASK of DAG DAG executes F times the demand it
@@ -170,9 +170,9 @@ struct pd_inject {
 	double factor;
 };
 /* Returns 0, or -1 with a static reason in why. */
-int pd_inject_parse(const char *spec, struct pd_inject *out, const char **why);
+int pd_dags_inject_parse(const char *spec, struct pd_inject *out, const char **why);
 /* Global task index of the injection in s, or -1 when its DAG/task does not exist. */
-long pd_inject_task(const pd_dagset *s, const struct pd_inject *in);
+long pd_dags_inject_task(const pd_dagset *s, const struct pd_inject *in);
 
 /* ---------------------------------------------------------------- Graphviz */
 /* Optional per-task decoration of the DOT output (indexed by global task index). */
@@ -197,7 +197,7 @@ struct pd_gen_params {
 	double edge_prob;         /* probability of an edge to each node of the previous layer, 0.4 */
 	int64_t min_wcet_ns;      /* smallest WCET (kernel floor margin); 1.024 ms; others shrink to keep util */
 };
-void pd_gen_defaults(struct pd_gen_params *p);
+void pd_dags_gen_defaults(struct pd_gen_params *p);
 /* Builds a random set: layered DAGs with exactly one source and one sink each, periods from
  * {20, 25, 40, 50, 80, 100} ms, D = T, UUniFast utilisations per DAG. Reproducible per seed.
  * Bad parameters -> NULL with e->code = PD_EXIT_USAGE. Details in dags/gen.c. */

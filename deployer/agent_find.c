@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *pd_elf_arch(const char *path)
+const char *pd_deploy_elf_arch(const char *path)
 {
 	unsigned char h[20];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -112,12 +112,12 @@ static int no_agent(const char *arch, const char *want, const char *tried, pd_er
 			  arch, want, tried);
 }
 
-int pd_find_agent(const char *explicit_path, const char *self_exe, const char *arch, char *out, size_t n,
+int pd_deploy_find_agent(const char *explicit_path, const char *self_exe, const char *arch, char *out, size_t n,
 		  pd_err *e)
 {
 	const char *want = norm_arch(arch);
 	if (explicit_path) {
-		const char *got = pd_elf_arch(explicit_path);
+		const char *got = pd_deploy_elf_arch(explicit_path);
 		if (!got)
 			return pd_err_set(e, PD_EXIT_ENV, "--agent %s: not an executable ELF file", explicit_path);
 		if (strcmp(got, want))
@@ -133,7 +133,7 @@ int pd_find_agent(const char *explicit_path, const char *self_exe, const char *a
 	pd_buf tried;
 	pd_buf_init(&tried);
 	for (size_t i = 0; i < nc; i++) {
-		const char *got = access(cand[i], X_OK) == 0 ? pd_elf_arch(cand[i]) : NULL;
+		const char *got = access(cand[i], X_OK) == 0 ? pd_deploy_elf_arch(cand[i]) : NULL;
 		if (got && !strcmp(got, want)) {
 			char *real = realpath(cand[i], NULL);
 			snprintf(out, n, "%s", real ? real : cand[i]);

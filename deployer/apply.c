@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * apply.c - changing the board for a plan. Every change goes through board_set() / board_record()
- * (board.c), which records the old value first, so pd_board_restore() can undo any prefix of this
+ * (board.c), which records the old value first, so pd_deploy_board_restore() can undo any prefix of this
  * sequence. Steps, in order: freq (cpufreq per island), devfreq (GPU), cpuset (exclusive cpuset per
  * core), bandwidth (RT admission cap, fair server), fpga (images into FPGA slots).
  */
-#include "deployer/board_int.h"
+#include "deployer/board_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +17,7 @@
 			return frc_;                          \
 	} while (0)
 
-static int interrupted(pd_board *b, pd_err *e)
+static int interrupted(pd_deploy_board *b, pd_err *e)
 {
 	if (b->interrupted && *b->interrupted)
 		return pd_err_set(e, PD_EXIT_ENV, "interrupted");
@@ -25,7 +25,7 @@ static int interrupted(pd_board *b, pd_err *e)
 }
 
 /* Pins min = max = f keeping min <= max after every write (lowering: min first; raising: max first). */
-static int pin_range(pd_board *b, const char *min_path, const char *max_path, long long f, pd_err *e)
+static int pin_range(pd_deploy_board *b, const char *min_path, const char *max_path, long long f, pd_err *e)
 {
 	long long cur_min;
 	int rc = board_read_ll(b, min_path, &cur_min, e);
@@ -39,7 +39,7 @@ static int pin_range(pd_board *b, const char *min_path, const char *max_path, lo
 	return rc ? rc : board_set_ll(b, min_path, f, e);
 }
 
-static int apply_island(pd_board *b, const struct pd_island *isl, int64_t f_khz, pd_err *e)
+static int apply_island(pd_deploy_board *b, const struct pd_island *isl, int64_t f_khz, pd_err *e)
 {
 	char dir[300], p[5][400];
 	char defpol[32];
@@ -56,7 +56,7 @@ static int apply_island(pd_board *b, const struct pd_island *isl, int64_t f_khz,
 	int rc = board_read(b, p[4], &govs, e);
 	if (rc == 0)
 		rc = board_read(b, p[0], &gov, e);
-	bool userspace = rc == 0 && word_in(govs.data, "userspace");
+	bool userspace = rc == 0 && board_word_in(govs.data, "userspace");
 	if (rc == 0 && userspace) {
 		/* userspace governor + setspeed; the request is clamped to [min, max], so widen first */
 		long long mn = 0, mx = 0;
@@ -101,7 +101,7 @@ static int apply_island(pd_board *b, const struct pd_island *isl, int64_t f_khz,
 	return 0;
 }
 
-static int apply_freq(pd_board *b, const pd_plan *p, pd_err *e)
+static int apply_freq(pd_deploy_board *b, const pd_plan *p, pd_err *e)
 {
 	const pd_platform *pl = pd_plan_platform(p);
 	for (size_t k = 0; k < pd_platform_island_count(pl); k++) {
@@ -117,7 +117,7 @@ static int apply_freq(pd_board *b, const pd_plan *p, pd_err *e)
 	return 0;
 }
 
-static int apply_devfreq(pd_board *b, const pd_plan *p, pd_err *e)
+static int apply_devfreq(pd_deploy_board *b, const pd_plan *p, pd_err *e)
 {
 	const pd_platform *pl = pd_plan_platform(p);
 	for (size_t a = 0; a < pd_platform_accel_count(pl); a++) {
@@ -138,11 +138,11 @@ static int apply_devfreq(pd_board *b, const pd_plan *p, pd_err *e)
 	return 0;
 }
 
-static int cg_mkdir(pd_board *b, const char *abs, pd_err *e)
+static int cg_mkdir(pd_deploy_board *b, const char *abs, pd_err *e)
 {
 	if (board_record(b, REC_MKDIR, abs, NULL, 0, NULL) < 0)
 		return pd_err_set(e, PD_EXIT_ENV, "out of memory");
-	int rc = pd_tp_mkdir(b->t, pd_board_path(b, abs), 0755, e);
+	int rc = pd_deploy_transport_mkdir(b->t, pd_deploy_board_path(b, abs), 0755, e);
 	if (rc) /* nothing was created: nothing to undo */
 		b->n_rec--, free(b->rec[b->n_rec].path);
 	return rc;
@@ -150,7 +150,7 @@ static int cg_mkdir(pd_board *b, const char *abs, pd_err *e)
 
 /* cgroup v1: DIR (all plan CPUs, exclusive, not balanced) with one exclusive child per CPU, and the
  * root's sched_load_balance off, so that each child is its own root domain (P-EDF admission per CPU). */
-static int cpuset_v1(pd_board *b, const int *cpus, size_t n, const char *dir, const char *cpulist, pd_err *e)
+static int cpuset_v1(pd_deploy_board *b, const int *cpus, size_t n, const char *dir, const char *cpulist, pd_err *e)
 {
 	const char *cg = b->info.cgroup_root;
 	char path[900];
@@ -164,7 +164,7 @@ static int cpuset_v1(pd_board *b, const int *cpus, size_t n, const char *dir, co
 	do {                                                                            \
 		if (rc == 0) {                                                          \
 			snprintf(path, sizeof(path), fmt, arg);                         \
-			rc = pd_tp_write(b->t, pd_board_path(b, path), val, strlen(val), e); \
+			rc = pd_deploy_transport_write(b->t, pd_deploy_board_path(b, path), val, strlen(val), e); \
 		}                                                                       \
 	} while (0)
 	W("%s/cpuset.cpus", dir, cpulist);
@@ -193,7 +193,7 @@ static int cpuset_v1(pd_board *b, const int *cpus, size_t n, const char *dir, co
  * the children, and only then makes each child a partition root: on Linux 6.1 a process cannot join
  * a cgroup whose CPUs all went to child partitions (ENOSPC), and threads can only move between the
  * threaded children of the domain their process is in (EOPNOTSUPP) - found on the VM twin. */
-static int cpuset_v2(pd_board *b, const int *cpus, size_t n, const char *dir, const char *cpulist, pd_err *e)
+static int cpuset_v2(pd_deploy_board *b, const int *cpus, size_t n, const char *dir, const char *cpulist, pd_err *e)
 {
 	const char *cg = b->info.cgroup_root;
 	char path[900];
@@ -201,10 +201,10 @@ static int cpuset_v2(pd_board *b, const int *cpus, size_t n, const char *dir, co
 	pd_buf_init(&sub);
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", cg);
 	int rc = board_read(b, path, &sub, e);
-	if (rc == 0 && !word_in(sub.data, "cpuset")) {
+	if (rc == 0 && !board_word_in(sub.data, "cpuset")) {
 		/* recorded with "-cpuset" as the value that undoes it */
 		board_record(b, REC_VALUE, path, "-cpuset", 7, "+cpuset");
-		rc = pd_tp_write(b->t, pd_board_path(b, path), "+cpuset", 7, e);
+		rc = pd_deploy_transport_write(b->t, pd_deploy_board_path(b, path), "+cpuset", 7, e);
 	}
 	pd_buf_free(&sub);
 	if (rc == 0)
@@ -224,10 +224,10 @@ static int cpuset_v2(pd_board *b, const int *cpus, size_t n, const char *dir, co
 	return rc;
 }
 
-static int apply_cpuset(pd_board *b, const pd_plan *p, pd_err *e)
+static int apply_cpuset(pd_deploy_board *b, const pd_plan *p, pd_err *e)
 {
 	int cpus[1024];
-	size_t n = plan_cpus(p, cpus, 1024);
+	size_t n = board_plan_cpus(p, cpus, 1024);
 	if (n == 0)
 		return 0;
 	char dir[700];
@@ -239,20 +239,20 @@ static int apply_cpuset(pd_board *b, const pd_plan *p, pd_err *e)
 	int rc = b->info.cgroup_version == 2 ? cpuset_v2(b, cpus, n, dir, list.data, e)
 					     : cpuset_v1(b, cpus, n, dir, list.data, e);
 	pd_buf_free(&list);
-	if (rc && !pd_transport_lost(b->t))
+	if (rc && !pd_deploy_transport_lost(b->t))
 		snprintf(e->msg + strlen(e->msg), sizeof(e->msg) - strlen(e->msg),
 			 "; is another exclusive cpuset under %s using these CPUs (another deploy or agent)?",
 			 b->info.cgroup_root);
 	if (rc == 0)
 		rc = board_fault(b, "cpuset", e);
 	if (rc == 0)
-		snprintf(b->info.cgroup_dir, sizeof(b->info.cgroup_dir), "%s", pd_board_path(b, dir));
+		snprintf(b->info.cgroup_dir, sizeof(b->info.cgroup_dir), "%s", pd_deploy_board_path(b, dir));
 	return rc;
 }
 
 /* sched_rt_runtime_us from dl.max_util_per_cpu; with CONFIG_RT_GROUP_SCHED (v1 cpu controller) the
  * root group's cpu.rt_runtime_us must not exceed it, so it is lowered first (restore raises in reverse). */
-static int apply_rt_cap(pd_board *b, const struct pd_dl *dl, pd_err *e)
+static int apply_rt_cap(pd_deploy_board *b, const struct pd_dl *dl, pd_err *e)
 {
 	long long per, cur;
 	int rc = board_read_ll(b, "/proc/sys/kernel/sched_rt_period_us", &per, e);
@@ -277,10 +277,10 @@ static int apply_rt_cap(pd_board *b, const struct pd_dl *dl, pd_err *e)
 }
 
 /* Fair server per plan CPU to dl.fair_server, keeping runtime <= period after every write. */
-static int apply_fair(pd_board *b, const pd_plan *p, const struct pd_dl *dl, pd_err *e)
+static int apply_fair(pd_deploy_board *b, const pd_plan *p, const struct pd_dl *dl, pd_err *e)
 {
 	int cpus[1024];
-	size_t n = plan_cpus(p, cpus, 1024);
+	size_t n = board_plan_cpus(p, cpus, 1024);
 	for (size_t i = 0; i < n; i++) {
 		char rt[200], per[200];
 		snprintf(rt, sizeof(rt), "/sys/kernel/debug/sched/fair_server/cpu%d/runtime", cpus[i]);
@@ -304,7 +304,7 @@ static int apply_fair(pd_board *b, const pd_plan *p, const struct pd_dl *dl, pd_
 	return 0;
 }
 
-static int apply_bandwidth(pd_board *b, const pd_plan *p, pd_err *e)
+static int apply_bandwidth(pd_deploy_board *b, const pd_plan *p, pd_err *e)
 {
 	const struct pd_dl *dl = pd_platform_dl(pd_plan_platform(p));
 	int rc = apply_rt_cap(b, dl, e);
@@ -316,33 +316,33 @@ static int apply_bandwidth(pd_board *b, const pd_plan *p, pd_err *e)
 }
 
 /* Uploads an image into /lib/firmware, recording what was there. */
-static int upload_image(pd_board *b, const char *local, const char *name, pd_err *e)
+static int upload_image(pd_deploy_board *b, const char *local, const char *name, pd_err *e)
 {
 	char abs[600];
 	snprintf(abs, sizeof(abs), "/lib/firmware/%s", name);
-	struct pd_tp_stat st;
-	int rc = pd_tp_stat(b->t, pd_board_path(b, abs), &st, e);
+	struct pd_deploy_transport_stat st;
+	int rc = pd_deploy_transport_stat(b->t, pd_deploy_board_path(b, abs), &st, e);
 	if (rc)
 		return rc;
 	if (st.exists) {
 		pd_buf old;
 		pd_buf_init(&old);
-		rc = pd_tp_read(b->t, pd_board_path(b, abs), &old, e);
+		rc = pd_deploy_transport_read(b->t, pd_deploy_board_path(b, abs), &old, e);
 		if (rc == 0)
 			board_record(b, REC_FILE_REPL, abs, old.data ? old.data : "", old.len, NULL);
 		pd_buf_free(&old);
 	} else {
 		board_record(b, REC_FILE_NEW, abs, NULL, 0, NULL);
 	}
-	return rc ? rc : pd_tp_upload(b->t, local, pd_board_path(b, abs), 0644, e);
+	return rc ? rc : pd_deploy_transport_upload(b->t, local, pd_deploy_board_path(b, abs), 0644, e);
 }
 
-static int apply_fpga(pd_board *b, const pd_plan *p, const char *plan_dir, pd_err *e)
+static int apply_fpga(pd_deploy_board *b, const pd_plan *p, const char *plan_dir, pd_err *e)
 {
 	const pd_platform *pl = pd_plan_platform(p);
 	for (size_t a = 0; a < pd_platform_accel_count(pl); a++) {
 		const struct pd_accelerator *ac = pd_platform_accel(pl, a);
-		if (ac->kind != PD_ACCEL_FPGA || !plan_uses_accel(p, a))
+		if (ac->kind != PD_ACCEL_FPGA || !board_plan_uses_accel(p, a))
 			continue;
 		const char *m = ac->manager ? ac->manager : "fpga0";
 		char flags[300], fw[300], state[300];
@@ -364,7 +364,7 @@ static int apply_fpga(pd_board *b, const pd_plan *p, const char *plan_dir, pd_er
 			if (!rc)
 				rc = board_fault(b, "fpga", e);
 			if (!rc) /* the write blocks until the PL is programmed and returns its error */
-				rc = pd_tp_write(b->t, pd_board_path(b, fw), base, strlen(base), e);
+				rc = pd_deploy_transport_write(b->t, pd_deploy_board_path(b, fw), base, strlen(base), e);
 			pd_buf st;
 			pd_buf_init(&st);
 			if (!rc)
@@ -380,13 +380,13 @@ static int apply_fpga(pd_board *b, const pd_plan *p, const char *plan_dir, pd_er
 	return 0;
 }
 
-int pd_board_set_island_freq(pd_board *b, const struct pd_island *isl, int64_t f_khz, pd_err *e)
+int pd_deploy_board_set_island_freq(pd_deploy_board *b, const struct pd_island *isl, int64_t f_khz, pd_err *e)
 {
 	int rc = board_probe(b, e);
 	return rc ? rc : apply_island(b, isl, f_khz, e);
 }
 
-int pd_board_set_gpu_freq(pd_board *b, const struct pd_accelerator *a, int64_t f_khz, pd_err *e)
+int pd_deploy_board_set_gpu_freq(pd_deploy_board *b, const struct pd_accelerator *a, int64_t f_khz, pd_err *e)
 {
 	if (a->kind != PD_ACCEL_GPU || !a->devfreq)
 		return pd_err_set(e, PD_EXIT_USAGE, "accelerator %s: not a GPU with a devfreq device", a->name);
@@ -397,7 +397,7 @@ int pd_board_set_gpu_freq(pd_board *b, const struct pd_accelerator *a, int64_t f
 	return rc ? rc : pin_range(b, mn, mx, (long long)f_khz * 1000, e);
 }
 
-int pd_board_apply(pd_board *b, const pd_plan *p, const char *plan_dir, pd_err *e)
+int pd_deploy_board_apply(pd_deploy_board *b, const pd_plan *p, const char *plan_dir, pd_err *e)
 {
 	int rc = board_probe(b, e);
 	if (!rc)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * board.c - the pd_board handle: board paths under a root prefix, probing (kernel, arch, privilege,
+ * board.c - the pd_deploy_board handle: board paths under a root prefix, probing (kernel, arch, privilege,
  * fair server, cgroup version), the change record and its restore, and the read-only state snapshot.
  *
  * The record is the single source of truth for restore: every write apply makes goes through
@@ -9,15 +9,15 @@
  * ordering constraints respected while applying (min <= max, runtime <= period, cgroup before its
  * children) are respected again while undoing.
  */
-#include "deployer/board_int.h"
+#include "deployer/board_impl.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-pd_board *pd_board_new(pd_transport *t, const struct pd_board_opts *o)
+pd_deploy_board *pd_deploy_board_new(pd_deploy_transport *t, const struct pd_deploy_board_opts *o)
 {
-	pd_board *b = calloc(1, sizeof(*b));
+	pd_deploy_board *b = calloc(1, sizeof(*b));
 	if (!b)
 		return NULL;
 	b->t = t;
@@ -40,7 +40,7 @@ static void rec_free(struct rec *r)
 	free(r->newv);
 }
 
-void pd_board_free(pd_board *b)
+void pd_deploy_board_free(pd_deploy_board *b)
 {
 	if (!b)
 		return;
@@ -51,10 +51,10 @@ void pd_board_free(pd_board *b)
 	free(b);
 }
 
-const struct pd_board_info *pd_board_info(const pd_board *b) { return &b->info; }
-size_t pd_board_pending(const pd_board *b) { return b->n_rec; }
+const struct pd_deploy_board_info *pd_deploy_board_info(const pd_deploy_board *b) { return &b->info; }
+size_t pd_deploy_board_pending(const pd_deploy_board *b) { return b->n_rec; }
 
-const char *pd_board_path(pd_board *b, const char *abs)
+const char *pd_deploy_board_path(pd_deploy_board *b, const char *abs)
 {
 	char *p = b->pathbuf[b->pathrot++ % 4];
 	size_t rl = strlen(b->root), al = strlen(abs);
@@ -69,7 +69,7 @@ const char *pd_board_path(pd_board *b, const char *abs)
 	return p;
 }
 
-bool word_in(const char *list, const char *word)
+bool board_word_in(const char *list, const char *word)
 {
 	size_t wl = strlen(word);
 	for (const char *p = list; p && *p;) {
@@ -85,7 +85,7 @@ bool word_in(const char *list, const char *word)
 	return false;
 }
 
-int parse_cpulist(const char *s, unsigned char *set, size_t n)
+int board_parse_cpulist(const char *s, unsigned char *set, size_t n)
 {
 	memset(set, 0, n);
 	while (s && *s && !isspace((unsigned char)*s)) {
@@ -106,7 +106,7 @@ int parse_cpulist(const char *s, unsigned char *set, size_t n)
 	return 0;
 }
 
-size_t plan_cpus(const pd_plan *p, int *cpus, size_t max)
+size_t board_plan_cpus(const pd_plan *p, int *cpus, size_t max)
 {
 	size_t n = 0, nt = pd_dags_task_count(pd_plan_dags(p));
 	for (size_t i = 0; i < nt; i++) {
@@ -127,7 +127,7 @@ size_t plan_cpus(const pd_plan *p, int *cpus, size_t max)
 	return n;
 }
 
-bool plan_uses_accel(const pd_plan *p, size_t a)
+bool board_plan_uses_accel(const pd_plan *p, size_t a)
 {
 	size_t nt = pd_dags_task_count(pd_plan_dags(p));
 	for (size_t i = 0; i < nt; i++) {
@@ -138,9 +138,9 @@ bool plan_uses_accel(const pd_plan *p, size_t a)
 	return false;
 }
 
-int board_read(pd_board *b, const char *abs, pd_buf *out, pd_err *e)
+int board_read(pd_deploy_board *b, const char *abs, pd_buf *out, pd_err *e)
 {
-	int rc = pd_tp_read(b->t, pd_board_path(b, abs), out, e);
+	int rc = pd_deploy_transport_read(b->t, pd_deploy_board_path(b, abs), out, e);
 	if (rc)
 		return rc;
 	while (out->len && isspace((unsigned char)out->data[out->len - 1]))
@@ -150,7 +150,7 @@ int board_read(pd_board *b, const char *abs, pd_buf *out, pd_err *e)
 	return 0;
 }
 
-int board_read_ll(pd_board *b, const char *abs, long long *v, pd_err *e)
+int board_read_ll(pd_deploy_board *b, const char *abs, long long *v, pd_err *e)
 {
 	pd_buf x;
 	pd_buf_init(&x);
@@ -165,14 +165,14 @@ int board_read_ll(pd_board *b, const char *abs, long long *v, pd_err *e)
 	return rc;
 }
 
-bool board_exists(pd_board *b, const char *abs)
+bool board_exists(pd_deploy_board *b, const char *abs)
 {
-	struct pd_tp_stat st;
+	struct pd_deploy_transport_stat st;
 	pd_err e = {0};
-	return pd_tp_stat(b->t, pd_board_path(b, abs), &st, &e) == 0 && st.exists;
+	return pd_deploy_transport_stat(b->t, pd_deploy_board_path(b, abs), &st, &e) == 0 && st.exists;
 }
 
-int board_record(pd_board *b, enum rec_kind k, const char *path, const char *old, size_t old_len,
+int board_record(pd_deploy_board *b, enum rec_kind k, const char *path, const char *old, size_t old_len,
 		 const char *newv)
 {
 	if (b->n_rec == b->cap_rec) {
@@ -197,7 +197,7 @@ int board_record(pd_board *b, enum rec_kind k, const char *path, const char *old
 	return 0;
 }
 
-int board_set(pd_board *b, const char *abs, const char *v, pd_err *e)
+int board_set(pd_deploy_board *b, const char *abs, const char *v, pd_err *e)
 {
 	pd_buf old;
 	pd_buf_init(&old);
@@ -206,7 +206,7 @@ int board_set(pd_board *b, const char *abs, const char *v, pd_err *e)
 		if (board_record(b, REC_VALUE, abs, old.data, old.len, v) < 0)
 			rc = pd_err_set(e, PD_EXIT_ENV, "out of memory");
 		else
-			rc = pd_tp_write(b->t, pd_board_path(b, abs), v, strlen(v), e);
+			rc = pd_deploy_transport_write(b->t, pd_deploy_board_path(b, abs), v, strlen(v), e);
 		if (rc)
 			snprintf(e->msg + strlen(e->msg), sizeof(e->msg) - strlen(e->msg), " (writing '%s')", v);
 	}
@@ -214,31 +214,31 @@ int board_set(pd_board *b, const char *abs, const char *v, pd_err *e)
 	return rc;
 }
 
-int board_set_ll(pd_board *b, const char *abs, long long v, pd_err *e)
+int board_set_ll(pd_deploy_board *b, const char *abs, long long v, pd_err *e)
 {
 	char s[32];
 	snprintf(s, sizeof(s), "%lld", v);
 	return board_set(b, abs, s, e);
 }
 
-int board_fault(pd_board *b, const char *step, pd_err *e)
+int board_fault(pd_deploy_board *b, const char *step, pd_err *e)
 {
 	if (!b->fault)
 		return 0;
-	return pd_fault_fire(b->fault, step, b->t, b->interrupted, e);
+	return pd_deploy_fault_fire(b->fault, step, b->t, b->interrupted, e);
 }
 
 /* ---------------------------------------------------------------- probe */
 
-int board_probe(pd_board *b, pd_err *e)
+int board_probe(pd_deploy_board *b, pd_err *e)
 {
 	if (b->probed)
 		return 0;
-	struct pd_board_info *in = &b->info;
+	struct pd_deploy_board_info *in = &b->info;
 	/* one round trip for the three facts (a constant script, no values in it) */
 	const char *argv[] = {"sh", "-c", "uname -r && uname -m && id -u", NULL};
-	struct pd_exec_result r;
-	int rc = pd_tp_exec(b->t, argv, &r, e);
+	struct pd_deploy_exec_result r;
+	int rc = pd_deploy_transport_exec(b->t, argv, &r, e);
 	if (rc == 0 && r.status != 0)
 		rc = pd_err_set(e, PD_EXIT_ENV, "probing the board (uname, id) failed with %d: %s", r.status,
 				r.err.data ? r.err.data : "");
@@ -254,7 +254,7 @@ int board_probe(pd_board *b, pd_err *e)
 			snprintf(uid, sizeof(uid), "%s", l3);
 		}
 	}
-	pd_exec_result_free(&r);
+	pd_deploy_exec_result_free(&r);
 	if (rc)
 		return rc;
 	in->is_root = strcmp(uid, "0") == 0;
@@ -264,7 +264,7 @@ int board_probe(pd_board *b, pd_err *e)
 	pd_err ig = {0};
 	in->fair_server = board_read(b, "/sys/kernel/debug/sched/fair_server/cpu0/runtime", &x, &ig) == 0;
 	x.len = 0;
-	if (board_read(b, "/sys/fs/cgroup/cgroup.controllers", &x, &ig) == 0 && word_in(x.data, "cpuset")) {
+	if (board_read(b, "/sys/fs/cgroup/cgroup.controllers", &x, &ig) == 0 && board_word_in(x.data, "cpuset")) {
 		in->cgroup_version = 2;
 		snprintf(in->cgroup_root, sizeof(in->cgroup_root), "/sys/fs/cgroup");
 	} else if (board_exists(b, "/sys/fs/cgroup/cpuset/cpuset.cpus")) {
@@ -278,9 +278,8 @@ int board_probe(pd_board *b, pd_err *e)
 
 /* ---------------------------------------------------------------- restore */
 
-static int restore_mkdir(pd_board *b, const char *abs, pd_err *e)
+static int restore_mkdir(pd_deploy_board *b, const char *abs, pd_err *e)
 {
-	const char *dir = pd_board_path(b, abs);
 	char tasks[1100];
 	snprintf(tasks, sizeof(tasks), "%s/tasks", abs);
 	if (!b->plain_files && b->info.cgroup_version == 1 && board_exists(b, tasks)) {
@@ -293,44 +292,46 @@ static int restore_mkdir(pd_board *b, const char *abs, pd_err *e)
 		if (board_read(b, tasks, &ts, e) == 0) {
 			char *save = NULL;
 			for (char *tok = strtok_r(ts.data, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save))
-				pd_tp_write(b->t, pd_board_path(b, roottasks), tok, strlen(tok), e);
+				pd_deploy_transport_write(b->t, pd_deploy_board_path(b, roottasks), tok, strlen(tok), e);
 		}
 		pd_buf_free(&ts);
 	}
 	if (b->plain_files) {
+		char dir[sizeof(b->pathbuf[0])]; /* held across the listing: a copy, not the rotating scratch */
+		snprintf(dir, sizeof(dir), "%s", pd_deploy_board_path(b, abs));
 		char **names;
 		size_t n;
-		if (pd_tp_listdir(b->t, dir, &names, &n, e) == 0) {
+		if (pd_deploy_transport_listdir(b->t, dir, &names, &n, e) == 0) {
 			for (size_t i = 0; i < n; i++) {
 				char f[1400];
 				snprintf(f, sizeof(f), "%s/%s", dir, names[i]);
-				struct pd_tp_stat st;
-				if (pd_tp_stat(b->t, f, &st, e) == 0 && st.exists && !st.is_dir)
-					pd_tp_unlink(b->t, f, e);
+				struct pd_deploy_transport_stat st;
+				if (pd_deploy_transport_stat(b->t, f, &st, e) == 0 && st.exists && !st.is_dir)
+					pd_deploy_transport_unlink(b->t, f, e);
 				free(names[i]);
 			}
 			free(names);
 		}
 	}
-	return pd_tp_rmdir(b->t, pd_board_path(b, abs), e);
+	return pd_deploy_transport_rmdir(b->t, pd_deploy_board_path(b, abs), e);
 }
 
-static int restore_one(pd_board *b, const struct rec *r, pd_err *e)
+static int restore_one(pd_deploy_board *b, const struct rec *r, pd_err *e)
 {
 	switch (r->kind) {
 	case REC_VALUE:
-		return pd_tp_write(b->t, pd_board_path(b, r->path), r->old, r->old_len, e);
+		return pd_deploy_transport_write(b->t, pd_deploy_board_path(b, r->path), r->old, r->old_len, e);
 	case REC_MKDIR:
 		return restore_mkdir(b, r->path, e);
 	case REC_FILE_NEW: {
-		struct pd_tp_stat st;
-		int rc = pd_tp_stat(b->t, pd_board_path(b, r->path), &st, e);
+		struct pd_deploy_transport_stat st;
+		int rc = pd_deploy_transport_stat(b->t, pd_deploy_board_path(b, r->path), &st, e);
 		if (rc || !st.exists)
 			return rc;
-		return pd_tp_unlink(b->t, pd_board_path(b, r->path), e);
+		return pd_deploy_transport_unlink(b->t, pd_deploy_board_path(b, r->path), e);
 	}
 	case REC_FILE_REPL:
-		return pd_tp_write(b->t, pd_board_path(b, r->path), r->old, r->old_len, e);
+		return pd_deploy_transport_write(b->t, pd_deploy_board_path(b, r->path), r->old, r->old_len, e);
 	}
 	return 0;
 }
@@ -353,7 +354,7 @@ static void describe(const struct rec *r, const char *why, pd_buf *out)
 	}
 }
 
-int pd_board_restore(pd_board *b, pd_buf *left_changed, pd_err *e)
+int pd_deploy_board_restore(pd_deploy_board *b, pd_buf *left_changed, pd_err *e)
 {
 	size_t kept = 0;
 	struct rec *keep = b->n_rec ? calloc(b->n_rec, sizeof(*keep)) : NULL;
@@ -382,7 +383,7 @@ int pd_board_restore(pd_board *b, pd_buf *left_changed, pd_err *e)
 	return 0;
 }
 
-void pd_board_record_text(const pd_board *b, pd_buf *out)
+void pd_deploy_board_record_text(const pd_deploy_board *b, pd_buf *out)
 {
 	static const char *const kinds[] = {"value", "mkdir", "file-new", "file-replaced"};
 	for (size_t i = 0; i < b->n_rec; i++) {
@@ -392,7 +393,7 @@ void pd_board_record_text(const pd_board *b, pd_buf *out)
 	}
 }
 
-void pd_board_set_hooks(pd_board *b, struct pd_fault *f, volatile sig_atomic_t *interrupted_flag)
+void pd_deploy_board_set_hooks(pd_deploy_board *b, struct pd_deploy_fault *f, volatile sig_atomic_t *interrupted_flag)
 {
 	b->fault = f;
 	b->interrupted = interrupted_flag;

@@ -18,7 +18,7 @@
  *                              v
  *   UNTOUCHED --connect, probe, find+upload agent, pre-flight, snapshot--> (a failure: remote work
  *      |                                                                   dir removed; restored =
- *      | pd_board_apply() (records every change before making it)          state_equal = true)
+ *      | pd_deploy_board_apply() (records every change before making it)          state_equal = true)
  *      v
  *   CONFIGURED --run_agent(): start, stream run.pdlog, stop, fetch--+
  *      |  (a failed apply step is CONFIGURED with a partial record)  |
@@ -27,11 +27,11 @@
  *      v
  *   RESTORED (state == snapshot: state_equal)  or  LEFT CHANGED (exit 3, listed in deploy.json)
  *
- * Invariant: once pd_board_apply() has been called, do_restore() runs exactly once, whatever the
+ * Invariant: once pd_deploy_board_apply() has been called, do_restore() runs exactly once, whatever the
  * run did (Ctrl-C, SSH drop, agent crash); deploy.json is written on every path past RUNDIR.
  */
-#include "deployer/board_int.h"
-#include "deployer/run_int.h"
+#include "deployer/board_impl.h"
+#include "deployer/dctx_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,35 +43,12 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void iso_now(char *buf, size_t n)
 {
 	time_t t = time(NULL);
 	struct tm tm;
 	gmtime_r(&t, &tm);
 	strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-void dlog(struct dctx *c, const char *fmt, ...)
-{
-	if (!c->o->log)
-		return;
-	/* lines quote the board's answers: escaped (core/escape.c) */
-	char line[8192];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	fprintf(c->o->log, "deploy: ");
-	pd_esc_fputs(line, c->o->log);
-	fputc('\n', c->o->log);
-	fflush(c->o->log);
 }
 
 /* Keeps the first error: later failures (during restore) are reported next to it, not over it. */
@@ -82,40 +59,6 @@ static void keep_err(struct dctx *c, int rc, const pd_err *e)
 		c->err.code = rc;
 	}
 }
-
-int dctx_reconnect(struct dctx *c)
-{
-	if (!pd_transport_lost(c->t))
-		return 0;
-	double until = now_s() + c->reconnect_s;
-	pd_err e = {0};
-	dlog(c, "connection to %s lost; reconnecting", pd_transport_uri(c->t));
-	while (now_s() < until) {
-		if (pd_transport_reconnect(c->t, &e) == 0) {
-			c->r->reconnects++;
-			dlog(c, "reconnected");
-			return 0;
-		}
-		usleep(500000);
-	}
-	dlog(c, "could not reconnect: %s", e.msg);
-	return PD_EXIT_ENV;
-}
-
-int dctx_fault(struct dctx *c, const char *step, pd_err *e)
-{
-	int rc = pd_fault_fire(&c->fault, step, c->t, c->o->interrupted, e);
-	if (rc)
-		return rc;
-	/* kinds the run handles itself */
-	if (!c->fault.fired && !strcmp(c->fault.step, step) && !strcmp(c->fault.kind, "kill-agent") && c->agent_pid > 0) {
-		c->fault.fired = true;
-		agent_signal(c, "KILL");
-	}
-	return 0;
-}
-
-static bool is_interrupted(const struct dctx *c) { return c->o->interrupted && *c->o->interrupted; }
 
 static int load_plan(struct dctx *c, pd_err *e)
 {
@@ -189,12 +132,9 @@ static int check_plugins(struct dctx *c, pd_err *e)
 {
 	if (!plan_has_plugins(c->plan))
 		return 0;
-	char agent[600], plan[600];
-	snprintf(agent, sizeof(agent), "%s/powerdag-agent", c->remote_dir);
-	snprintf(plan, sizeof(plan), "%s/plan.yaml", c->remote_dir);
-	const char *argv[] = {agent, "check-plugins", plan, NULL};
-	struct pd_exec_result r;
-	int rc = pd_tp_exec(c->t, argv, &r, e);
+	const char *argv[] = {c->rp.agent, "check-plugins", c->rp.plan, NULL};
+	struct pd_deploy_exec_result r;
+	int rc = pd_deploy_transport_exec(c->t, argv, &r, e);
 	if (rc == 0 && r.status == PD_EXIT_ENV && r.out.len)
 		pd_buf_append(&c->problems, r.out.data, r.out.len);
 	else if (rc == 0 && r.status != 0) { /* one line: the first of its message */
@@ -202,17 +142,17 @@ static int check_plugins(struct dctx *c, pd_err *e)
 		pd_buf_printf(&c->problems, "the agent could not check the plan's plugins (exit %d): %.*s\n", r.status,
 			      (int)strcspn(m, "\n"), m);
 	}
-	pd_exec_result_free(&r);
+	pd_deploy_exec_result_free(&r);
 	return rc;
 }
 
 static int do_preflight(struct dctx *c, pd_err *e)
 {
-	int rc = dctx_fault(c, "preflight", e);
+	int rc = fault_at_step(c, "preflight", e);
 	if (rc)
 		return rc;
 	size_t before = c->problems.len;
-	rc = pd_board_preflight(c->b, c->plan, c->plan_dir, &c->problems, e);
+	rc = pd_deploy_board_preflight(c->b, c->plan, c->plan_dir, &c->problems, e);
 	if (rc && c->problems.len == before)
 		return rc; /* the transport failed: not a list of problems */
 	rc = check_plugins(c, e);
@@ -226,22 +166,22 @@ static int do_preflight(struct dctx *c, pd_err *e)
 	if (c->o->log)
 		pd_esc_fputs(c->problems.data + before, c->o->log);
 	return pd_err_set(e, PD_EXIT_ENV, "pre-flight found %zu problem(s) on %s; the board was not touched", lines,
-			  pd_transport_uri(c->t));
+			  pd_deploy_transport_uri(c->t));
 }
 
 static int do_snapshot(struct dctx *c, pd_err *e)
 {
-	int rc = dctx_fault(c, "snapshot", e);
-	return rc ? rc : pd_board_state(c->b, c->plan, &c->state_before, e);
+	int rc = fault_at_step(c, "snapshot", e);
+	return rc ? rc : pd_deploy_board_state(c->b, c->plan, &c->state_before, e);
 }
 
 /* Restore with reconnection; the board state is read back and compared with the snapshot. */
 static void do_restore(struct dctx *c)
 {
 	pd_err e = {0};
-	double t0 = now_s();
+	double t0 = dctx_now_s();
 	if (c->o->no_restore) {
-		dlog(c, "--no-restore: the board keeps the plan's configuration");
+		dctx_log(c, "--no-restore: the board keeps the plan's configuration");
 		c->r->restored = false;
 		return;
 	}
@@ -249,30 +189,30 @@ static void do_restore(struct dctx *c)
 		/* without a connection the restore still runs: every entry then fails and is listed */
 		bool unreachable = dctx_reconnect(c) != 0;
 		c->left.len = 0;
-		if (pd_board_restore(c->b, &c->left, &e) == 0)
+		if (pd_deploy_board_restore(c->b, &c->left, &e) == 0)
 			break;
-		if (unreachable || !pd_transport_lost(c->t))
+		if (unreachable || !pd_deploy_transport_lost(c->t))
 			break; /* unreachable, or a refusal rather than a drop: retrying will not help */
 	}
-	c->restore_rc = pd_board_pending(c->b) ? PD_EXIT_ENV : 0;
+	c->restore_rc = pd_deploy_board_pending(c->b) ? PD_EXIT_ENV : 0;
 	if (c->restore_rc) {
 		if (!c->left.len)
-			pd_buf_printf(&c->left, "%zu change(s) not restored: %s\n", pd_board_pending(c->b), e.msg);
-		dlog(c, "RESTORE INCOMPLETE - left changed on the board:\n%s", c->left.data);
+			pd_buf_printf(&c->left, "%zu change(s) not restored: %s\n", pd_deploy_board_pending(c->b), e.msg);
+		dctx_log(c, "RESTORE INCOMPLETE - left changed on the board:\n%s", c->left.data);
 	} else if (c->state_before.len) {
 		pd_buf after;
 		pd_buf_init(&after);
 		pd_err se = {0};
-		if (pd_board_state(c->b, c->plan, &after, &se) == 0) {
+		if (pd_deploy_board_state(c->b, c->plan, &after, &se) == 0) {
 			c->state_equal = after.len == c->state_before.len &&
 					 !memcmp(after.data, c->state_before.data, after.len);
 			if (!c->state_equal)
-				dlog(c, "warning: board state after restore differs from the snapshot");
+				dctx_log(c, "warning: board state after restore differs from the snapshot");
 		}
 		pd_buf_free(&after);
 	}
 	c->r->restored = c->restore_rc == 0;
-	c->restore_s = now_s() - t0;
+	c->restore_s = dctx_now_s() - t0;
 }
 
 static json_t *lines_json(const char *text)
@@ -291,11 +231,11 @@ static json_t *lines_json(const char *text)
 	return a;
 }
 
-static json_t *record_json(const pd_board *b)
+static json_t *record_json(const pd_deploy_board *b)
 {
 	pd_buf t;
 	pd_buf_init(&t);
-	pd_board_record_text(b, &t);
+	pd_deploy_board_record_text(b, &t);
 	json_t *a = json_array();
 	char *save = NULL;
 	for (char *line = t.data ? strtok_r(t.data, "\n", &save) : NULL; line; line = strtok_r(NULL, "\n", &save)) {
@@ -314,12 +254,12 @@ static json_t *record_json(const pd_board *b)
 
 static int write_meta(struct dctx *c, pd_err *e)
 {
-	const struct pd_board_info *in = c->b ? pd_board_info(c->b) : NULL;
+	const struct pd_deploy_board_info *in = c->b ? pd_deploy_board_info(c->b) : NULL;
 	char end[32];
 	iso_now(end, sizeof(end));
 	json_t *j = json_object();
 	json_object_set_new(j, "board", json_string(c->o->board_uri));
-	json_object_set_new(j, "transport", json_string(c->t ? (pd_transport_is_local(c->t) ? "local" : "ssh") : "none"));
+	json_object_set_new(j, "transport", json_string(c->t ? (pd_deploy_transport_is_local(c->t) ? "local" : "ssh") : "none"));
 	json_object_set_new(j, "kernel", in && in->kernel[0] ? json_string(in->kernel) : json_null());
 	json_object_set_new(j, "arch", in && in->arch[0] ? json_string(in->arch) : json_null());
 	json_object_set_new(j, "plan", json_string(c->o->plan_path));
@@ -344,7 +284,7 @@ static int write_meta(struct dctx *c, pd_err *e)
 	json_object_set_new(j, "preflight_problems", lines_json(c->problems.data));
 	json_object_set_new(j, "log_bytes", json_integer((json_int_t)c->r->log_bytes));
 	json_object_set_new(j, "reconnects", json_integer(c->r->reconnects));
-	json_object_set_new(j, "interrupted", json_boolean(is_interrupted(c)));
+	json_object_set_new(j, "interrupted", json_boolean(dctx_interrupted(c)));
 	json_object_set_new(j, "setup_s", json_real(c->r->setup_s));
 	json_object_set_new(j, "teardown_s", json_real(c->r->teardown_s));
 	json_t *rs = json_object();
@@ -372,13 +312,13 @@ static int write_meta(struct dctx *c, pd_err *e)
 static void configure_and_run(struct dctx *c)
 {
 	pd_err e = {0};
-	int rc = pd_board_apply(c->b, c->plan, c->plan_dir, &e);
+	int rc = pd_deploy_board_apply(c->b, c->plan, c->plan_dir, &e);
 	/* the record is what apply changed, whether it completed or not */
 	c->changes = record_json(c->b);
 	keep_err(c, rc, &e);
 	if (rc)
 		return;
-	dlog(c, "board configured (%zu change(s) recorded)", pd_board_pending(c->b));
+	dctx_log(c, "board configured (%zu change(s) recorded)", pd_deploy_board_pending(c->b));
 	rc = run_agent(c, &e);
 	keep_err(c, rc, &e);
 }
@@ -393,28 +333,28 @@ int pd_deploy_run(const struct pd_deploy_opts *o, struct pd_deploy_result *r, pd
 	pd_buf_init(&c.state_before);
 	pd_buf_init(&c.left);
 	iso_now(c.start_iso, sizeof(c.start_iso));
-	c.t_start = now_s();
-	int rc = pd_fault_parse(o->fault, &c.fault, e);
+	c.t_start = dctx_now_s();
+	int rc = pd_deploy_fault_parse(o->fault, &c.fault, e);
 	if (!rc)
 		rc = load_plan(&c, e);
 	if (!rc) /* every argument is checked before the first write (RUNDIR) */
-		rc = pd_transport_check_uri(o->board_uri, e);
+		rc = pd_deploy_transport_check_uri(o->board_uri, e);
 	if (!rc)
 		rc = make_rundir(&c, e);
 	if (rc) /* nothing touched, nothing to record */
 		goto out;
-	rc = pd_transport_open(o->board_uri, &o->tp, &c.t, e);
+	rc = pd_deploy_transport_open(o->board_uri, &o->tp, &c.t, e);
 	if (!rc) {
-		c.b = pd_board_new(c.t, &o->board);
-		pd_board_set_hooks(c.b, &c.fault, o->interrupted);
-		dlog(&c, "connected to %s", o->board_uri);
+		c.b = pd_deploy_board_new(c.t, &o->board);
+		pd_deploy_board_set_hooks(c.b, &c.fault, o->interrupted);
+		dctx_log(&c, "connected to %s", o->board_uri);
 		rc = board_probe(c.b, e);
 	}
 	/* the agent goes into the work directory first: pre-flight asks it about the plan's plugins */
 	if (!rc) {
-		rc = pd_find_agent(o->agent_path, o->self_exe, pd_board_info(c.b)->arch, c.agent, sizeof(c.agent), e);
+		rc = pd_deploy_find_agent(o->agent_path, o->self_exe, pd_deploy_board_info(c.b)->arch, c.agent, sizeof(c.agent), e);
 		if (!rc)
-			dlog(&c, "agent %s for %s", c.agent, pd_board_info(c.b)->arch);
+			dctx_log(&c, "agent %s for %s", c.agent, pd_deploy_board_info(c.b)->arch);
 	}
 	if (!rc)
 		rc = run_upload(&c, e);
@@ -426,16 +366,15 @@ int pd_deploy_run(const struct pd_deploy_opts *o, struct pd_deploy_result *r, pd
 	if (rc) { /* failed before apply: the board was not touched */
 		r->restored = true;
 		c.state_equal = true;
-		run_cleanup_remote(&c);
 	} else {
 		configure_and_run(&c);
 		if (!r->setup_s)
-			r->setup_s = now_s() - c.t_start;
-		double t1 = now_s();
+			r->setup_s = dctx_now_s() - c.t_start;
+		double t1 = dctx_now_s();
 		do_restore(&c);
-		r->teardown_s = c.stop_s + (now_s() - t1);
+		r->teardown_s = c.stop_s + (dctx_now_s() - t1);
 	}
-	if (c.t) /* apply failed before the run, or the run did not get to it */
+	if (c.t) /* the one removal of the work directory on a path that did not reach or finish the run */
 		run_cleanup_remote(&c);
 	if (c.b && !c.changes)
 		c.changes = json_array();
@@ -455,8 +394,8 @@ out:
 	if (c.out_fd >= 0)
 		close(c.out_fd);
 	json_decref(c.changes);
-	pd_board_free(c.b);
-	pd_transport_close(c.t);
+	pd_deploy_board_free(c.b);
+	pd_deploy_transport_close(c.t);
 	pd_plan_free(c.plan);
 	pd_buf_free(&c.problems);
 	pd_buf_free(&c.state_before);

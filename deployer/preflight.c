@@ -7,7 +7,7 @@
  * the plan asks for): an island with a single OPP needs no cpufreq; a GPU without tasks needs no
  * devfreq; a platform without dl.fair_server leaves the fair server alone.
  */
-#include "deployer/board_int.h"
+#include "deployer/board_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +15,7 @@
 
 #define PROBLEM(...) pd_buf_printf(problems, __VA_ARGS__)
 
-static void check_kernel(pd_board *b, pd_buf *problems)
+static void check_kernel(pd_deploy_board *b, pd_buf *problems)
 {
 	int major = 0, minor = 0;
 	sscanf(b->info.kernel, "%d.%d", &major, &minor);
@@ -27,20 +27,20 @@ static void check_kernel(pd_board *b, pd_buf *problems)
 }
 
 /* root, or CAP_SYS_NICE (bit 23 of CapEff) for SCHED_DEADLINE; the sysfs writes need root anyway. */
-static void check_privilege(pd_board *b, pd_buf *problems)
+static void check_privilege(pd_deploy_board *b, pd_buf *problems)
 {
 	if (b->info.is_root)
 		return;
 	const char *argv[] = {"cat", "/proc/self/status", NULL};
-	struct pd_exec_result r;
+	struct pd_deploy_exec_result r;
 	pd_err e = {0};
 	unsigned long long cap = 0;
-	if (pd_tp_exec(b->t, argv, &r, &e) == 0 && r.out.data) {
+	if (pd_deploy_transport_exec(b->t, argv, &r, &e) == 0 && r.out.data) {
 		const char *c = strstr(r.out.data, "CapEff:");
 		if (c)
 			cap = strtoull(c + 7, NULL, 16);
 	}
-	pd_exec_result_free(&r);
+	pd_deploy_exec_result_free(&r);
 	if (!(cap & (1ull << 23)))
 		PROBLEM("not root and no CAP_SYS_NICE on the board: SCHED_DEADLINE needs one of them (log in as "
 			"root, or give the agent CAP_SYS_NICE)\n");
@@ -48,7 +48,7 @@ static void check_privilege(pd_board *b, pd_buf *problems)
 		PROBLEM("not root on the board: cpufreq, cpuset and bandwidth settings need root\n");
 }
 
-static void check_islands(pd_board *b, const pd_plan *p, pd_buf *problems)
+static void check_islands(pd_deploy_board *b, const pd_plan *p, pd_buf *problems)
 {
 	const pd_platform *pl = pd_plan_platform(p);
 	pd_buf v;
@@ -72,10 +72,10 @@ static void check_islands(pd_board *b, const pd_plan *p, pd_buf *problems)
 		snprintf(fs, sizeof(fs), "%lld", (long long)f);
 		if (board_read(b, path, &v, &e))
 			PROBLEM("island %s: cannot read %s: %s\n", isl->name, path, e.msg);
-		else if (!word_in(v.data, fs))
+		else if (!board_word_in(v.data, fs))
 			PROBLEM("island %s: %s kHz is not in %s (%s)\n", isl->name, fs, path, v.data);
 		snprintf(path, sizeof(path), "%s/scaling_available_governors", dir);
-		if (board_read(b, path, &v, &e) == 0 && !word_in(v.data, "userspace") && !word_in(v.data, "performance"))
+		if (board_read(b, path, &v, &e) == 0 && !board_word_in(v.data, "userspace") && !board_word_in(v.data, "performance"))
 			PROBLEM("island %s: neither the userspace nor the performance governor in %s (%s)\n",
 				isl->name, path, v.data);
 		snprintf(path, sizeof(path), "%s/related_cpus", dir);
@@ -96,16 +96,16 @@ static void check_islands(pd_board *b, const pd_plan *p, pd_buf *problems)
 	pd_buf_free(&v);
 }
 
-static void check_cpus(pd_board *b, const pd_plan *p, pd_buf *problems)
+static void check_cpus(pd_deploy_board *b, const pd_plan *p, pd_buf *problems)
 {
 	pd_buf v;
 	pd_buf_init(&v);
 	pd_err e = {0};
 	unsigned char online[1024];
 	if (board_read(b, "/sys/devices/system/cpu/online", &v, &e) == 0 &&
-	    parse_cpulist(v.data, online, sizeof(online)) == 0) {
+	    board_parse_cpulist(v.data, online, sizeof(online)) == 0) {
 		int cpus[1024];
-		size_t n = plan_cpus(p, cpus, 1024);
+		size_t n = board_plan_cpus(p, cpus, 1024);
 		for (size_t i = 0; i < n; i++)
 			if (cpus[i] >= 1024 || !online[cpus[i]])
 				PROBLEM("CPU %d of the plan is not online on the board (online: %s)\n", cpus[i], v.data);
@@ -116,13 +116,13 @@ static void check_cpus(pd_board *b, const pd_plan *p, pd_buf *problems)
 /* The images in /lib/firmware are code loaded into the FPGA (and read by the kernel as root): the
  * directory and the ones above it must not be writable by group or others, or an image could be
  * swapped between the upload and the load. */
-static void check_firmware_dirs(pd_board *b, const char *accel, pd_buf *problems)
+static void check_firmware_dirs(pd_deploy_board *b, const char *accel, pd_buf *problems)
 {
 	const char *dirs[] = {"/", "/lib", "/lib/firmware"};
 	for (size_t i = 0; i < 3; i++) {
-		struct pd_tp_stat st;
+		struct pd_deploy_transport_stat st;
 		pd_err e = {0};
-		if (pd_tp_stat(b->t, pd_board_path(b, dirs[i]), &st, &e) == 0 && st.exists && (st.mode & 022))
+		if (pd_deploy_transport_stat(b->t, pd_deploy_board_path(b, dirs[i]), &st, &e) == 0 && st.exists && (st.mode & 022))
 			PROBLEM("FPGA %s: %s on the board is writable by %s (mode %04o): anyone there could replace "
 				"a bitstream\n", accel, dirs[i], st.mode & 02 ? "others" : "its group", st.mode & 07777);
 	}
@@ -131,13 +131,13 @@ static void check_firmware_dirs(pd_board *b, const char *accel, pd_buf *problems
 /* A slot's first image is uploaded by the deployer; the others are loaded by the agent at run time
  * from the board's /lib/firmware, so they must be there already (a plain file, not writable by
  * group or others). Bitstream names are plain file names (docs/FORMATS.md): no path to escape. */
-static void check_board_image(pd_board *b, const char *accel, int slot, const char *name, pd_buf *problems)
+static void check_board_image(pd_deploy_board *b, const char *accel, int slot, const char *name, pd_buf *problems)
 {
 	char path[600];
 	snprintf(path, sizeof(path), "/lib/firmware/%s", name);
-	struct pd_tp_stat st;
+	struct pd_deploy_transport_stat st;
 	pd_err e = {0};
-	if (pd_tp_stat(b->t, pd_board_path(b, path), &st, &e) || !st.exists || st.is_dir)
+	if (pd_deploy_transport_stat(b->t, pd_deploy_board_path(b, path), &st, &e) || !st.exists || st.is_dir)
 		PROBLEM("FPGA %s slot %d: bitstream %s is loaded by the agent from %s on the board, where it is "
 			"missing (only each slot's first image is uploaded)\n", accel, slot, name, path);
 	else if (st.mode & 022)
@@ -145,7 +145,7 @@ static void check_board_image(pd_board *b, const char *accel, int slot, const ch
 			st.mode & 02 ? "others" : "its group", st.mode & 07777);
 }
 
-static void check_accels(pd_board *b, const pd_plan *p, const char *plan_dir, pd_buf *problems)
+static void check_accels(pd_deploy_board *b, const pd_plan *p, const char *plan_dir, pd_buf *problems)
 {
 	const pd_platform *pl = pd_plan_platform(p);
 	pd_buf v;
@@ -153,7 +153,7 @@ static void check_accels(pd_board *b, const pd_plan *p, const char *plan_dir, pd
 	char path[600];
 	for (size_t a = 0; a < pd_platform_accel_count(pl); a++) {
 		const struct pd_accelerator *ac = pd_platform_accel(pl, a);
-		if (ac->kind != PD_ACCEL_GPU && !plan_uses_accel(p, a)) /* a GPU's OPP is pinned in any case */
+		if (ac->kind != PD_ACCEL_GPU && !board_plan_uses_accel(p, a)) /* a GPU's OPP is pinned in any case */
 			continue;
 		pd_err e = {0};
 		if (ac->kind == PD_ACCEL_GPU && ac->devfreq && ac->n_opps > 1) {
@@ -162,7 +162,7 @@ static void check_accels(pd_board *b, const pd_plan *p, const char *plan_dir, pd
 			snprintf(hz, sizeof(hz), "%lld", (long long)ac->opps[pd_plan_accel_opp(p, a)].freq_khz * 1000);
 			if (board_read(b, path, &v, &e))
 				PROBLEM("GPU %s: devfreq device %s unavailable (%s)\n", ac->name, ac->devfreq, e.msg);
-			else if (!word_in(v.data, hz))
+			else if (!board_word_in(v.data, hz))
 				PROBLEM("GPU %s: %s Hz is not in %s (%s)\n", ac->name, hz, path, v.data);
 		} else if (ac->kind == PD_ACCEL_FPGA) {
 			const char *m = ac->manager ? ac->manager : "fpga0";
@@ -193,7 +193,7 @@ static void check_accels(pd_board *b, const pd_plan *p, const char *plan_dir, pd
 
 /* IIO sensors read by the agent with the "local:" context must show up in sysfs on the board. Network
  * contexts (ip:HOST) are reached by the agent itself; they are not checked here. */
-static void check_sensors(pd_board *b, const pd_plan *p, pd_buf *problems)
+static void check_sensors(pd_deploy_board *b, const pd_plan *p, pd_buf *problems)
 {
 	const pd_platform *pl = pd_plan_platform(p);
 	char **names = NULL;
@@ -206,7 +206,7 @@ static void check_sensors(pd_board *b, const pd_plan *p, pd_buf *problems)
 		pd_err e = {0};
 		if (!listed) {
 			listed = true;
-			pd_tp_listdir(b->t, pd_board_path(b, "/sys/bus/iio/devices"), &names, &n, &e);
+			pd_deploy_transport_listdir(b->t, pd_deploy_board_path(b, "/sys/bus/iio/devices"), &names, &n, &e);
 		}
 		bool found = false;
 		pd_buf v;
@@ -230,7 +230,7 @@ static void check_sensors(pd_board *b, const pd_plan *p, pd_buf *problems)
 }
 
 /* Per-CPU and total SCHED_DEADLINE bandwidth with the settings the deploy will leave in place. */
-static void check_bandwidth(pd_board *b, const pd_plan *p, pd_buf *problems)
+static void check_bandwidth(pd_deploy_board *b, const pd_plan *p, pd_buf *problems)
 {
 	const pd_platform *pl = pd_plan_platform(p);
 	const struct pd_dl *dl = pd_platform_dl(pl);
@@ -249,7 +249,7 @@ static void check_bandwidth(pd_board *b, const pd_plan *p, pd_buf *problems)
 	}
 	double cap = dl->max_util_per_cpu - fair;
 	int cpus[1024];
-	size_t ncpu = plan_cpus(p, cpus, 1024);
+	size_t ncpu = board_plan_cpus(p, cpus, 1024);
 	size_t nt = pd_dags_task_count(pd_plan_dags(p));
 	double total = 0;
 	for (size_t c = 0; c < ncpu; c++) {
@@ -270,14 +270,14 @@ static void check_bandwidth(pd_board *b, const pd_plan *p, pd_buf *problems)
 
 /* v1: an exclusive cpuset of someone else (another deploy, an agent's own) on the plan's CPUs makes
  * ours impossible: the kernel would refuse cpuset.cpus with EINVAL half-way through apply. */
-static void check_exclusive_siblings(pd_board *b, const pd_plan *p, pd_buf *problems)
+static void check_exclusive_siblings(pd_deploy_board *b, const pd_plan *p, pd_buf *problems)
 {
 	int cpus[1024];
-	size_t n = plan_cpus(p, cpus, 1024);
+	size_t n = board_plan_cpus(p, cpus, 1024);
 	char **names;
 	size_t nn;
 	pd_err e = {0};
-	if (pd_tp_listdir(b->t, pd_board_path(b, b->info.cgroup_root), &names, &nn, &e))
+	if (pd_deploy_transport_listdir(b->t, pd_deploy_board_path(b, b->info.cgroup_root), &names, &nn, &e))
 		return;
 	pd_buf v;
 	pd_buf_init(&v);
@@ -287,7 +287,7 @@ static void check_exclusive_siblings(pd_board *b, const pd_plan *p, pd_buf *prob
 		snprintf(cp, sizeof(cp), "%s/%s/cpuset.cpus", b->info.cgroup_root, names[i]);
 		unsigned char set[1024];
 		if (strcmp(names[i], b->cgname) && board_read(b, ex, &v, &e) == 0 && !strcmp(v.data, "1") &&
-		    board_read(b, cp, &v, &e) == 0 && parse_cpulist(v.data, set, sizeof(set)) == 0) {
+		    board_read(b, cp, &v, &e) == 0 && board_parse_cpulist(v.data, set, sizeof(set)) == 0) {
 			for (size_t c = 0; c < n; c++)
 				if (cpus[c] < 1024 && set[cpus[c]]) {
 					PROBLEM("exclusive cpuset %s/%s holds CPU %d of the plan (CPUs %s): another "
@@ -302,10 +302,10 @@ static void check_exclusive_siblings(pd_board *b, const pd_plan *p, pd_buf *prob
 	pd_buf_free(&v);
 }
 
-static void check_cgroup(pd_board *b, const pd_plan *p, pd_buf *problems)
+static void check_cgroup(pd_deploy_board *b, const pd_plan *p, pd_buf *problems)
 {
 	int cpus[4];
-	if (plan_cpus(p, cpus, 4) == 0)
+	if (board_plan_cpus(p, cpus, 4) == 0)
 		return;
 	if (!b->info.cgroup_version) {
 		PROBLEM("no cpuset cgroup controller on the board (neither /sys/fs/cgroup with cpuset (v2) nor "
@@ -321,7 +321,7 @@ static void check_cgroup(pd_board *b, const pd_plan *p, pd_buf *problems)
 			"could restore (remove its cpuN children, then it)\n", path);
 }
 
-int pd_board_preflight(pd_board *b, const pd_plan *p, const char *plan_dir, pd_buf *problems, pd_err *e)
+int pd_deploy_board_preflight(pd_deploy_board *b, const pd_plan *p, const char *plan_dir, pd_buf *problems, pd_err *e)
 {
 	int rc = board_probe(b, e);
 	if (rc)
@@ -335,14 +335,14 @@ int pd_board_preflight(pd_board *b, const pd_plan *p, const char *plan_dir, pd_b
 	check_sensors(b, p, problems);
 	check_bandwidth(b, p, problems);
 	check_cgroup(b, p, problems);
-	if (pd_transport_lost(b->t))
-		return pd_err_set(e, PD_EXIT_ENV, "pre-flight: connection to %s lost", pd_transport_uri(b->t));
+	if (pd_deploy_transport_lost(b->t))
+		return pd_err_set(e, PD_EXIT_ENV, "pre-flight: connection to %s lost", pd_deploy_transport_uri(b->t));
 	if (problems->len > before) {
 		size_t lines = 0;
 		for (size_t i = before; i < problems->len; i++)
 			lines += problems->data[i] == '\n';
 		return pd_err_set(e, PD_EXIT_ENV, "pre-flight found %zu problem(s) on %s; the board was not touched",
-				  lines, pd_transport_uri(b->t));
+				  lines, pd_deploy_transport_uri(b->t));
 	}
 	return 0;
 }

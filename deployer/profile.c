@@ -6,7 +6,7 @@
  *   plan the steps (what the board can do; the rest skipped with the reason) → per step: pin the
  *   OPP (recorded) and run `powerdag-agent measure ...` → restore → fit → write FITTED atomically.
  *
- * The same transport, board record and restore as `deploy` (pd_board): every frequency written is
+ * The same transport, board record and restore as `deploy` (pd_deploy_board): every frequency written is
  * recorded first and put back on every exit path once the board was touched, Ctrl-C included (the
  * caller's handler only sets *interrupted; it is looked at between steps). FITTED is written only
  * when every planned step succeeded and the board was restored: nothing is half-written.
@@ -15,7 +15,7 @@
  * through its files, its rails and the agent's measurements, as a real board would be.
  */
 #include "deployer/pd_deployer.h"
-#include "deployer/profile_int.h"
+#include "deployer/profile_impl.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -33,7 +33,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-void plog(struct prof *c, const char *fmt, ...)
+void profile_log(struct prof *c, const char *fmt, ...)
 {
 	if (!c->o->log)
 		return;
@@ -99,28 +99,28 @@ static int check_output(const char *path, pd_err *e)
 static int board_identity(struct prof *c, pd_err *e)
 {
 	const char *argv[] = {"sh", "-c", "uname -n && uname -v", NULL};
-	struct pd_exec_result r;
-	int rc = pd_tp_exec(c->t, argv, &r, e);
+	struct pd_deploy_exec_result r;
+	int rc = pd_deploy_transport_exec(c->t, argv, &r, e);
 	if (rc == 0 && r.status == 0 && r.out.data) {
 		char *save = NULL, *l1 = strtok_r(r.out.data, "\n", &save), *l2 = strtok_r(NULL, "\n", &save);
 		snprintf(c->hostname, sizeof(c->hostname), "%s", l1 ? l1 : "?");
 		snprintf(c->kernel_version, sizeof(c->kernel_version), "%s", l2 ? l2 : "?");
 	}
-	pd_exec_result_free(&r);
+	pd_deploy_exec_result_free(&r);
 	return rc;
 }
 
 static int preflight(struct prof *c, pd_err *e)
 {
-	const struct pd_board_info *in = pd_board_info(c->b);
+	const struct pd_deploy_board_info *in = pd_deploy_board_info(c->b);
 	if (!in->is_root)
 		return pd_err_set(e, PD_EXIT_ENV, "profile needs root on the board (cpufreq writes, SCHED_DEADLINE, "
 						 "cpusets); connect as root");
 	if (in->cgroup_version) {
 		char p[600];
-		struct pd_tp_stat st;
+		struct pd_deploy_transport_stat st;
 		snprintf(p, sizeof(p), "%s/powerdag", in->cgroup_root);
-		int rc = pd_tp_stat(c->t, pd_board_path(c->b, p), &st, e);
+		int rc = pd_deploy_transport_stat(c->t, pd_deploy_board_path(c->b, p), &st, e);
 		if (rc)
 			return rc;
 		if (st.exists)
@@ -132,36 +132,36 @@ static int preflight(struct prof *c, pd_err *e)
 
 static int upload_agent(struct prof *c, pd_err *e)
 {
-	int rc = pd_find_agent(c->o->agent_path, c->o->self_exe, pd_board_info(c->b)->arch, c->agent, sizeof(c->agent), e);
+	int rc = pd_deploy_find_agent(c->o->agent_path, c->o->self_exe, pd_deploy_board_info(c->b)->arch, c->agent, sizeof(c->agent), e);
 	if (rc)
 		return rc;
 	snprintf(c->remote_dir, sizeof(c->remote_dir), "/tmp/powerdag-profile.%ld.%ld", (long)getpid(), (long)time(NULL));
-	rc = pd_tp_mkdir(c->t, c->remote_dir, 0700, e);
+	rc = pd_deploy_transport_mkdir(c->t, c->remote_dir, 0700, e);
 	if (rc) {
 		c->remote_dir[0] = '\0';
 		return rc;
 	}
 	snprintf(c->remote_agent, sizeof(c->remote_agent), "%s/powerdag-agent", c->remote_dir);
-	return pd_tp_upload(c->t, c->agent, c->remote_agent, 0755, e);
+	return pd_deploy_transport_upload(c->t, c->agent, c->remote_agent, 0755, e);
 }
 
 static void remove_workdir(struct prof *c)
 {
 	if (!c->remote_dir[0])
 		return;
-	if (pd_transport_lost(c->t)) {
+	if (pd_deploy_transport_lost(c->t)) {
 		pd_err ig = {0};
-		pd_transport_reconnect(c->t, &ig);
+		pd_deploy_transport_reconnect(c->t, &ig);
 	}
 	const char *argv[] = {"rm", "-rf", "--", c->remote_dir, NULL};
-	struct pd_exec_result r;
+	struct pd_deploy_exec_result r;
 	pd_err ig = {0};
-	if (pd_tp_exec(c->t, argv, &r, &ig) == 0)
-		pd_exec_result_free(&r);
+	if (pd_deploy_transport_exec(c->t, argv, &r, &ig) == 0)
+		pd_deploy_exec_result_free(&r);
 }
 
 /* Runs `agent measure ARGS...` on the board; its JSON object in *out. */
-int run_measure(struct prof *c, const char *const *args, json_t **out, pd_err *e)
+int profile_measure(struct prof *c, const char *const *args, json_t **out, pd_err *e)
 {
 	const char *argv[64];
 	size_t n = 0;
@@ -170,8 +170,8 @@ int run_measure(struct prof *c, const char *const *args, json_t **out, pd_err *e
 	for (size_t i = 0; args[i] && n < 63; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;
-	struct pd_exec_result r;
-	int rc = pd_tp_exec(c->t, argv, &r, e);
+	struct pd_deploy_exec_result r;
+	int rc = pd_deploy_transport_exec(c->t, argv, &r, e);
 	if (rc)
 		return rc;
 	*out = NULL;
@@ -184,7 +184,7 @@ int run_measure(struct prof *c, const char *const *args, json_t **out, pd_err *e
 		rc = pd_err_set(e, PD_EXIT_ENV, "the agent's measurement failed (exit %d): %s", r.status,
 				r.err.data && *r.err.data ? r.err.data : "no output");
 	}
-	pd_exec_result_free(&r);
+	pd_deploy_exec_result_free(&r);
 	return rc;
 }
 
@@ -192,25 +192,25 @@ static void do_restore(struct prof *c)
 {
 	pd_err e = {0};
 	for (int attempt = 0; attempt < 3; attempt++) {
-		if (pd_transport_lost(c->t))
-			pd_transport_reconnect(c->t, &e);
+		if (pd_deploy_transport_lost(c->t))
+			pd_deploy_transport_reconnect(c->t, &e);
 		c->left.len = 0;
-		if (pd_board_restore(c->b, &c->left, &e) == 0 || !pd_transport_lost(c->t))
+		if (pd_deploy_board_restore(c->b, &c->left, &e) == 0 || !pd_deploy_transport_lost(c->t))
 			break;
 	}
-	c->restore_rc = pd_board_pending(c->b) ? PD_EXIT_ENV : 0;
+	c->restore_rc = pd_deploy_board_pending(c->b) ? PD_EXIT_ENV : 0;
 	if (c->restore_rc) {
-		plog(c, "RESTORE INCOMPLETE - left changed on the board:\n%s", c->left.data ? c->left.data : "");
+		profile_log(c, "RESTORE INCOMPLETE - left changed on the board:\n%s", c->left.data ? c->left.data : "");
 		return;
 	}
 	pd_buf after;
 	pd_buf_init(&after);
 	pd_err se = {0};
-	if (pd_board_state_of(c->b, c->nom, &after, &se) == 0)
+	if (pd_deploy_board_state_of(c->b, c->nom, &after, &se) == 0)
 		c->state_equal = after.len == c->state_before.len && !memcmp(after.data, c->state_before.data, after.len);
 	pd_buf_free(&after);
 	if (!c->state_equal)
-		plog(c, "warning: board state after restore differs from the snapshot");
+		profile_log(c, "warning: board state after restore differs from the snapshot");
 }
 
 /* ---------------------------------------------------------------- the sequence */
@@ -239,26 +239,26 @@ static void run_steps(struct prof *c)
 		/* time left: the estimate, scaled by how fast the steps so far really went */
 		double spent = now_s() - t0, scale = done_est > 0 ? spent / done_est : 1.0;
 		double left = (total_est - done_est) * scale;
-		plog(c, "step %zu/%zu: %s (about %.0f s left)", i + 1, c->n_steps, s->title, left);
+		profile_log(c, "step %zu/%zu: %s (about %.0f s left)", i + 1, c->n_steps, s->title, left);
 		double ts = now_s();
 		pd_err e = {0};
-		int rc = step_run(c, s, &e);
+		int rc = profile_step_run(c, s, &e);
 		/* a measurement disturbed by the board (a rail read failing, a late wake-up) is taken again;
 		 * a lost board or Ctrl-C is not */
-		for (int again = 0; rc && again < 2 && !pd_transport_lost(c->t) && !interrupted(c); again++) {
-			plog(c, "step %zu/%zu: %s; measuring again", i + 1, c->n_steps, e.msg);
+		for (int again = 0; rc && again < 2 && !pd_deploy_transport_lost(c->t) && !interrupted(c); again++) {
+			profile_log(c, "step %zu/%zu: %s; measuring again", i + 1, c->n_steps, e.msg);
 			s->retries++;
 			memset(&e, 0, sizeof(e));
-			rc = step_run(c, s, &e);
+			rc = profile_step_run(c, s, &e);
 		}
 		s->seconds = now_s() - ts;
 		done_est += s->est_s;
 		if (rc) {
 			s->failed = true;
 			snprintf(s->error, sizeof(s->error), "%s", e.msg);
-			plog(c, "step %zu/%zu failed: %s", i + 1, c->n_steps, e.msg);
+			profile_log(c, "step %zu/%zu failed: %s", i + 1, c->n_steps, e.msg);
 			keep_err(c, rc, &e);
-			if (pd_transport_lost(c->t))
+			if (pd_deploy_transport_lost(c->t))
 				return; /* the board is gone: restore after reconnecting */
 		}
 	}
@@ -274,15 +274,15 @@ static void free_prof(struct prof *c)
 	json_decref(c->skipped);
 	json_decref(c->flags);
 	json_decref(c->values);
-	pd_board_free(c->b);
-	pd_transport_close(c->t);
+	pd_deploy_board_free(c->b);
+	pd_deploy_transport_close(c->t);
 	pd_platform_free(c->nom);
 	pd_platform_free(c->fit);
 	pd_buf_free(&c->state_before);
 	pd_buf_free(&c->left);
 }
 
-int pd_profile_run(const struct pd_profile_opts *o, char **summary_json, pd_err *e)
+int pd_deploy_profile_run(const struct pd_deploy_profile_opts *o, char **summary_json, pd_err *e)
 {
 	struct prof c = {.o = o};
 	pd_buf_init(&c.state_before);
@@ -308,20 +308,20 @@ int pd_profile_run(const struct pd_profile_opts *o, char **summary_json, pd_err 
 		return rc;
 	}
 	/* 2. the board, read only */
-	rc = pd_transport_open(o->board_uri, &o->tp, &c.t, e);
+	rc = pd_deploy_transport_open(o->board_uri, &o->tp, &c.t, e);
 	if (!rc) {
-		c.b = pd_board_new(c.t, &o->board);
-		rc = pd_board_state_of(c.b, c.nom, &c.state_before, e); /* probes too */
+		c.b = pd_deploy_board_new(c.t, &o->board);
+		rc = pd_deploy_board_state_of(c.b, c.nom, &c.state_before, e); /* probes too */
 	}
 	if (!rc)
 		rc = board_identity(&c, e);
 	if (!rc)
 		rc = preflight(&c, e);
 	if (!rc)
-		rc = plan_steps(&c, e);
+		rc = profile_plan_steps(&c, e);
 	if (!rc) {
-		plog(&c, "connected to %s (%s, kernel %s, %s): %zu step(s), about %.0f s", o->board_uri, c.hostname,
-		     pd_board_info(c.b)->kernel, pd_board_info(c.b)->arch, c.n_steps, c.est_total_s);
+		profile_log(&c, "connected to %s (%s, kernel %s, %s): %zu step(s), about %.0f s", o->board_uri, c.hostname,
+		     pd_deploy_board_info(c.b)->kernel, pd_deploy_board_info(c.b)->arch, c.n_steps, c.est_total_s);
 		rc = upload_agent(&c, e);
 	}
 	keep_err(&c, rc, e);
@@ -340,14 +340,14 @@ int pd_profile_run(const struct pd_profile_opts *o, char **summary_json, pd_err 
 	/* 4. fit and write, only after a complete, restored run */
 	if (!c.err.code && c.n_steps) {
 		pd_err we = {0};
-		int wrc = fit_and_write(&c, &we);
+		int wrc = profile_fit_and_write(&c, &we);
 		keep_err(&c, wrc, &we);
 	} else if (!c.err.code) {
 		pd_err_set(&c.err, PD_EXIT_ENV, "the board allows no measurement step (see skipped); %s not written",
 			   o->out_path);
 	}
 	if (summary_json)
-		*summary_json = summary_text(&c);
+		*summary_json = profile_summary_text(&c);
 	rc = c.err.code;
 	if (rc)
 		*e = c.err;

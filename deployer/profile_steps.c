@@ -15,9 +15,9 @@
  *             idle rail) / (busy fraction obtained). The island's own rail only: the rest of the
  *             board (other rails) is not in it. Also the builtin:spin speed per core.
  *   accel     per GPU with a job interface (the board twin's) and OPP: latency of back-to-back jobs
- *             against pd_latency_at, and the GPU rail idle/busy like an island.
+ *             against pd_platform_latency_at, and the GPU rail idle/busy like an island.
  */
-#include "deployer/profile_int.h"
+#include "deployer/profile_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -43,7 +43,7 @@ static void skip(struct prof *c, const char *what, const char *fmt, ...)
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
 	json_array_append_new(c->skipped, json_pack("{s:s, s:s}", "step", what, "reason", why));
-	plog(c, "skipped %s: %s", what, why);
+	profile_log(c, "skipped %s: %s", what, why);
 }
 
 static void flag(struct prof *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -55,7 +55,7 @@ static void flag(struct prof *c, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	json_array_append_new(c->flags, json_string(msg));
-	plog(c, "flag: %s", msg);
+	profile_log(c, "flag: %s", msg);
 }
 
 /* ---------------------------------------------------------------- planning */
@@ -80,7 +80,7 @@ static bool read_board(struct prof *c, const char *abs, pd_buf *out)
 {
 	pd_err ig = {0};
 	out->len = 0;
-	return pd_tp_read(c->t, pd_board_path(c->b, abs), out, &ig) == 0;
+	return pd_deploy_transport_read(c->t, pd_deploy_board_path(c->b, abs), out, &ig) == 0;
 }
 
 static int add_step(struct prof *c, enum pkind k, size_t idx, long opp, double est, const char *fmt, ...)
@@ -186,9 +186,9 @@ static int plan_accel(struct prof *c, size_t a, bool rails_ok)
 		return 0;
 	}
 	snprintf(path, sizeof(path), "/sys/kernel/powerdag-twin/accel/%s/run", ac->name);
-	struct pd_tp_stat st;
+	struct pd_deploy_transport_stat st;
 	pd_err ig = {0};
-	if (pd_tp_stat(c->t, pd_board_path(c->b, path), &st, &ig) != 0 || !st.exists) {
+	if (pd_deploy_transport_stat(c->t, pd_deploy_board_path(c->b, path), &st, &ig) != 0 || !st.exists) {
 		skip(c, what, "no generic job interface for this GPU on the board (only the board twin has one): latency "
 			      "and power are per implementation, measured by deploy and compared by report");
 		return 0;
@@ -223,7 +223,7 @@ static int plan_accel(struct prof *c, size_t a, bool rails_ok)
 	return rc;
 }
 
-int plan_steps(struct prof *c, pd_err *e)
+int profile_plan_steps(struct prof *c, pd_err *e)
 {
 	size_t K = pd_platform_island_count(c->nom), A = pd_platform_accel_count(c->nom);
 	c->isl = calloc(K + 1, sizeof(*c->isl));
@@ -287,7 +287,7 @@ static int step_overhead(struct prof *c, struct pstep *s, pd_err *e)
 	snprintf(work, sizeof(work), "%d", OV_WORK_US);
 	const char *args[] = {"overhead", "--cpu", cpu, "--jobs", jobs, "--period-us", per, "--work-us", work, NULL};
 	json_t *j;
-	int rc = run_measure(c, args, &j, e);
+	int rc = profile_measure(c, args, &j, e);
 	if (rc)
 		return rc;
 	struct isl_res *r = &c->isl[s->idx];
@@ -324,7 +324,7 @@ static int step_power(struct prof *c, struct pstep *s, pd_err *e)
 {
 	const struct pd_island *isl = pd_platform_island(c->nom, s->idx);
 	struct isl_res *r = &c->isl[s->idx];
-	int rc = s->opp >= 0 ? pd_board_set_island_freq(c->b, isl, isl->opps[s->opp].freq_khz, e) : 0;
+	int rc = s->opp >= 0 ? pd_deploy_board_set_island_freq(c->b, isl, isl->opps[s->opp].freq_khz, e) : 0;
 	if (rc)
 		return rc;
 	const char *args[160];
@@ -342,7 +342,7 @@ static int step_power(struct prof *c, struct pstep *s, pd_err *e)
 		args[n++] = tail[i];
 	args[n] = NULL;
 	json_t *j;
-	rc = run_measure(c, args, &j, e);
+	rc = profile_measure(c, args, &j, e);
 	if (rc)
 		return rc;
 	struct opp_res *o = &r->opps[s->opp >= 0 ? (size_t)s->opp : isl->n_opps];
@@ -389,7 +389,7 @@ static int step_accel(struct prof *c, struct pstep *s, pd_err *e)
 {
 	const struct pd_accelerator *ac = pd_platform_accel(c->nom, s->idx);
 	struct isl_res *r = &c->acc[s->idx];
-	int rc = s->opp >= 0 ? pd_board_set_gpu_freq(c->b, ac, ac->opps[s->opp].freq_khz, e) : 0;
+	int rc = s->opp >= 0 ? pd_deploy_board_set_gpu_freq(c->b, ac, ac->opps[s->opp].freq_khz, e) : 0;
 	if (rc)
 		return rc;
 	const char *args[160];
@@ -407,13 +407,13 @@ static int step_accel(struct prof *c, struct pstep *s, pd_err *e)
 		args[n++] = tail[i];
 	args[n] = NULL;
 	json_t *j;
-	rc = run_measure(c, args, &j, e);
+	rc = profile_measure(c, args, &j, e);
 	if (rc)
 		return rc;
 	struct opp_res *o = &r->opps[s->opp >= 0 ? (size_t)s->opp : ac->n_opps];
 	o->jobs = (long)num(j, "accel_jobs");
 	o->latency_ns = num(j, "accel_latency_ns");
-	o->latency_expect_ns = s->opp >= 0 ? (double)pd_latency_at(ac, ACCEL_LATENCY_US * PD_NS_PER_US, (size_t)s->opp) : NAN;
+	o->latency_expect_ns = s->opp >= 0 ? (double)pd_platform_latency_at(ac, ACCEL_LATENCY_US * PD_NS_PER_US, (size_t)s->opp) : NAN;
 	o->busy_frac = num(j, "accel_busy");
 	if (!isnan(num(j, "device_busy"))) { /* the device's own counters, when it has them (the twin's) */
 		o->busy_frac = num(j, "device_busy");
@@ -454,7 +454,7 @@ static int step_spread(struct prof *c, pd_err *e)
 	snprintf(us, sizeof(us), "%d", SPREAD_JOB_US);
 	const char *args[] = {"spread", "--cpus", cpus, "--jobs", jobs, "--job-us", us, NULL};
 	json_t *j;
-	int rc = run_measure(c, args, &j, e);
+	int rc = profile_measure(c, args, &j, e);
 	if (rc)
 		return rc;
 	c->spread_jobs = (long)num(j, "jobs");
@@ -468,14 +468,14 @@ static int step_spread(struct prof *c, pd_err *e)
 	return 0;
 }
 
-int step_run(struct prof *c, struct pstep *s, pd_err *e)
+int profile_step_run(struct prof *c, struct pstep *s, pd_err *e)
 {
 	if (s->kind == PK_SPREAD)
 		return step_spread(c, e);
 	if (s->kind == PK_OVERHEAD) {
 		/* at the lowest OPP: the per-job work of the kernel and the agent takes longest there */
 		const struct pd_island *isl = pd_platform_island(c->nom, s->idx);
-		int rc = s->opp >= 0 ? pd_board_set_island_freq(c->b, isl, isl->opps[0].freq_khz, e) : 0;
+		int rc = s->opp >= 0 ? pd_deploy_board_set_island_freq(c->b, isl, isl->opps[0].freq_khz, e) : 0;
 		return rc ? rc : step_overhead(c, s, e);
 	}
 	return s->kind == PK_POWER ? step_power(c, s, e) : step_accel(c, s, e);
@@ -714,7 +714,7 @@ static int provenance(struct prof *c, pd_err *e)
 	pd_yemit *y = pd_yemit_new(&b);
 	if (!y)
 		return pd_err_set(e, PD_EXIT_ENV, "out of memory");
-	const struct pd_board_info *in = pd_board_info(c->b);
+	const struct pd_deploy_board_info *in = pd_deploy_board_info(c->b);
 	pd_yemit_map_begin(y, false);
 	pd_yemit_kv_str(y, "tool", "powerdag profile " PD_VERSION);
 	pd_yemit_kv_str(y, "board", c->o->board_uri);
@@ -744,7 +744,7 @@ static int provenance(struct prof *c, pd_err *e)
 	return rc;
 }
 
-int fit_and_write(struct prof *c, pd_err *e)
+int profile_fit_and_write(struct prof *c, pd_err *e)
 {
 	fit_overhead(c);
 	fit_margin(c);
@@ -768,7 +768,7 @@ int fit_and_write(struct prof *c, pd_err *e)
 	return rc;
 }
 
-char *summary_text(struct prof *c)
+char *profile_summary_text(struct prof *c)
 {
 	json_t *steps = json_array();
 	for (size_t i = 0; i < c->n_steps; i++) {
@@ -789,7 +789,7 @@ char *summary_text(struct prof *c)
 	}
 	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:f, s:o, s:O, s:O, s:O, s:i}", "board",
 			      c->o->board_uri ? c->o->board_uri : "", "hostname", c->hostname, "kernel",
-			      c->b ? pd_board_info(c->b)->kernel : "", "date", c->date, "output", c->o->out_path ? c->o->out_path : "",
+			      c->b ? pd_deploy_board_info(c->b)->kernel : "", "date", c->date, "output", c->o->out_path ? c->o->out_path : "",
 			      "written", c->written, "seconds", c->seconds, "steps", steps, "skipped", c->skipped, "flags", c->flags,
 			      "values", c->values, "exit_code", c->err.code);
 	json_object_set_new(j, "error", c->err.code ? json_string(c->err.msg) : json_null());

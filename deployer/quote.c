@@ -10,7 +10,7 @@
  */
 #include "deployer/pd_deployer.h"
 
-int pd_shell_quote(pd_buf *out, const char *arg)
+int pd_deploy_shell_quote(pd_buf *out, const char *arg)
 {
 	if (pd_buf_append(out, "'", 1) < 0)
 		return -1;
@@ -22,12 +22,12 @@ int pd_shell_quote(pd_buf *out, const char *arg)
 	return pd_buf_append(out, "'", 1);
 }
 
-int pd_shell_quote_argv(pd_buf *out, const char *const *argv)
+int pd_deploy_shell_quote_argv(pd_buf *out, const char *const *argv)
 {
 	for (size_t i = 0; argv[i]; i++) {
 		if (i && pd_buf_append(out, " ", 1) < 0)
 			return -1;
-		if (pd_shell_quote(out, argv[i]) < 0)
+		if (pd_deploy_shell_quote(out, argv[i]) < 0)
 			return -1;
 	}
 	return 0;

@@ -5,11 +5,11 @@
  * runs, stop it after --duration, fetch its stderr, remove the work directory.
  *
  * The launcher is one constant shell script run as `sh -c SCRIPT sh DIR AGENT ARGS...`: the script
- * text never contains a value, every value is a positional argument quoted by pd_shell_quote, so no
+ * text never contains a value, every value is a positional argument quoted by pd_deploy_shell_quote, so no
  * file content or path ever becomes shell syntax. The script records the agent's pid and, when the
  * agent ends, its exit status, in files the deployer reads over SFTP.
  */
-#include "deployer/run_int.h"
+#include "deployer/dctx_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,117 +25,50 @@ static const char launcher[] =
 	" wait $p; echo $? >\"$d/agent.exit.tmp\"; mv \"$d/agent.exit.tmp\" \"$d/agent.exit\""
 	" ) </dev/null >/dev/null 2>&1 &";
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static const char *rpath(struct dctx *c, const char *name)
-{
-	char *b = c->rbuf[c->rrot++ % 6];
-	snprintf(b, sizeof(c->rbuf[0]), "%s/%s", c->remote_dir, name);
-	return b;
-}
-
-/* Runs op until it succeeds or the connection cannot be restored. */
-#define WITH_RECONNECT(c, rc, call)                                   \
-	do {                                                          \
-		for (int try_ = 0; try_ < 3; try_++) {                \
-			rc = (call);                                  \
-			if (rc == 0 || !pd_transport_lost((c)->t))    \
-				break;                                \
-			if (dctx_reconnect(c))                        \
-				break;                                \
-		}                                                     \
-	} while (0)
-
-int agent_signal(struct dctx *c, const char *sig)
-{
-	if (c->agent_pid <= 0)
-		return -1;
-	char s[16], pid[32];
-	snprintf(s, sizeof(s), "-%s", sig);
-	snprintf(pid, sizeof(pid), "%ld", c->agent_pid);
-	const char *argv[] = {"kill", s, pid, NULL};
-	struct pd_exec_result r;
-	pd_err e = {0};
-	int rc;
-	WITH_RECONNECT(c, rc, pd_tp_exec(c->t, argv, &r, &e));
-	pd_exec_result_free(&r);
-	return rc;
-}
-
 int run_upload(struct dctx *c, pd_err *e)
 {
-	snprintf(c->remote_dir, sizeof(c->remote_dir), "/tmp/powerdag-run.%ld.%ld", (long)getpid(),
-		 (long)time(NULL));
-	int rc = dctx_fault(c, "upload", e);
+	char dir[256];
+	snprintf(dir, sizeof(dir), "/tmp/powerdag-run.%ld.%ld", (long)getpid(), (long)time(NULL));
+	dctx_set_remote_dir(c, dir);
+	int rc = fault_at_step(c, "upload", e);
 	if (!rc)
-		WITH_RECONNECT(c, rc, pd_tp_mkdir(c->t, c->remote_dir, 0700, e));
+		WITH_RECONNECT(c, rc, pd_deploy_transport_mkdir(c->t, c->remote_dir, 0700, e));
 	if (!rc)
-		WITH_RECONNECT(c, rc, pd_tp_mkdir(c->t, rpath(c, "out"), 0755, e));
+		WITH_RECONNECT(c, rc, pd_deploy_transport_mkdir(c->t, c->rp.out, 0755, e));
 	if (!rc)
-		WITH_RECONNECT(c, rc, pd_tp_upload(c->t, c->agent, rpath(c, "powerdag-agent"), 0755, e));
-	if (rc)
-		return rc;
-	if (!strcmp(c->fault.step, "start") && !strcmp(c->fault.kind, "admission")) {
-		/* every CPU task asks for its whole period: beyond the DL admission cap, so the kernel
-		 * refuses the agent (EBUSY) exactly as it would a plan that does not fit */
-		c->fault.fired = true;
-		size_t nt = pd_dags_task_count(pd_plan_dags(c->plan));
-		int64_t *keep = calloc(2 * nt + 1, sizeof(int64_t));
-		if (!keep)
-			return pd_err_set(e, PD_EXIT_ENV, "out of memory");
-		for (size_t i = 0; i < nt; i++) {
-			struct pd_plan_task *t = pd_plan_task(c->plan, i);
-			keep[2 * i] = t->runtime_ns, keep[2 * i + 1] = t->deadline_ns;
-			if (t->place.kind == PD_PLACE_CPU)
-				t->runtime_ns = t->deadline_ns = t->period_ns;
-		}
-		char tmp[] = "/tmp/powerdag-admission.XXXXXX";
-		int fd = mkstemp(tmp);
-		if (fd >= 0)
-			close(fd);
-		rc = pd_plan_write_file(c->plan, tmp, e);
-		/* only the uploaded copy asks too much: pre-flight and apply see the real plan */
-		for (size_t i = 0; i < nt; i++) {
-			struct pd_plan_task *t = pd_plan_task(c->plan, i);
-			t->runtime_ns = keep[2 * i], t->deadline_ns = keep[2 * i + 1];
-		}
-		free(keep);
-		if (!rc)
-			WITH_RECONNECT(c, rc, pd_tp_upload(c->t, tmp, rpath(c, "plan.yaml"), 0644, e));
-		unlink(tmp);
-		return rc;
-	}
-	WITH_RECONNECT(c, rc, pd_tp_upload(c->t, c->o->plan_path, rpath(c, "plan.yaml"), 0644, e));
+		WITH_RECONNECT(c, rc, pd_deploy_transport_upload(c->t, c->agent, c->rp.agent, 0755, e));
+	char other[64] = ""; /* the test seam's plan, uploaded instead of the real one */
+	if (!rc)
+		rc = fault_admission_plan(c, other, sizeof(other), e);
+	if (!rc)
+		WITH_RECONNECT(c, rc, pd_deploy_transport_upload(c->t, other[0] ? other : c->o->plan_path, c->rp.plan, 0644, e));
+	if (other[0])
+		unlink(other);
 	return rc;
 }
 
 static int start(struct dctx *c, pd_err *e)
 {
-	int rc = dctx_fault(c, "start", e);
+	int rc = fault_at_step(c, "start", e);
 	if (rc)
 		return rc;
 	char dur[32];
 	snprintf(dur, sizeof(dur), "%.3f", (double)c->duration_ns / 1e9);
-	const char *cg = pd_board_info(c->b)->cgroup_dir;
-	const char *argv[16] = {"sh", "-c", launcher, "sh", c->remote_dir, rpath(c, "powerdag-agent"), "run",
-				rpath(c, "plan.yaml"), "--out", rpath(c, "out"), "--duration", dur};
+	const char *cg = pd_deploy_board_info(c->b)->cgroup_dir;
+	const char *argv[16] = {"sh", "-c", launcher, "sh", c->remote_dir, c->rp.agent, "run",
+				c->rp.plan, "--out", c->rp.out, "--duration", dur};
 	size_t n = 12;
 	if (cg[0]) {
 		argv[n++] = "--cgroup-root";
 		argv[n++] = cg;
 	}
 	argv[n] = NULL;
-	struct pd_exec_result r;
-	WITH_RECONNECT(c, rc, pd_tp_exec(c->t, argv, &r, e));
+	struct pd_deploy_exec_result r;
+	WITH_RECONNECT(c, rc, pd_deploy_transport_exec(c->t, argv, &r, e));
 	if (rc == 0 && r.status != 0)
 		rc = pd_err_set(e, PD_EXIT_ENV, "starting the agent failed (status %d): %s", r.status,
 				r.err.data ? r.err.data : "");
-	pd_exec_result_free(&r);
+	pd_deploy_exec_result_free(&r);
 	if (rc)
 		return rc;
 	/* the pid file appears as soon as the background shell has forked the agent */
@@ -144,11 +77,11 @@ static int start(struct dctx *c, pd_err *e)
 	for (int i = 0; i < 100 && c->agent_pid <= 0; i++) {
 		pid.len = 0;
 		pd_err ig = {0};
-		struct pd_tp_stat st;
-		if (pd_tp_stat(c->t, rpath(c, "agent.pid"), &st, &ig) == 0 && st.exists &&
-		    pd_tp_read(c->t, rpath(c, "agent.pid"), &pid, &ig) == 0 && pid.data)
+		struct pd_deploy_transport_stat st;
+		if (pd_deploy_transport_stat(c->t, c->rp.pid, &st, &ig) == 0 && st.exists &&
+		    pd_deploy_transport_read(c->t, c->rp.pid, &pid, &ig) == 0 && pid.data)
 			c->agent_pid = strtol(pid.data, NULL, 10);
-		else if (pd_transport_lost(c->t) && dctx_reconnect(c))
+		else if (pd_deploy_transport_lost(c->t) && dctx_reconnect(c))
 			break;
 		else
 			usleep(20000);
@@ -156,15 +89,15 @@ static int start(struct dctx *c, pd_err *e)
 	pd_buf_free(&pid);
 	if (c->agent_pid <= 0)
 		return pd_err_set(e, PD_EXIT_ENV, "the agent did not start on the board (no pid after 2 s)");
-	dlog(c, "agent running on the board (pid %ld), %s s", c->agent_pid, dur);
+	dctx_log(c, "agent running on the board (pid %ld), %s s", c->agent_pid, dur);
 	return 0;
 }
 
 /* Appends the bytes of the remote log past what was already streamed. */
 static int stream_once(struct dctx *c, int fd, pd_err *e)
 {
-	struct pd_tp_stat st;
-	int rc = pd_tp_stat(c->t, rpath(c, "out/run.pdlog"), &st, e);
+	struct pd_deploy_transport_stat st;
+	int rc = pd_deploy_transport_stat(c->t, c->rp.log, &st, e);
 	if (rc || !st.exists)
 		return rc;
 	pd_buf chunk;
@@ -172,7 +105,7 @@ static int stream_once(struct dctx *c, int fd, pd_err *e)
 	while (rc == 0 && c->r->log_bytes < st.size) {
 		chunk.len = 0;
 		size_t want = st.size - c->r->log_bytes;
-		rc = pd_tp_read_at(c->t, rpath(c, "out/run.pdlog"), c->r->log_bytes, want > 65536 ? 65536 : want,
+		rc = pd_deploy_transport_read_at(c->t, c->rp.log, c->r->log_bytes, want > 65536 ? 65536 : want,
 				   &chunk, e);
 		if (rc == 0 && chunk.len == 0)
 			break;
@@ -200,47 +133,45 @@ static int stream_once(struct dctx *c, int fd, pd_err *e)
 /* Exit status from DIR/agent.exit once the agent ended; -1 while it runs. */
 static int agent_exit(struct dctx *c, pd_err *e)
 {
-	struct pd_tp_stat st;
+	struct pd_deploy_transport_stat st;
 	int rc;
-	WITH_RECONNECT(c, rc, pd_tp_stat(c->t, rpath(c, "agent.exit"), &st, e));
+	WITH_RECONNECT(c, rc, pd_deploy_transport_stat(c->t, c->rp.exit, &st, e));
 	if (rc || !st.exists)
 		return -1;
 	pd_buf b;
 	pd_buf_init(&b);
 	int status = -1;
-	if (pd_tp_read(c->t, rpath(c, "agent.exit"), &b, e) == 0 && b.data)
+	if (pd_deploy_transport_read(c->t, c->rp.exit, &b, e) == 0 && b.data)
 		status = (int)strtol(b.data, NULL, 10);
 	pd_buf_free(&b);
 	return status;
 }
 
-static bool interrupted(const struct dctx *c) { return c->o->interrupted && *c->o->interrupted; }
-
 /* Streams until the agent exits, the duration (plus a grace period) passes, or Ctrl-C. */
 static int stream_loop(struct dctx *c, int fd, pd_err *e)
 {
-	double t_end = now_s() + (double)c->duration_ns / 1e9 + 5.0;
+	double t_end = dctx_now_s() + (double)c->duration_ns / 1e9 + 5.0;
 	/* stream-step faults fire once some data has been streamed: after half the run, at most 1 s */
 	double half = (double)c->duration_ns / 2e9;
-	double t_fault = now_s() + (half < 1.0 ? half : 1.0);
+	double t_fault = dctx_now_s() + (half < 1.0 ? half : 1.0);
 	int status = -1;
 	while (status < 0) {
-		if (interrupted(c)) {
-			dlog(c, "interrupted: stopping the agent");
+		if (dctx_interrupted(c)) {
+			dctx_log(c, "interrupted: stopping the agent");
 			return 0;
 		}
-		if (now_s() > t_end) {
-			dlog(c, "agent still running after its duration: stopping it");
+		if (dctx_now_s() > t_end) {
+			dctx_log(c, "agent still running after its duration: stopping it");
 			return 0;
 		}
 		int rc = 0;
-		if (now_s() > t_fault)
-			rc = dctx_fault(c, "stream", e);
+		if (dctx_now_s() > t_fault)
+			rc = fault_at_step(c, "stream", e);
 		if (rc == 0)
 			rc = stream_once(c, fd, e);
 		if (rc == 0)
 			status = agent_exit(c, e);
-		if (rc && pd_transport_lost(c->t)) {
+		if (rc && pd_deploy_transport_lost(c->t)) {
 			if (dctx_reconnect(c))
 				return rc;
 			continue;
@@ -256,7 +187,7 @@ static int stream_loop(struct dctx *c, int fd, pd_err *e)
 
 static int stop(struct dctx *c, pd_err *e)
 {
-	int rc = dctx_fault(c, "stop", e);
+	int rc = fault_at_step(c, "stop", e);
 	if (rc)
 		return rc;
 	pd_err ig = {0};
@@ -265,7 +196,7 @@ static int stop(struct dctx *c, pd_err *e)
 	int status = agent_exit(c, &ig);
 	const char *sigs[] = {"TERM", "KILL"};
 	for (int s = 0; s < 2 && status < 0; s++) {
-		agent_signal(c, sigs[s]);
+		dctx_agent_signal(c, sigs[s]);
 		for (int i = 0; i < 50 && status < 0; i++) { /* 5 s for a clean stop */
 			usleep(100000);
 			status = agent_exit(c, &ig);
@@ -293,14 +224,14 @@ static void last_line(const char *text, char *out, size_t n)
 
 static int fetch(struct dctx *c, int fd, pd_err *e)
 {
-	int rc = dctx_fault(c, "fetch", e);
+	int rc = fault_at_step(c, "fetch", e);
 	if (!rc)
 		WITH_RECONNECT(c, rc, stream_once(c, fd, e));
 	pd_err fe = {0};
 	pd_buf err;
 	pd_buf_init(&err);
 	int frc;
-	WITH_RECONNECT(c, frc, pd_tp_read(c->t, rpath(c, "agent.stderr"), &err, &fe));
+	WITH_RECONNECT(c, frc, pd_deploy_transport_read(c->t, c->rp.err, &err, &fe));
 	if (frc == 0)
 		frc = pd_write_file_at(c->out_fd, "agent.stderr", err.data ? err.data : "", err.len, &fe);
 	pd_buf_free(&err);
@@ -314,11 +245,11 @@ void run_cleanup_remote(struct dctx *c)
 	if (!c->remote_dir[0] || c->remote_cleaned || dctx_reconnect(c))
 		return;
 	const char *argv[] = {"rm", "-rf", "--", c->remote_dir, NULL};
-	struct pd_exec_result r;
+	struct pd_deploy_exec_result r;
 	pd_err e = {0};
-	if (pd_tp_exec(c->t, argv, &r, &e) == 0 && r.status == 0)
+	if (pd_deploy_transport_exec(c->t, argv, &r, &e) == 0 && r.status == 0)
 		c->remote_cleaned = true;
-	pd_exec_result_free(&r);
+	pd_deploy_exec_result_free(&r);
 }
 
 /* The agent's verdict as an error: admission refused / missing feature (3), crash (signal). */
@@ -351,10 +282,10 @@ int run_agent(struct dctx *c, pd_err *e)
 	if (fd < 0)
 		return e->code;
 	int rc = start(c, e); /* the work directory was filled before pre-flight (run_upload) */
-	c->r->setup_s = now_s() - c->t_start; /* connect .. agent started: the deploy overhead */
+	c->r->setup_s = dctx_now_s() - c->t_start; /* connect .. agent started: the deploy overhead */
 	if (!rc)
 		rc = stream_loop(c, fd, e);
-	double t_stop = now_s();
+	double t_stop = dctx_now_s();
 	pd_err se = {0};
 	int src = 0;
 	if (c->agent_pid > 0)
@@ -364,16 +295,16 @@ int run_agent(struct dctx *c, pd_err *e)
 	fsync(fd);
 	close(fd);
 	run_cleanup_remote(c);
-	c->stop_s = now_s() - t_stop;
+	c->stop_s = dctx_now_s() - t_stop;
 	if (!rc && src)
 		rc = src, *e = se;
 	if (!rc && frc)
 		rc = frc, *e = fe;
-	if (!rc && c->o->interrupted && *c->o->interrupted)
+	if (!rc && dctx_interrupted(c))
 		rc = pd_err_set(e, PD_EXIT_ENV, "interrupted; the run was stopped and the data so far kept");
 	if (!rc)
 		rc = agent_verdict(c, e);
-	dlog(c, "agent exit status %d, %llu byte(s) of run log", c->r->agent_status,
+	dctx_log(c, "agent exit status %d, %llu byte(s) of run log", c->r->agent_status,
 	     (unsigned long long)c->r->log_bytes);
 	return rc;
 }

@@ -4,12 +4,12 @@
  * Tests and the fault-injection runs compare the snapshot taken before a deploy with the one taken
  * after it: equal text means the board is back where it was.
  */
-#include "deployer/board_int.h"
+#include "deployer/board_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static void line(pd_board *b, pd_buf *out, const char *abs)
+static void line(pd_deploy_board *b, pd_buf *out, const char *abs)
 {
 	pd_buf v;
 	pd_buf_init(&v);
@@ -24,18 +24,18 @@ static void line(pd_board *b, pd_buf *out, const char *abs)
 }
 
 /* Names in a board directory, one line: lets the snapshot see created / removed cgroups and files. */
-static void listing(pd_board *b, pd_buf *out, const char *abs, bool dirs_only)
+static void listing(pd_deploy_board *b, pd_buf *out, const char *abs, bool dirs_only)
 {
 	char **names;
 	size_t n;
 	pd_err e = {0};
 	pd_buf_printf(out, "%s/=", abs);
-	if (pd_tp_listdir(b->t, pd_board_path(b, abs), &names, &n, &e) == 0) {
+	if (pd_deploy_transport_listdir(b->t, pd_deploy_board_path(b, abs), &names, &n, &e) == 0) {
 		for (size_t i = 0; i < n; i++) {
 			char p[1200];
 			snprintf(p, sizeof(p), "%s/%s", abs, names[i]);
-			struct pd_tp_stat st;
-			if (!dirs_only || (pd_tp_stat(b->t, pd_board_path(b, p), &st, &e) == 0 && st.is_dir))
+			struct pd_deploy_transport_stat st;
+			if (!dirs_only || (pd_deploy_transport_stat(b->t, pd_deploy_board_path(b, p), &st, &e) == 0 && st.is_dir))
 				pd_buf_printf(out, "%s ", names[i]);
 			free(names[i]);
 		}
@@ -46,14 +46,14 @@ static void listing(pd_board *b, pd_buf *out, const char *abs, bool dirs_only)
 	pd_buf_printf(out, "\n");
 }
 
-static void cpufreq(pd_board *b, pd_buf *out)
+static void cpufreq(pd_deploy_board *b, pd_buf *out)
 {
 	static const char *const attrs[] = {"scaling_governor", "scaling_min_freq", "scaling_max_freq",
 					    "scaling_setspeed"};
 	char **names;
 	size_t n;
 	pd_err e = {0};
-	if (pd_tp_listdir(b->t, pd_board_path(b, "/sys/devices/system/cpu/cpufreq"), &names, &n, &e))
+	if (pd_deploy_transport_listdir(b->t, pd_deploy_board_path(b, "/sys/devices/system/cpu/cpufreq"), &names, &n, &e))
 		return;
 	for (size_t i = 0; i < n; i++) {
 		if (!strncmp(names[i], "policy", 6))
@@ -67,12 +67,12 @@ static void cpufreq(pd_board *b, pd_buf *out)
 	free(names);
 }
 
-int pd_board_state(pd_board *b, const pd_plan *p, pd_buf *out, pd_err *e)
+int pd_deploy_board_state(pd_deploy_board *b, const pd_plan *p, pd_buf *out, pd_err *e)
 {
-	return pd_board_state_of(b, pd_plan_platform(p), out, e);
+	return pd_deploy_board_state_of(b, pd_plan_platform(p), out, e);
 }
 
-int pd_board_state_of(pd_board *b, const pd_platform *pl, pd_buf *out, pd_err *e)
+int pd_deploy_board_state_of(pd_deploy_board *b, const pd_platform *pl, pd_buf *out, pd_err *e)
 {
 	int rc = board_probe(b, e);
 	if (rc)
@@ -106,7 +106,7 @@ int pd_board_state_of(pd_board *b, const pd_platform *pl, pd_buf *out, pd_err *e
 		size_t n;
 		pd_err ig = {0};
 		const char *fs = "/sys/kernel/debug/sched/fair_server";
-		if (pd_tp_listdir(b->t, pd_board_path(b, fs), &names, &n, &ig) == 0) {
+		if (pd_deploy_transport_listdir(b->t, pd_deploy_board_path(b, fs), &names, &n, &ig) == 0) {
 			for (size_t i = 0; i < n; i++) {
 				snprintf(path, sizeof(path), "%s/%s/runtime", fs, names[i]);
 				line(b, out, path);

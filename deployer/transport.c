@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * transport.c - board URIs, the pd_transport handle and the pd_tp_* calls, which dispatch to the
- * backend's ops table (transport_local.c, transport_ssh.c) and build upload/download on top of the
- * backend's read_at/write.
+ * transport.c - board URIs, the pd_deploy_transport handle and the pd_deploy_transport_* calls,
+ * which dispatch to the backend's ops table (transport_local.c, transport_ssh.c) and build
+ * upload/download on top of the backend's read_at/write.
  */
-#include "deployer/transport_int.h"
+#include "deployer/transport_impl.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* "ssh://[user@]host[:port]" (IPv6 as [addr]) → user (may stay NULL), host, port. */
-static int parse_ssh_uri(pd_transport *t, const char *uri, pd_err *e)
+static int parse_ssh_uri(pd_deploy_transport *t, const char *uri, pd_err *e)
 {
 	const char *p = uri + strlen("ssh://");
 	const char *at = strchr(p, '@');
@@ -50,7 +50,7 @@ static int parse_ssh_uri(pd_transport *t, const char *uri, pd_err *e)
 	return 0;
 }
 
-int pd_transport_check_uri(const char *uri, pd_err *e)
+int pd_deploy_transport_check_uri(const char *uri, pd_err *e)
 {
 	if (!uri)
 		return pd_err_set(e, PD_EXIT_USAGE, "no board URI");
@@ -58,17 +58,17 @@ int pd_transport_check_uri(const char *uri, pd_err *e)
 		return 0;
 	if (strncmp(uri, "ssh://", 6) != 0)
 		return pd_err_set(e, PD_EXIT_USAGE, "board URI '%s': expected 'local' or ssh://[user@]host[:port]", uri);
-	pd_transport t = {0};
+	pd_deploy_transport t = {0};
 	int rc = parse_ssh_uri(&t, uri, e);
 	free(t.user);
 	free(t.host);
 	return rc;
 }
 
-int pd_transport_open(const char *uri, const struct pd_transport_opts *o, pd_transport **out, pd_err *e)
+int pd_deploy_transport_open(const char *uri, const struct pd_deploy_transport_opts *o, pd_deploy_transport **out, pd_err *e)
 {
 	*out = NULL;
-	pd_transport *t = calloc(1, sizeof(*t));
+	pd_deploy_transport *t = calloc(1, sizeof(*t));
 	if (!t)
 		return pd_err_set(e, PD_EXIT_ENV, "out of memory");
 	t->uri = strdup(uri);
@@ -83,10 +83,10 @@ int pd_transport_open(const char *uri, const struct pd_transport_opts *o, pd_tra
 		t->opts.timeout_s = 10;
 	int rc;
 	if (strcmp(uri, "local") == 0 || strcmp(uri, "local:") == 0) {
-		t->ops = &pd_tp_local_ops;
+		t->ops = &pd_deploy_transport_local_ops;
 		rc = 0;
 	} else if (strncmp(uri, "ssh://", 6) == 0) {
-		t->ops = &pd_tp_ssh_ops;
+		t->ops = &pd_deploy_transport_ssh_ops;
 		rc = parse_ssh_uri(t, uri, e);
 	} else {
 		rc = pd_err_set(e, PD_EXIT_USAGE, "board URI '%s': expected 'local' or ssh://[user@]host[:port]", uri);
@@ -94,15 +94,15 @@ int pd_transport_open(const char *uri, const struct pd_transport_opts *o, pd_tra
 	if (rc == 0)
 		rc = t->ops->connect(t, e);
 	if (rc) {
-		t->ops = t->ops ? t->ops : &pd_tp_local_ops;
-		pd_transport_close(t);
+		t->ops = t->ops ? t->ops : &pd_deploy_transport_local_ops;
+		pd_deploy_transport_close(t);
 		return rc;
 	}
 	*out = t;
 	return 0;
 }
 
-void pd_transport_close(pd_transport *t)
+void pd_deploy_transport_close(pd_deploy_transport *t)
 {
 	if (!t)
 		return;
@@ -116,11 +116,11 @@ void pd_transport_close(pd_transport *t)
 	free(t);
 }
 
-const char *pd_transport_uri(const pd_transport *t) { return t->uri; }
-bool pd_transport_is_local(const pd_transport *t) { return t->ops == &pd_tp_local_ops; }
-bool pd_transport_lost(const pd_transport *t) { return t->lost; }
+const char *pd_deploy_transport_uri(const pd_deploy_transport *t) { return t->uri; }
+bool pd_deploy_transport_is_local(const pd_deploy_transport *t) { return t->ops == &pd_deploy_transport_local_ops; }
+bool pd_deploy_transport_lost(const pd_deploy_transport *t) { return t->lost; }
 
-int pd_transport_reconnect(pd_transport *t, pd_err *e)
+int pd_deploy_transport_reconnect(pd_deploy_transport *t, pd_err *e)
 {
 	if (t->impl)
 		t->ops->disconnect(t);
@@ -130,13 +130,13 @@ int pd_transport_reconnect(pd_transport *t, pd_err *e)
 	return rc;
 }
 
-void pd_transport_drop(pd_transport *t)
+void pd_deploy_transport_drop(pd_deploy_transport *t)
 {
 	if (t->ops->drop)
 		t->ops->drop(t);
 }
 
-void pd_exec_result_free(struct pd_exec_result *r)
+void pd_deploy_exec_result_free(struct pd_deploy_exec_result *r)
 {
 	pd_buf_free(&r->out);
 	pd_buf_free(&r->err);
@@ -150,7 +150,7 @@ void pd_exec_result_free(struct pd_exec_result *r)
 			return pd_err_set(e, PD_EXIT_ENV, "%s: connection to %s lost", what, (t)->uri); \
 	} while (0)
 
-int pd_tp_exec(pd_transport *t, const char *const *argv, struct pd_exec_result *r, pd_err *e)
+int pd_deploy_transport_exec(pd_deploy_transport *t, const char *const *argv, struct pd_deploy_exec_result *r, pd_err *e)
 {
 	memset(r, 0, sizeof(*r));
 	pd_buf_init(&r->out);
@@ -160,14 +160,14 @@ int pd_tp_exec(pd_transport *t, const char *const *argv, struct pd_exec_result *
 	return t->ops->exec(t, argv, r, e);
 }
 
-int pd_tp_stat(pd_transport *t, const char *path, struct pd_tp_stat *st, pd_err *e)
+int pd_deploy_transport_stat(pd_deploy_transport *t, const char *path, struct pd_deploy_transport_stat *st, pd_err *e)
 {
 	memset(st, 0, sizeof(*st));
 	LOST_GUARD(t, e, path);
 	return t->ops->stat(t, path, st, e);
 }
 
-int pd_tp_read(pd_transport *t, const char *path, pd_buf *out, pd_err *e)
+int pd_deploy_transport_read(pd_deploy_transport *t, const char *path, pd_buf *out, pd_err *e)
 {
 	out->len = 0;
 	if (out->data)
@@ -189,37 +189,37 @@ int pd_tp_read(pd_transport *t, const char *path, pd_buf *out, pd_err *e)
 	return 0;
 }
 
-int pd_tp_read_at(pd_transport *t, const char *path, uint64_t off, size_t max, pd_buf *out, pd_err *e)
+int pd_deploy_transport_read_at(pd_deploy_transport *t, const char *path, uint64_t off, size_t max, pd_buf *out, pd_err *e)
 {
 	LOST_GUARD(t, e, path);
 	return t->ops->read_at(t, path, off, max, out, e);
 }
 
-int pd_tp_write(pd_transport *t, const char *path, const void *data, size_t len, pd_err *e)
+int pd_deploy_transport_write(pd_deploy_transport *t, const char *path, const void *data, size_t len, pd_err *e)
 {
 	LOST_GUARD(t, e, path);
 	return t->ops->write(t, path, data, len, 0644, e);
 }
 
-int pd_tp_mkdir(pd_transport *t, const char *path, unsigned mode, pd_err *e)
+int pd_deploy_transport_mkdir(pd_deploy_transport *t, const char *path, unsigned mode, pd_err *e)
 {
 	LOST_GUARD(t, e, path);
 	return t->ops->mkdir(t, path, mode, e);
 }
 
-int pd_tp_rmdir(pd_transport *t, const char *path, pd_err *e)
+int pd_deploy_transport_rmdir(pd_deploy_transport *t, const char *path, pd_err *e)
 {
 	LOST_GUARD(t, e, path);
 	return t->ops->rmdir(t, path, e);
 }
 
-int pd_tp_unlink(pd_transport *t, const char *path, pd_err *e)
+int pd_deploy_transport_unlink(pd_deploy_transport *t, const char *path, pd_err *e)
 {
 	LOST_GUARD(t, e, path);
 	return t->ops->unlink(t, path, e);
 }
 
-int pd_tp_chmod(pd_transport *t, const char *path, unsigned mode, pd_err *e)
+int pd_deploy_transport_chmod(pd_deploy_transport *t, const char *path, unsigned mode, pd_err *e)
 {
 	LOST_GUARD(t, e, path);
 	return t->ops->chmod(t, path, mode, e);
@@ -227,7 +227,7 @@ int pd_tp_chmod(pd_transport *t, const char *path, unsigned mode, pd_err *e)
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-int pd_tp_listdir(pd_transport *t, const char *path, char ***names, size_t *n, pd_err *e)
+int pd_deploy_transport_listdir(pd_deploy_transport *t, const char *path, char ***names, size_t *n, pd_err *e)
 {
 	*names = NULL;
 	*n = 0;
@@ -238,7 +238,7 @@ int pd_tp_listdir(pd_transport *t, const char *path, char ***names, size_t *n, p
 	return rc;
 }
 
-int pd_tp_upload(pd_transport *t, const char *local, const char *remote, unsigned mode, pd_err *e)
+int pd_deploy_transport_upload(pd_deploy_transport *t, const char *local, const char *remote, unsigned mode, pd_err *e)
 {
 	char *data;
 	size_t len;
@@ -251,11 +251,11 @@ int pd_tp_upload(pd_transport *t, const char *local, const char *remote, unsigne
 	return rc;
 }
 
-int pd_tp_download(pd_transport *t, const char *remote, const char *local, pd_err *e)
+int pd_deploy_transport_download(pd_deploy_transport *t, const char *remote, const char *local, pd_err *e)
 {
 	pd_buf b;
 	pd_buf_init(&b);
-	int rc = pd_tp_read(t, remote, &b, e);
+	int rc = pd_deploy_transport_read(t, remote, &b, e);
 	if (rc == 0)
 		rc = pd_write_file_atomic(local, b.data ? b.data : "", b.len, e);
 	pd_buf_free(&b);

@@ -4,7 +4,7 @@
  * fork/execvp (no shell at all) and plain file I/O, so that the deployer runs unchanged on a board
  * it is started on, and tests drive the board layer against a fake sysfs tree.
  */
-#include "deployer/transport_int.h"
+#include "deployer/transport_impl.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,20 +16,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int local_connect(pd_transport *t, pd_err *e)
+static int local_connect(pd_deploy_transport *t, pd_err *e)
 {
 	t->impl = t; /* nothing to hold; non-NULL marks "connected" */
 	return 0;
 }
 
-static void local_disconnect(pd_transport *t) { t->impl = NULL; }
+static void local_disconnect(pd_deploy_transport *t) { t->impl = NULL; }
 
 /* There is no connection to cut: the transport is marked lost, which exercises the same reconnect
  * path in the deployer as an SSH drop (fault injection). */
-static void local_drop(pd_transport *t) { t->lost = true; }
+static void local_drop(pd_deploy_transport *t) { t->lost = true; }
 
 /* Reads both pipes until both reach EOF, so that a child filling one pipe never blocks forever. */
-static int drain(int fd_out, int fd_err, struct pd_exec_result *r)
+static int drain(int fd_out, int fd_err, struct pd_deploy_exec_result *r)
 {
 	struct pollfd p[2] = {{fd_out, POLLIN, 0}, {fd_err, POLLIN, 0}};
 	pd_buf *dst[2] = {&r->out, &r->err};
@@ -59,7 +59,7 @@ static int drain(int fd_out, int fd_err, struct pd_exec_result *r)
 	return 0;
 }
 
-static int local_exec(pd_transport *t, const char *const *argv, struct pd_exec_result *r, pd_err *e)
+static int local_exec(pd_deploy_transport *t, const char *const *argv, struct pd_deploy_exec_result *r, pd_err *e)
 {
 	int po[2], pe[2];
 	if (pipe2(po, O_CLOEXEC) < 0)
@@ -99,7 +99,7 @@ static int local_exec(pd_transport *t, const char *const *argv, struct pd_exec_r
 	return 0;
 }
 
-static int local_stat(pd_transport *t, const char *path, struct pd_tp_stat *st, pd_err *e)
+static int local_stat(pd_deploy_transport *t, const char *path, struct pd_deploy_transport_stat *st, pd_err *e)
 {
 	struct stat s;
 	if (stat(path, &s) < 0) {
@@ -114,7 +114,7 @@ static int local_stat(pd_transport *t, const char *path, struct pd_tp_stat *st, 
 	return 0;
 }
 
-static int local_read_at(pd_transport *t, const char *path, uint64_t off, size_t max, pd_buf *out, pd_err *e)
+static int local_read_at(pd_deploy_transport *t, const char *path, uint64_t off, size_t max, pd_buf *out, pd_err *e)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -134,7 +134,7 @@ static int local_read_at(pd_transport *t, const char *path, uint64_t off, size_t
 	return 0;
 }
 
-static int local_write(pd_transport *t, const char *path, const void *data, size_t len, unsigned mode,
+static int local_write(pd_deploy_transport *t, const char *path, const void *data, size_t len, unsigned mode,
 		       pd_err *e)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
@@ -162,7 +162,7 @@ static int local_write(pd_transport *t, const char *path, const void *data, size
 }
 
 #define SIMPLE(name, call)                                                                     \
-	static int local_##name(pd_transport *t, const char *path, pd_err *e)                  \
+	static int local_##name(pd_deploy_transport *t, const char *path, pd_err *e)                  \
 	{                                                                                      \
 		if (call < 0)                                                                  \
 			return pd_err_set(e, PD_EXIT_ENV, "%s: %s", path, strerror(errno));    \
@@ -171,21 +171,21 @@ static int local_write(pd_transport *t, const char *path, const void *data, size
 SIMPLE(rmdir, rmdir(path))
 SIMPLE(unlink, unlink(path))
 
-static int local_mkdir(pd_transport *t, const char *path, unsigned mode, pd_err *e)
+static int local_mkdir(pd_deploy_transport *t, const char *path, unsigned mode, pd_err *e)
 {
 	if (mkdir(path, mode) < 0)
 		return pd_err_set(e, PD_EXIT_ENV, "%s: mkdir: %s", path, strerror(errno));
 	return 0;
 }
 
-static int local_chmod(pd_transport *t, const char *path, unsigned mode, pd_err *e)
+static int local_chmod(pd_deploy_transport *t, const char *path, unsigned mode, pd_err *e)
 {
 	if (chmod(path, mode) < 0)
 		return pd_err_set(e, PD_EXIT_ENV, "%s: chmod: %s", path, strerror(errno));
 	return 0;
 }
 
-static int local_listdir(pd_transport *t, const char *path, char ***names, size_t *n, pd_err *e)
+static int local_listdir(pd_deploy_transport *t, const char *path, char ***names, size_t *n, pd_err *e)
 {
 	DIR *d = opendir(path);
 	if (!d)
@@ -208,7 +208,7 @@ static int local_listdir(pd_transport *t, const char *path, char ***names, size_
 	return 0;
 }
 
-const struct pd_tp_ops pd_tp_local_ops = {
+const struct pd_deploy_transport_ops pd_deploy_transport_local_ops = {
 	.name = "local",
 	.connect = local_connect,
 	.disconnect = local_disconnect,

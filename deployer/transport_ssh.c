@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * transport_ssh.c - the SSH board: libssh with strict host-key verification, public-key auth, exec
- * channels for argv-vector commands (quoted by pd_shell_quote only) and SFTP for every file.
+ * channels for argv-vector commands (quoted by pd_deploy_shell_quote only) and SFTP for every file.
  *
  * Host keys: the server's key must already be in the known_hosts file given (or ~/.ssh/known_hosts).
  * Unknown, changed or other-type keys are refused with PD_EXIT_ENV; the message holds the server's
@@ -9,9 +9,9 @@
  * There is no "accept anyway" switch: trust is the user's explicit act.
  *
  * Lost connections: any libssh/SFTP failure on a session that is no longer connected sets t->lost;
- * the deployer then reconnects (pd_transport_reconnect), which builds a fresh session.
+ * the deployer then reconnects (pd_deploy_transport_reconnect), which builds a fresh session.
  */
-#include "deployer/transport_int.h"
+#include "deployer/transport_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,7 +30,7 @@ struct ssh_impl {
 #define IMPL(t) ((struct ssh_impl *)(t)->impl)
 
 /* Marks the transport lost when the session dropped; returns the PD error in both cases. */
-static int fail(pd_transport *t, pd_err *e, const char *what, const char *path)
+static int fail(pd_deploy_transport *t, pd_err *e, const char *what, const char *path)
 {
 	struct ssh_impl *im = IMPL(t);
 	const char *why = ssh_get_error(im->s);
@@ -57,7 +57,7 @@ static const char *sftp_why(int code)
 	}
 }
 
-static int sftp_fail(pd_transport *t, pd_err *e, const char *what, const char *path)
+static int sftp_fail(pd_deploy_transport *t, pd_err *e, const char *what, const char *path)
 {
 	struct ssh_impl *im = IMPL(t);
 	int code = sftp_get_error(im->sftp);
@@ -124,7 +124,7 @@ static void scan_markers(const char *file, ssh_key server, struct kh_markers *m)
 	free(text);
 }
 
-static void find_markers(pd_transport *t, ssh_key server, struct kh_markers *m)
+static void find_markers(pd_deploy_transport *t, ssh_key server, struct kh_markers *m)
 {
 	memset(m, 0, sizeof(*m));
 	if (t->known_hosts) {
@@ -140,7 +140,7 @@ static void find_markers(pd_transport *t, ssh_key server, struct kh_markers *m)
 	scan_markers("/etc/ssh/ssh_known_hosts", server, m);
 }
 
-static int verify_host_key(pd_transport *t, pd_err *e)
+static int verify_host_key(pd_deploy_transport *t, pd_err *e)
 {
 	ssh_session s = IMPL(t)->s;
 	ssh_key key = NULL;
@@ -201,7 +201,7 @@ static int verify_host_key(pd_transport *t, pd_err *e)
 	return rc;
 }
 
-static int authenticate(pd_transport *t, pd_err *e)
+static int authenticate(pd_deploy_transport *t, pd_err *e)
 {
 	ssh_session s = IMPL(t)->s;
 	int rc;
@@ -221,7 +221,7 @@ static int authenticate(pd_transport *t, pd_err *e)
 	return 0;
 }
 
-static void ssh_disconnect_impl(pd_transport *t)
+static void ssh_disconnect_impl(pd_deploy_transport *t)
 {
 	struct ssh_impl *im = IMPL(t);
 	if (!im)
@@ -237,7 +237,7 @@ static void ssh_disconnect_impl(pd_transport *t)
 	t->impl = NULL;
 }
 
-static int ssh_connect_impl(pd_transport *t, pd_err *e)
+static int ssh_connect_impl(pd_deploy_transport *t, pd_err *e)
 {
 	struct ssh_impl *im = calloc(1, sizeof(*im));
 	if (!im)
@@ -275,7 +275,7 @@ static int ssh_connect_impl(pd_transport *t, pd_err *e)
 	return 0;
 }
 
-static void ssh_drop_impl(pd_transport *t)
+static void ssh_drop_impl(pd_deploy_transport *t)
 {
 	struct ssh_impl *im = IMPL(t);
 	if (im && im->s) {
@@ -285,12 +285,12 @@ static void ssh_drop_impl(pd_transport *t)
 	}
 }
 
-static int ssh_exec_impl(pd_transport *t, const char *const *argv, struct pd_exec_result *r, pd_err *e)
+static int ssh_exec_impl(pd_deploy_transport *t, const char *const *argv, struct pd_deploy_exec_result *r, pd_err *e)
 {
 	struct ssh_impl *im = IMPL(t);
 	pd_buf cmd;
 	pd_buf_init(&cmd);
-	if (pd_shell_quote_argv(&cmd, argv) < 0)
+	if (pd_deploy_shell_quote_argv(&cmd, argv) < 0)
 		return pd_err_set(e, PD_EXIT_ENV, "out of memory");
 	ssh_channel ch = ssh_channel_new(im->s);
 	int rc = 0;
@@ -340,7 +340,7 @@ out:
 	return rc;
 }
 
-static int ssh_stat_impl(pd_transport *t, const char *path, struct pd_tp_stat *st, pd_err *e)
+static int ssh_stat_impl(pd_deploy_transport *t, const char *path, struct pd_deploy_transport_stat *st, pd_err *e)
 {
 	struct ssh_impl *im = IMPL(t);
 	sftp_attributes a = sftp_stat(im->sftp, path);
@@ -358,7 +358,7 @@ static int ssh_stat_impl(pd_transport *t, const char *path, struct pd_tp_stat *s
 	return 0;
 }
 
-static int ssh_read_at_impl(pd_transport *t, const char *path, uint64_t off, size_t max, pd_buf *out, pd_err *e)
+static int ssh_read_at_impl(pd_deploy_transport *t, const char *path, uint64_t off, size_t max, pd_buf *out, pd_err *e)
 {
 	struct ssh_impl *im = IMPL(t);
 	sftp_file f = sftp_open(im->sftp, path, O_RDONLY, 0);
@@ -380,7 +380,7 @@ static int ssh_read_at_impl(pd_transport *t, const char *path, uint64_t off, siz
 	return rc;
 }
 
-static int ssh_write_impl(pd_transport *t, const char *path, const void *data, size_t len, unsigned mode,
+static int ssh_write_impl(pd_deploy_transport *t, const char *path, const void *data, size_t len, unsigned mode,
 			  pd_err *e)
 {
 	struct ssh_impl *im = IMPL(t);
@@ -406,27 +406,27 @@ static int ssh_write_impl(pd_transport *t, const char *path, const void *data, s
 	return rc;
 }
 
-static int ssh_mkdir_impl(pd_transport *t, const char *path, unsigned mode, pd_err *e)
+static int ssh_mkdir_impl(pd_deploy_transport *t, const char *path, unsigned mode, pd_err *e)
 {
 	return sftp_mkdir(IMPL(t)->sftp, path, (mode_t)mode) < 0 ? sftp_fail(t, e, "mkdir", path) : 0;
 }
 
-static int ssh_rmdir_impl(pd_transport *t, const char *path, pd_err *e)
+static int ssh_rmdir_impl(pd_deploy_transport *t, const char *path, pd_err *e)
 {
 	return sftp_rmdir(IMPL(t)->sftp, path) < 0 ? sftp_fail(t, e, "rmdir", path) : 0;
 }
 
-static int ssh_unlink_impl(pd_transport *t, const char *path, pd_err *e)
+static int ssh_unlink_impl(pd_deploy_transport *t, const char *path, pd_err *e)
 {
 	return sftp_unlink(IMPL(t)->sftp, path) < 0 ? sftp_fail(t, e, "unlink", path) : 0;
 }
 
-static int ssh_chmod_impl(pd_transport *t, const char *path, unsigned mode, pd_err *e)
+static int ssh_chmod_impl(pd_deploy_transport *t, const char *path, unsigned mode, pd_err *e)
 {
 	return sftp_chmod(IMPL(t)->sftp, path, (mode_t)mode) < 0 ? sftp_fail(t, e, "chmod", path) : 0;
 }
 
-static int ssh_listdir_impl(pd_transport *t, const char *path, char ***names, size_t *n, pd_err *e)
+static int ssh_listdir_impl(pd_deploy_transport *t, const char *path, char ***names, size_t *n, pd_err *e)
 {
 	struct ssh_impl *im = IMPL(t);
 	sftp_dir d = sftp_opendir(im->sftp, path);
@@ -454,7 +454,7 @@ static int ssh_listdir_impl(pd_transport *t, const char *path, char ***names, si
 	return rc;
 }
 
-const struct pd_tp_ops pd_tp_ssh_ops = {
+const struct pd_deploy_transport_ops pd_deploy_transport_ssh_ops = {
 	.name = "ssh",
 	.connect = ssh_connect_impl,
 	.disconnect = ssh_disconnect_impl,

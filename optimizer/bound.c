@@ -24,7 +24,7 @@
  * Every (lambda, mu, nu, A) gives a valid bound, so the crude subgradient search over them below
  * can only cost tightness, never validity.
  */
-#include "optimizer/opt_internal.h"
+#include "optimizer/opt_impl.h"
 
 #include <math.h>
 #include <stdlib.h>

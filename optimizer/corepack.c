@@ -19,7 +19,7 @@
  * cannot decide a 20-task packing in 9 s (symmetric cores, lazily separated tangents at every node),
  * while this search mostly needs a few hundred small LPs.
  */
-#include "optimizer/opt_internal.h"
+#include "optimizer/opt_impl.h"
 
 #include <glpk.h>
 #include <math.h>

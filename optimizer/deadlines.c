@@ -22,7 +22,7 @@
  * Exact rule (polish): the convex program min lambda s.t. sum_{i on c} u_i <= lambda, u_i >= C_i/d_i,
  * paths, solved by GLPK dual simplex with Kelley tangent cuts u_i >= C_i (2/t - d_i/t^2).
  */
-#include "optimizer/opt_internal.h"
+#include "optimizer/opt_impl.h"
 
 #include <glpk.h>
 #include <math.h>

@@ -2,14 +2,14 @@
 /*
  * The optimizer's own exact evaluator. Solvers work in floating point with a capacity shrunk by eta;
  * before anything leaves the optimizer, the integer plan (deadlines floored to whole ns, WCETs
- * rounded up by pd_wcet_at) is checked here against the unshrunk rules of docs/MODEL.md:
+ * rounded up by pd_platform_wcet_at) is checked here against the unshrunk rules of docs/MODEL.md:
  *
  *   - CPU task: 1024 ns <= runtime Q = runtime_at (WCET + per-job overhead, margin) <= deadline <= period;
  *   - per core: sum of density Q_i / d_i <= U_max - fair share (long double);
  *   - per FIFO server: sum (L_j + reconfig) / T_j <= 1; R_i = sum over the server of (L_j + reconfig);
  *   - per DAG: finish F_i = max_pred F_p + (d_i or R_i) <= D at every sink.
  */
-#include "optimizer/opt_internal.h"
+#include "optimizer/opt_impl.h"
 
 #include <math.h>
 #include <stdarg.h>

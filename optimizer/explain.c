@@ -4,7 +4,7 @@
  * top frequency on the fastest resource of every task, a task that alone overloads any core, or more
  * CPU demand than all cores together provide.
  */
-#include "optimizer/opt_internal.h"
+#include "optimizer/opt_impl.h"
 
 #include <math.h>
 #include <stdlib.h>

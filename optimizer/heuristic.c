@@ -17,7 +17,7 @@
  * searches (enumeration, descent) all work on struct heur and its scratch solutions; split, that
  * state would have to become a shared internal type for one caller.
  */
-#include "optimizer/opt_internal.h"
+#include "optimizer/opt_impl.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
  * (runtime Q and demand D for each task x island x OPP, latencies per server, power tables in W), and the solution
  * record with its power model. Nothing here decides anything.
  */
-#include "optimizer/opt_internal.h"
+#include "optimizer/opt_impl.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -155,7 +155,7 @@ static void build_tasks(struct opt_inst *in, bool *oom)
 				 * checker and the simulator must agree on Q and D to the ns. */
 				struct pd_budget b;
 				size_t at = i * in->isl_opps_total + in->wcet_off[k] + m;
-				bool ok = pd_budget_at(in->plat, t, k, m, &b) == 0;
+				bool ok = pd_platform_budget_at(in->plat, t, k, m, &b) == 0;
 				in->runtime[at] = ok ? b.runtime_ns : INT64_MAX;
 				in->demand[at] = ok ? b.demand_ns : INT64_MAX;
 				fast = fmin(fast, (double)in->runtime[at]);
@@ -246,7 +246,7 @@ void opt_inst_free(struct opt_inst *in)
 int64_t opt_latency(const struct opt_inst *in, size_t i, size_t v, size_t m)
 {
 	const struct pd_accelerator *A = pd_platform_accel(in->plat, in->srv[v].accel);
-	return pd_latency_at(A, in->lat_top[i * in->n_srv + v], m);
+	return pd_platform_latency_at(A, in->lat_top[i * in->n_srv + v], m);
 }
 
 /* ---------------------------------------------------------------- solutions */

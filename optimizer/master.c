@@ -25,7 +25,7 @@
  * With --backend cbc the same model goes to CBC (C interface) in an outer-approximation loop: solve,
  * add the violated tangents, solve again; every CBC bound is a valid bound.
  */
-#include "optimizer/master_int.h"
+#include "optimizer/master_impl.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * tasks): nodes are the screening LP (screen.c) with some tasks fixed to one option, leaves are
  * decided by exact core packing (corepack.c, then the core-level master).
  */
-#include "optimizer/master_int.h"
+#include "optimizer/master_impl.h"
 
 #include <stdlib.h>
 #include <string.h>

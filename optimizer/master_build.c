@@ -7,7 +7,7 @@
  * incumbent's cut-off row. Every row array is sized to what it holds (no truncation); an allocation
  * failure fails the whole build (a master missing rows would be a relaxation of another problem).
  */
-#include "optimizer/master_int.h"
+#include "optimizer/master_impl.h"
 
 #include <stdlib.h>
 #include <string.h>

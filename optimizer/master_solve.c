@@ -6,7 +6,7 @@
  * exact evaluator before they can become the incumbent. Also the exact packing check of one island
  * assignment with the core-level master (combinatorial Benders step).
  */
-#include "optimizer/master_int.h"
+#include "optimizer/master_impl.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -9,7 +9,7 @@
  *
  * Nothing is written into the plan unless the optimizer's exact evaluator accepted the solution.
  */
-#include "optimizer/opt_internal.h"
+#include "optimizer/opt_impl.h"
 
 #include <glpk.h>
 #include <math.h>
@@ -30,7 +30,7 @@ void pd_opt_defaults(struct pd_opt_params *p)
 	p->gap = 1e-4;
 }
 
-int pd_solver_parse(const char *s, enum pd_solver *out)
+int pd_opt_solver_parse(const char *s, enum pd_solver *out)
 {
 	static const char *const names[] = {"auto", "exact", "heuristic"};
 	for (int i = 0; i < 3; i++)
@@ -41,7 +41,7 @@ int pd_solver_parse(const char *s, enum pd_solver *out)
 	return -1;
 }
 
-int pd_backend_parse(const char *s, enum pd_backend *out)
+int pd_opt_backend_parse(const char *s, enum pd_backend *out)
 {
 	if (strcmp(s, "glpk") == 0)
 		*out = PD_BACKEND_GLPK;
@@ -145,10 +145,10 @@ static void fill_plan(pd_plan *plan, const struct opt_inst *in, const struct opt
 			t->place.island = k;
 			t->place.cpu = isl->cpus[(size_t)w - in->isl_core0[k]];
 			/* wcet = C_i(k, f), runtime = Q = ceil((C + o_k)(1 + m)) in the model's time (the
-			 * instance's Q is pd_budget_at's); the agent hands the kernel exactly Q, converted
+			 * instance's Q is pd_platform_budget_at's); the agent hands the kernel exactly Q, converted
 			 * to its frequency/capacity-scaled accounting where the kernel scales (arm, arm64). */
 			struct pd_budget b;
-			pd_budget_at(in->plat, pd_dags_task(in->dags, i), k, s->isl_opp[k], &b);
+			pd_platform_budget_at(in->plat, pd_dags_task(in->dags, i), k, s->isl_opp[k], &b);
 			t->wcet_ns = b.wcet_ns;
 			t->overhead_ns = b.overhead_ns;
 			t->runtime_ns = exec;

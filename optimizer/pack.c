@@ -7,7 +7,7 @@
  * island-level deadlines -> worst-fit decreasing (balances the cores, which is what lets a low OPP
  * work) -> per-core deadlines -> re-pack, then move tasks off the fullest core, and finally the LP.
  */
-#include "optimizer/opt_internal.h"
+#include "optimizer/opt_impl.h"
 
 #include <math.h>
 #include <stdlib.h>

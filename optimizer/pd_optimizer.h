@@ -62,8 +62,8 @@ struct pd_opt_result {
 };
 
 void pd_opt_defaults(struct pd_opt_params *p);
-int pd_solver_parse(const char *s, enum pd_solver *out);
-int pd_backend_parse(const char *s, enum pd_backend *out);
+int pd_opt_solver_parse(const char *s, enum pd_solver *out);
+int pd_opt_backend_parse(const char *s, enum pd_backend *out);
 /* True when this build has the CBC backend. */
 bool pd_opt_have_cbc(void);
 

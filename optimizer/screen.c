@@ -23,7 +23,7 @@
  * benchmark's 120-task XU4 set this is what lets every OPP vector be bounded within the time limit
  * (the master's root LP carries every OPP's columns and took 0.4-0.9 s per vector).
  */
-#include "optimizer/opt_internal.h"
+#include "optimizer/opt_impl.h"
 
 #include <glpk.h>
 #include <math.h>

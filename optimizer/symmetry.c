@@ -12,7 +12,7 @@
  * canonical OPP vectors only loses no optimum and keeps every bound valid: a bound over the
  * canonical vectors is a bound over all of them.
  */
-#include "optimizer/opt_internal.h"
+#include "optimizer/opt_impl.h"
 
 #include <stdlib.h>
 

@@ -5,7 +5,7 @@
  * and every rule holds in integer ns. This is not the independent checker (optimizer/checker/), which
  * shares no code with this module.
  */
-#include "optimizer/opt_internal.h"
+#include "optimizer/opt_impl.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -74,7 +74,7 @@ static bool fields_match(const struct opt_inst *in, const pd_plan *plan, const s
 		if (s->where[i] >= 0) {
 			struct pd_budget b;
 			size_t k = in->core_isl[s->where[i]];
-			pd_budget_at(in->plat, pd_dags_task(in->dags, i), k, s->isl_opp[k], &b);
+			pd_platform_budget_at(in->plat, pd_dags_task(in->dags, i), k, s->isl_opp[k], &b);
 			C = b.wcet_ns;
 			if (t->overhead_ns != b.overhead_ns)
 				return say(why, n, "task %zu: overhead %lld ns, the platform says %lld ns", i,

@@ -21,7 +21,7 @@
  *   parent: publish page -> fork -> poll(waitpid, 1 ms) until exit or hard deadline -> SIGKILL -> reap
  *   child:  hooks (GLPK error -> record reason, _exit) -> work -> publish rc, bound -> _exit
  */
-#include "optimizer/opt_internal.h"
+#include "optimizer/opt_impl.h"
 
 #include <errno.h>
 #include <math.h>

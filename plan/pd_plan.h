@@ -6,7 +6,7 @@
  * A plan holds, per island, the chosen OPP; per GPU its OPP; per task its placement (a CPU of an
  * island, a GPU, or a slot of an FPGA through one of the task's implementations) and, for CPU tasks,
  * the SCHED_DEADLINE triple (runtime, deadline, period), the scaled WCET and the per-job overhead the
- * runtime covers (pd_budget_at, docs/MODEL.md); for accelerated tasks
+ * runtime covers (pd_platform_budget_at, docs/MODEL.md); for accelerated tasks
  * the latency at the chosen OPP and the FIFO response bound. Solver metadata and predictions ride
  * along.
  *
@@ -33,10 +33,10 @@ enum pd_status { PD_STATUS_OPTIMAL = 0, PD_STATUS_FEASIBLE, PD_STATUS_INFEASIBLE
 enum pd_objective { PD_OBJ_POWER = 0, PD_OBJ_SLACK, PD_OBJ_BALANCED };
 enum pd_place_kind { PD_PLACE_CPU = 0, PD_PLACE_GPU, PD_PLACE_FPGA };
 
-const char *pd_status_name(enum pd_status s);       /* "optimal" ... */
-const char *pd_objective_name(enum pd_objective o); /* "power" ... */
-int pd_objective_parse(const char *s, enum pd_objective *o);
-int pd_status_parse(const char *s, enum pd_status *st); /* 0, or -1 for an unknown name */
+const char *pd_plan_status_name(enum pd_status s);       /* "optimal" ... */
+const char *pd_plan_objective_name(enum pd_objective o); /* "power" ... */
+int pd_plan_objective_parse(const char *s, enum pd_objective *o);
+int pd_plan_status_parse(const char *s, enum pd_status *st); /* 0, or -1 for an unknown name */
 
 struct pd_placement {
 	enum pd_place_kind kind;
@@ -113,7 +113,7 @@ int64_t pd_plan_reanchor_until(int64_t start, int64_t charged, uint32_t throttle
  * number of distinct ones and stores up to max of them (out may be NULL with max 0 to count). */
 size_t pd_plan_slot_bitstreams(const pd_plan *p, size_t accel, int slot, const char **out, size_t max);
 /* Placement as text: "cpu:4", "gpu:gpu0", "fpga:pl/1". */
-const char *pd_placement_fmt(const pd_plan *p, const struct pd_placement *pl, char *buf, size_t n);
+const char *pd_plan_placement_fmt(const pd_plan *p, const struct pd_placement *pl, char *buf, size_t n);
 
 void pd_plan_emit(const pd_plan *p, pd_yemit *y); /* a whole "plan:" document */
 int pd_plan_write_file(const pd_plan *p, const char *path, pd_err *e);
@@ -125,6 +125,6 @@ uint64_t pd_plan_hash(const pd_plan *p);
 /* ---------------------------------------------------------------- file kind detection */
 enum pd_file_kind { PD_FILE_UNKNOWN = 0, PD_FILE_DAGS, PD_FILE_PLATFORM, PD_FILE_PLAN };
 /* From the top-level key of a loaded document; records a diagnostic when unknown. */
-enum pd_file_kind pd_file_kind_of(const pd_ydoc *doc, pd_diags *d);
+enum pd_file_kind pd_plan_file_kind_of(const pd_ydoc *doc, pd_diags *d);
 
 #endif /* PD_PLAN_H */

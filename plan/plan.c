@@ -8,17 +8,17 @@
 static const char *const status_names[] = {"optimal", "feasible", "infeasible", "unknown"};
 static const char *const objective_names[] = {"power", "slack", "balanced"};
 
-const char *pd_status_name(enum pd_status s)
+const char *pd_plan_status_name(enum pd_status s)
 {
 	return (unsigned)s < 4 ? status_names[s] : "unknown";
 }
 
-const char *pd_objective_name(enum pd_objective o)
+const char *pd_plan_objective_name(enum pd_objective o)
 {
 	return (unsigned)o < 3 ? objective_names[o] : "power";
 }
 
-int pd_objective_parse(const char *s, enum pd_objective *o)
+int pd_plan_objective_parse(const char *s, enum pd_objective *o)
 {
 	for (int i = 0; i < 3; i++)
 		if (s && strcmp(s, objective_names[i]) == 0) {
@@ -28,7 +28,7 @@ int pd_objective_parse(const char *s, enum pd_objective *o)
 	return -1;
 }
 
-int pd_status_parse(const char *s, enum pd_status *st)
+int pd_plan_status_parse(const char *s, enum pd_status *st)
 {
 	for (int i = 0; i < 4; i++)
 		if (s && strcmp(s, status_names[i]) == 0) {
@@ -182,7 +182,7 @@ size_t pd_plan_slot_bitstreams(const pd_plan *p, size_t accel, int slot, const c
 	return n;
 }
 
-const char *pd_placement_fmt(const pd_plan *p, const struct pd_placement *pl, char *buf, size_t n)
+const char *pd_plan_placement_fmt(const pd_plan *p, const struct pd_placement *pl, char *buf, size_t n)
 {
 	const struct pd_accelerator *a = pd_platform_accel(p->plat, pl->accel);
 	switch (pl->kind) {
@@ -211,7 +211,7 @@ uint64_t pd_plan_hash(const pd_plan *p)
 	return h;
 }
 
-enum pd_file_kind pd_file_kind_of(const pd_ydoc *doc, pd_diags *d)
+enum pd_file_kind pd_plan_file_kind_of(const pd_ydoc *doc, pd_diags *d)
 {
 	static const char *const keys[] = {"dags", "platform", "plan"};
 	static const enum pd_file_kind kinds[] = {PD_FILE_DAGS, PD_FILE_PLATFORM, PD_FILE_PLAN};

@@ -13,8 +13,8 @@ static void emit_meta(const pd_plan *p, pd_yemit *y)
 	const struct pd_plan_meta *m = &p->meta;
 	pd_yemit_key(y, "solver");
 	pd_yemit_map_begin(y, false);
-	pd_yemit_kv_str(y, "status", pd_status_name(m->status));
-	pd_yemit_kv_str(y, "objective", pd_objective_name(m->objective));
+	pd_yemit_kv_str(y, "status", pd_plan_status_name(m->status));
+	pd_yemit_kv_str(y, "objective", pd_plan_objective_name(m->objective));
 	pd_yemit_kv_str(y, "solver", m->solver ? m->solver : "none");
 	pd_yemit_kv_double(y, "gap", m->gap);
 	pd_yemit_kv_double(y, "solve_time_s", m->solve_time_s);
@@ -95,7 +95,7 @@ static void emit_task(const pd_plan *p, size_t i, pd_yemit *y)
 	pd_yemit_map_begin(y, true);
 	pd_yemit_kv_str(y, "dag", pd_dags_dag(p->dags, t->dag)->name);
 	pd_yemit_kv_str(y, "task", t->name);
-	pd_yemit_kv_str(y, "placement", pd_placement_fmt(p, &pt->place, buf, sizeof(buf)));
+	pd_yemit_kv_str(y, "placement", pd_plan_placement_fmt(p, &pt->place, buf, sizeof(buf)));
 	if (pt->place.kind == PD_PLACE_CPU) {
 		pd_yemit_kv_duration(y, "wcet", pt->wcet_ns);
 		if (pt->overhead_ns >= 0) /* absent in plans written before the overhead existed */

@@ -65,10 +65,10 @@ static void parse_solver(struct rp *r, const pd_ynode *map, struct pd_plan_meta 
 	if (!n)
 		return;
 	pd_ymap_check_keys(n, solver_keys, "solver", r->d);
-	if (pd_yget_str(n, "status", true, &s, r->d) == 1 && pd_status_parse(s, &m->status) < 0)
+	if (pd_yget_str(n, "status", true, &s, r->d) == 1 && pd_plan_status_parse(s, &m->status) < 0)
 		pd_diags_add(r->d, pd_ymap_get(n, "status")->loc,
 			     "'status' must be optimal, feasible, infeasible or unknown, not '%.40s'", s);
-	if (pd_yget_str(n, "objective", true, &s, r->d) == 1 && pd_objective_parse(s, &m->objective) < 0)
+	if (pd_yget_str(n, "objective", true, &s, r->d) == 1 && pd_plan_objective_parse(s, &m->objective) < 0)
 		pd_diags_add(r->d, pd_ymap_get(n, "objective")->loc,
 			     "'objective' must be power, slack or balanced, not '%.40s'", s);
 	if (pd_yget_str(n, "solver", true, &s, r->d) == 1)
@@ -99,7 +99,7 @@ static const char *const island_keys[] = {"name", "freq", NULL};
 static long find_opp(struct rp *r, const struct pd_opp *o, size_t n, int64_t khz, const char *owner,
 		     const pd_ynode *where)
 {
-	long j = pd_opp_find(o, n, khz);
+	long j = pd_platform_opp_find(o, n, khz);
 	if (j >= 0)
 		return j;
 	char buf[40];

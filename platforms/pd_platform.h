@@ -144,20 +144,20 @@ int pd_platform_set_gpu_opp_power(pd_platform *p, size_t accel, size_t opp, int6
  * rounded down, which only lengthens the WCET). Returns -1 for an island/OPP out of range or invalid
  * numbers (negative times, fixed > wcet, zero frequencies or capacity); saturates at INT64_MAX.
  */
-int64_t pd_wcet_at(const pd_platform *p, const struct pd_task *t, size_t island, size_t opp);
+int64_t pd_platform_wcet_at(const pd_platform *p, const struct pd_task *t, size_t island, size_t opp);
 /* Same law for raw numbers (used by the agent and the twin). */
-int64_t pd_wcet_scale(int64_t wcet_ns, int64_t wcet_fixed_ns, int64_t ref_khz, double capacity, int64_t f_khz);
+int64_t pd_platform_wcet_scale(int64_t wcet_ns, int64_t wcet_fixed_ns, int64_t ref_khz, double capacity, int64_t f_khz);
 /* Accelerator latency at GPU OPP j: ceil(L_top * f_top / f_j) (the whole latency scales; an opp
  * past the table means the top OPP). FPGA (fixed clocks): L unchanged. -1 when L < 0. */
-int64_t pd_latency_at(const struct pd_accelerator *a, int64_t latency_top_ns, size_t opp);
+int64_t pd_platform_latency_at(const struct pd_accelerator *a, int64_t latency_top_ns, size_t opp);
 /* Island power with n_k cores idle at OPP j plus busy fraction sum_util (sum of C/T of its tasks):
  *     n_k * P_idle + (P_busy - P_idle) * sum_util        [W] */
-double pd_island_power_w(const struct pd_island *isl, size_t opp, double sum_util);
+double pd_platform_island_power_w(const struct pd_island *isl, size_t opp, double sum_util);
 /* Accelerator power. GPU at OPP j with busy fraction sum_util (sum of L/T of its tasks):
  *     P_idle + (P_busy - P_idle) * sum_util                                          [W]
  * FPGA: idle_power only (opp ignored); the caller adds sum(power_i * L_i / T_i) of its tasks, whose
  * power increments live in the DAG file (pd_impl.power_uw). */
-double pd_accel_power_w(const struct pd_accelerator *a, size_t opp, double sum_util);
+double pd_platform_accel_power_w(const struct pd_accelerator *a, size_t opp, double sum_util);
 
 /*
  * Per-job overhead and budget (docs/MODEL.md "Overhead and margin"). A CPU task with work C = C(k, f)
@@ -181,16 +181,16 @@ struct pd_budget {
 };
 
 /* o_k of island k (-1 for an index out of range). */
-int64_t pd_job_overhead_ns(const pd_platform *p, size_t island);
+int64_t pd_platform_job_overhead_ns(const pd_platform *p, size_t island);
 /* D and Q for work wcet_ns on island k. Returns 0, or -1 (b zeroed) for a bad island or wcet < 0.
  * Saturates at INT64_MAX. */
-int pd_budget_of(const pd_platform *p, size_t island, int64_t wcet_ns, struct pd_budget *b);
-/* Same with C = pd_wcet_at(p, t, island, opp). */
-int pd_budget_at(const pd_platform *p, const struct pd_task *t, size_t island, size_t opp, struct pd_budget *b);
+int pd_platform_budget_of(const pd_platform *p, size_t island, int64_t wcet_ns, struct pd_budget *b);
+/* Same with C = pd_platform_wcet_at(p, t, island, opp). */
+int pd_platform_budget_at(const pd_platform *p, const struct pd_task *t, size_t island, size_t opp, struct pd_budget *b);
 /* Q = ceil(D (1 + m)) for a demand D and a margin m (exact on the 6-place decimal; -1 if D < 0). */
-int64_t pd_budget_runtime(int64_t demand_ns, double margin);
+int64_t pd_platform_budget_runtime(int64_t demand_ns, double margin);
 
 /* Index of the OPP with exactly freq_khz in a table, or -1. */
-long pd_opp_find(const struct pd_opp *opps, size_t n, int64_t freq_khz);
+long pd_platform_opp_find(const struct pd_opp *opps, size_t n, int64_t freq_khz);
 
 #endif /* PD_PLATFORM_H */

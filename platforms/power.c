@@ -37,7 +37,7 @@ static int64_t capacity_micro(double capacity)
 	return decimal_micro(capacity, false);
 }
 
-int64_t pd_wcet_scale(int64_t wcet_ns, int64_t wcet_fixed_ns, int64_t ref_khz, double capacity, int64_t f_khz)
+int64_t pd_platform_wcet_scale(int64_t wcet_ns, int64_t wcet_fixed_ns, int64_t ref_khz, double capacity, int64_t f_khz)
 {
 	int64_t kmicro = capacity_micro(capacity);
 	if (wcet_ns < 0 || wcet_fixed_ns < 0 || wcet_fixed_ns > wcet_ns || ref_khz <= 0 || f_khz <= 0 ||
@@ -49,12 +49,12 @@ int64_t pd_wcet_scale(int64_t wcet_ns, int64_t wcet_fixed_ns, int64_t ref_khz, d
 	return wcet_fixed_ns + scaled;
 }
 
-int64_t pd_wcet_at(const pd_platform *p, const struct pd_task *t, size_t island, size_t opp)
+int64_t pd_platform_wcet_at(const pd_platform *p, const struct pd_task *t, size_t island, size_t opp)
 {
 	if (island >= p->n_islands || opp >= p->islands[island].n_opps)
 		return -1;
 	const struct pd_island *k = &p->islands[island];
-	return pd_wcet_scale(t->wcet_ns, t->wcet_fixed_ns, p->ref_khz, k->capacity, k->opps[opp].freq_khz);
+	return pd_platform_wcet_scale(t->wcet_ns, t->wcet_fixed_ns, p->ref_khz, k->capacity, k->opps[opp].freq_khz);
 }
 
 /* ------------------------------------------------------------------ overhead and budget */
@@ -64,7 +64,7 @@ int64_t pd_wcet_at(const pd_platform *p, const struct pd_task *t, size_t island,
  * up, which only lengthens Q), so Q = D + ceil(D * m_micro / 10^6) exactly in integers: like the
  * WCET, a budget must never come out short by 1 ns through binary floating point.
  */
-int64_t pd_job_overhead_ns(const pd_platform *p, size_t island)
+int64_t pd_platform_job_overhead_ns(const pd_platform *p, size_t island)
 {
 	if (island >= p->n_islands)
 		return -1;
@@ -73,7 +73,7 @@ int64_t pd_job_overhead_ns(const pd_platform *p, size_t island)
 	return p->dl.has_job_overhead ? p->dl.job_overhead_ns : PD_JOB_OVERHEAD_DEFAULT_NS;
 }
 
-int64_t pd_budget_runtime(int64_t demand_ns, double margin)
+int64_t pd_platform_budget_runtime(int64_t demand_ns, double margin)
 {
 	if (demand_ns < 0)
 		return -1;
@@ -84,32 +84,32 @@ int64_t pd_budget_runtime(int64_t demand_ns, double margin)
 	return extra > INT64_MAX - demand_ns ? INT64_MAX : demand_ns + extra;
 }
 
-int pd_budget_of(const pd_platform *p, size_t island, int64_t wcet_ns, struct pd_budget *b)
+int pd_platform_budget_of(const pd_platform *p, size_t island, int64_t wcet_ns, struct pd_budget *b)
 {
 	*b = (struct pd_budget){0};
-	int64_t o = pd_job_overhead_ns(p, island);
+	int64_t o = pd_platform_job_overhead_ns(p, island);
 	if (o < 0 || wcet_ns < 0)
 		return -1;
 	b->wcet_ns = wcet_ns;
 	b->overhead_ns = o;
 	b->demand_ns = wcet_ns > INT64_MAX - o ? INT64_MAX : wcet_ns + o;
-	b->runtime_ns = pd_budget_runtime(b->demand_ns, p->dl.has_budget_margin ? p->dl.budget_margin : 0.0);
+	b->runtime_ns = pd_platform_budget_runtime(b->demand_ns, p->dl.has_budget_margin ? p->dl.budget_margin : 0.0);
 	return 0;
 }
 
-int pd_budget_at(const pd_platform *p, const struct pd_task *t, size_t island, size_t opp, struct pd_budget *b)
+int pd_platform_budget_at(const pd_platform *p, const struct pd_task *t, size_t island, size_t opp, struct pd_budget *b)
 {
-	int64_t c = pd_wcet_at(p, t, island, opp);
+	int64_t c = pd_platform_wcet_at(p, t, island, opp);
 	if (c < 0) {
 		*b = (struct pd_budget){0};
 		return -1;
 	}
-	return pd_budget_of(p, island, c, b);
+	return pd_platform_budget_of(p, island, c, b);
 }
 
 /* Accelerator latencies in DAG files are measured at the top OPP; the whole latency scales with
  * f_top / f (the platform has no finer model for GPUs). An FPGA runs its own fixed clocks. */
-int64_t pd_latency_at(const struct pd_accelerator *a, int64_t latency_top_ns, size_t opp)
+int64_t pd_platform_latency_at(const struct pd_accelerator *a, int64_t latency_top_ns, size_t opp)
 {
 	if (latency_top_ns < 0)
 		return -1;
@@ -122,7 +122,7 @@ int64_t pd_latency_at(const struct pd_accelerator *a, int64_t latency_top_ns, si
 	return pd_muldiv_ceil((uint64_t)latency_top_ns, (uint64_t)f_top, 1, (uint64_t)f, 1);
 }
 
-double pd_island_power_w(const struct pd_island *isl, size_t opp, double sum_util)
+double pd_platform_island_power_w(const struct pd_island *isl, size_t opp, double sum_util)
 {
 	if (opp >= isl->n_opps)
 		opp = isl->n_opps - 1;
@@ -131,7 +131,7 @@ double pd_island_power_w(const struct pd_island *isl, size_t opp, double sum_uti
 	return (double)isl->n_cpus * idle_w + delta_w * sum_util;
 }
 
-double pd_accel_power_w(const struct pd_accelerator *a, size_t opp, double sum_util)
+double pd_platform_accel_power_w(const struct pd_accelerator *a, size_t opp, double sum_util)
 {
 	if (a->kind != PD_ACCEL_GPU || a->n_opps == 0)
 		return (double)a->idle_uw * 1e-6;
@@ -139,7 +139,7 @@ double pd_accel_power_w(const struct pd_accelerator *a, size_t opp, double sum_u
 	return (double)o->idle_uw * 1e-6 + (double)(o->busy_uw - o->idle_uw) * 1e-6 * sum_util;
 }
 
-long pd_opp_find(const struct pd_opp *opps, size_t n, int64_t freq_khz)
+long pd_platform_opp_find(const struct pd_opp *opps, size_t n, int64_t freq_khz)
 {
 	for (size_t j = 0; j < n; j++)
 		if (opps[j].freq_khz == freq_khz)

@@ -11,7 +11,7 @@
  * value is an empty field (NA for both pandas and R). Each file is written atomically.
  */
 #include "reports/pd_reports.h"
-#include "reports/run_model.h"
+#include "reports/run_model_impl.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Number formatting shared by the human-readable writers (text, HTML): one look everywhere. */
-#include "reports/run_model.h"
+#include "reports/run_model_impl.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  * arrays (docs/RUNLOG.md); they are matched to the plan's platform by name.
  */
 #include "agents/pd_runlog.h"
-#include "reports/run_model.h"
+#include "reports/run_model_impl.h"
 
 #include <jansson.h>
 #include <stdlib.h>

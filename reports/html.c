@@ -5,7 +5,7 @@
  * metadata, predicted vs measured, power over time, response-time CDFs, misses over time, a Gantt
  * window, the DAGs coloured by placement, and the per-DAG / per-task / gap tables.
  */
-#include "reports/html.h"
+#include "reports/html_impl.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -38,7 +38,7 @@ static void meta(struct html_ctx *h)
 	char dur[64], plan[512];
 	snprintf(dur, sizeof(dur), "%.3f s", (double)r->duration_ns / 1e9);
 	snprintf(plan, sizeof(plan), "%s (platform %s, objective %s, %s)", r->plan_path,
-		 pd_platform_name(pd_plan_platform(r->plan)), pd_objective_name(m->objective), pd_status_name(m->status));
+		 pd_platform_name(pd_plan_platform(r->plan)), pd_plan_objective_name(m->objective), pd_plan_status_name(m->status));
 	pd_buf_printf(h->b, "<table>\n");
 	row2(h, "board", r->board);
 	row2(h, "kernel", r->kernel);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The time-series plots of the HTML report (html.h): power per rail, response-time CDFs, misses over
- * time; drawn with the SVG kit (svg.h) from the run model and stats. */
-#include "reports/html.h"
+/* The time-series plots of the HTML report (html_impl.h): power per rail, response-time CDFs, misses over
+ * time; drawn with the SVG kit (svg_impl.h) from the run model and stats. */
+#include "reports/html_impl.h"
 
 #include <math.h>
 #include <stdlib.h>

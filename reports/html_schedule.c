@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The schedule views of the HTML report (html.h): a Gantt window of jobs per CPU / accelerator, and
+/* The schedule views of the HTML report (html_impl.h): a Gantt window of jobs per CPU / accelerator, and
  * each DAG drawn as a layered graph with its tasks coloured by placement. */
-#include "reports/html.h"
+#include "reports/html_impl.h"
 
 #include <math.h>
 #include <stdlib.h>

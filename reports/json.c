@@ -5,7 +5,7 @@
  * Unknown numbers (no samples, no prediction) are null, never 0: 0 W would be a measurement.
  */
 #include "reports/pd_reports.h"
-#include "reports/run_model.h"
+#include "reports/run_model_impl.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -34,8 +34,8 @@ static json_t *j_run(const struct rpt_run *r)
 			 "kernel", str(r->kernel), "arch", str(r->arch), "started", str(r->started), "ended",
 			 str(r->ended), "restore", str(r->restore), "agent", str(r->agent_version), "duration_s",
 			 (double)r->duration_ns / 1e9, "plan", r->plan_path, "platform",
-			 pd_platform_name(pd_plan_platform(r->plan)), "objective", pd_objective_name(m->objective),
-			 "status", pd_status_name(m->status), "sample_period_ms",
+			 pd_platform_name(pd_plan_platform(r->plan)), "objective", pd_plan_objective_name(m->objective),
+			 "status", pd_plan_status_name(m->status), "sample_period_ms",
 			 r->sample_period_ns > 0 ? ms(r->sample_period_ns) : json_null());
 }
 

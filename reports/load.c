@@ -10,7 +10,7 @@
  *   agent.stderr   optional; its last lines are quoted when the run is incomplete
  */
 #include "reports/pd_reports.h"
-#include "reports/run_model.h"
+#include "reports/run_model_impl.h"
 
 #include <errno.h>
 #include <jansson.h>

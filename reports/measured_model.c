@@ -14,7 +14,7 @@
  *   measured OPP   the frequency every readable snapshot agrees on when it is in the table, else the
  *                  plan's OPP (no cpufreq on the board, or it changed during the run).
  */
-#include "reports/run_model.h"
+#include "reports/run_model_impl.h"
 
 #include <math.h>
 #include <string.h>
@@ -88,8 +88,8 @@ size_t rpt_measured_opp(const struct rpt_run *r, bool accel, size_t idx, bool *r
 		const struct rpt_freq *f = &r->freqs[i];
 		if (f->accel != accel || strcmp(f->name, name) != 0 || f->max_khz < 0 || f->min_khz != f->max_khz)
 			continue;
-		long o = accel ? pd_opp_find(pd_platform_accel(pf, idx)->opps, pd_platform_accel(pf, idx)->n_opps, f->max_khz)
-			       : pd_opp_find(pd_platform_island(pf, idx)->opps, pd_platform_island(pf, idx)->n_opps, f->max_khz);
+		long o = accel ? pd_platform_opp_find(pd_platform_accel(pf, idx)->opps, pd_platform_accel(pf, idx)->n_opps, f->max_khz)
+			       : pd_platform_opp_find(pd_platform_island(pf, idx)->opps, pd_platform_island(pf, idx)->n_opps, f->max_khz);
 		if (o >= 0) {
 			if (read_back)
 				*read_back = true;
@@ -104,7 +104,7 @@ static double accel_model_w(const struct rpt_run *r, size_t a, int64_t from, int
 	const struct pd_accelerator *ac = pd_platform_accel(pd_plan_platform(r->plan), a);
 	*busy = rpt_busy_fraction(r, true, a, from, to);
 	if (ac->kind == PD_ACCEL_GPU)
-		return pd_accel_power_w(ac, rpt_measured_opp(r, true, a, NULL), *busy);
+		return pd_platform_accel_power_w(ac, rpt_measured_opp(r, true, a, NULL), *busy);
 	return (double)ac->idle_uw * 1e-6 + fpga_busy_w(r, a, from, to);
 }
 
@@ -120,7 +120,7 @@ double rpt_model_total_at_measured_w(const struct rpt_run *r, int64_t from, int6
 	const pd_platform *pf = pd_plan_platform(r->plan);
 	double w = (double)pd_platform_base_uw(pf) * 1e-6, busy;
 	for (size_t k = 0; k < pd_platform_island_count(pf); k++)
-		w += pd_island_power_w(pd_platform_island(pf, k), rpt_measured_opp(r, false, k, NULL),
+		w += pd_platform_island_power_w(pd_platform_island(pf, k), rpt_measured_opp(r, false, k, NULL),
 				       rpt_busy_fraction(r, false, k, from, to));
 	for (size_t a = 0; a < pd_platform_accel_count(pf); a++)
 		w += accel_model_w(r, a, from, to, &busy);
@@ -140,7 +140,7 @@ double rpt_model_at_measured_w(const struct rpt_run *r, const char *measures, in
 	long k = pd_platform_find_island(pf, measures);
 	if (k >= 0) {
 		*busy = rpt_busy_fraction(r, false, (size_t)k, from, to);
-		return pd_island_power_w(pd_platform_island(pf, (size_t)k), rpt_measured_opp(r, false, (size_t)k, NULL), *busy);
+		return pd_platform_island_power_w(pd_platform_island(pf, (size_t)k), rpt_measured_opp(r, false, (size_t)k, NULL), *busy);
 	}
 	long a = pd_platform_find_accel(pf, measures);
 	return a >= 0 ? accel_model_w(r, (size_t)a, from, to, busy) : NAN;

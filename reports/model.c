@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The run model's storage: growable vectors of samples, jobs, instances and gaps (run_model.h). */
-#include "reports/run_model.h"
+/* The run model's storage: growable vectors of samples, jobs, instances and gaps (run_model_impl.h). */
+#include "reports/run_model_impl.h"
 
 #include <stdarg.h>
 #include <stdio.h>

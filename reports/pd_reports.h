@@ -61,10 +61,10 @@ int pd_report_write_perfetto(const pd_report *r, const char *path, pd_err *e);
  * killed) is used for its complete records. Every bad input returns PD_EXIT_USAGE and writes nothing;
  * the output is written atomically.
  */
-enum pd_refit_what { PD_REFIT_WCET = 0, PD_REFIT_POWER };
+enum pd_report_refit_what { PD_REPORT_REFIT_WCET = 0, PD_REPORT_REFIT_POWER };
 
-struct pd_refit_opts {
-	enum pd_refit_what what;
+struct pd_report_refit_opts {
+	enum pd_report_refit_what what;
 	double quantile;      /* (0, 1]: nearest rank over the samples; default 0.999 */
 	double margin;        /* >= 1e-3: multiplies the quantile; default 1.1 */
 	bool allow_below_max; /* let quantile x margin fall below the largest sample; default false */
@@ -73,7 +73,7 @@ struct pd_refit_opts {
 	double min_spread;    /* power: busy-fraction spread (cores) for a two-parameter fit; default 0.1 */
 };
 
-void pd_refit_defaults(struct pd_refit_opts *o);
+void pd_report_refit_defaults(struct pd_report_refit_opts *o);
 
 /*
  * Fits from the n run directories and writes out (a DAG-set or a platform file, atomically). The
@@ -81,7 +81,7 @@ void pd_refit_defaults(struct pd_refit_opts *o);
  * a trailing newline to json. Returns 0, or the error's exit code (PD_EXIT_USAGE for bad input, with
  * nothing written; PD_EXIT_ENV when out cannot be written).
  */
-int pd_refit_run(const char *const *rundirs, size_t n, const struct pd_refit_opts *o, const char *out, pd_buf *text,
+int pd_report_refit_run(const char *const *rundirs, size_t n, const struct pd_report_refit_opts *o, const char *out, pd_buf *text,
 		 pd_buf *json, pd_err *e);
 
 #endif /* PD_REPORTS_H */

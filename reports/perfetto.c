@@ -11,7 +11,7 @@
  * Timestamps are microseconds since t0 (the format's unit), as reals so no ns is lost.
  */
 #include "reports/pd_reports.h"
-#include "reports/run_model.h"
+#include "reports/run_model_impl.h"
 
 #include <jansson.h>
 #include <stdlib.h>

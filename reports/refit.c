@@ -14,10 +14,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-void pd_refit_defaults(struct pd_refit_opts *o)
+void pd_report_refit_defaults(struct pd_report_refit_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->what = PD_REFIT_WCET;
+	o->what = PD_REPORT_REFIT_WCET;
 	o->quantile = 0.999;
 	o->margin = 1.1;
 	o->min_samples = 0; /* 0: the default of the fit (20 jobs per task, 3 windows per OPP) */
@@ -138,7 +138,7 @@ int refit_write_checked(const pd_buf *doc, const char *out, bool platform, pd_er
 	return pd_write_file_atomic(out, doc->data, doc->len, e);
 }
 
-static int check_opts(const struct pd_refit_opts *o, pd_err *e)
+static int check_opts(const struct pd_report_refit_opts *o, pd_err *e)
 {
 	if (!(o->quantile > 0 && o->quantile <= 1))
 		return pd_err_set(e, PD_EXIT_USAGE, "--quantile %g: must be in (0, 1]", o->quantile);
@@ -151,7 +151,7 @@ static int check_opts(const struct pd_refit_opts *o, pd_err *e)
 	return 0;
 }
 
-int pd_refit_run(const char *const *rundirs, size_t n, const struct pd_refit_opts *o, const char *out, pd_buf *text,
+int pd_report_refit_run(const char *const *rundirs, size_t n, const struct pd_report_refit_opts *o, const char *out, pd_buf *text,
 		 pd_buf *json, pd_err *e)
 {
 	if (n == 0)
@@ -166,9 +166,9 @@ int pd_refit_run(const char *const *rundirs, size_t n, const struct pd_refit_opt
 		rc = load_one(&in, i, text, e);
 	json_t *root = NULL;
 	if (rc == 0) {
-		root = json_pack("{s:s, s:s, s:o}", "what", o->what == PD_REFIT_WCET ? "wcet" : "power", "out", out, "runs",
+		root = json_pack("{s:s, s:s, s:o}", "what", o->what == PD_REPORT_REFIT_WCET ? "wcet" : "power", "out", out, "runs",
 				 runs_json(&in));
-		rc = o->what == PD_REFIT_WCET ? refit_wcet(&in, o, out, text, root, e) : refit_power(&in, o, out, text, root, e);
+		rc = o->what == PD_REPORT_REFIT_WCET ? refit_wcet(&in, o, out, text, root, e) : refit_power(&in, o, out, text, root, e);
 	}
 	if (rc == 0 && json) {
 		char *s = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(15));

@@ -4,7 +4,7 @@
 #define PD_REPORTS_REFIT_IMPL_H
 
 #include "reports/pd_reports.h"
-#include "reports/run_model.h"
+#include "reports/run_model_impl.h"
 
 #include <jansson.h>
 
@@ -16,9 +16,9 @@ struct refit_in {
 };
 
 /* Each fills root (the --json object) and text, and writes out; 0 or an exit code with e set. */
-int refit_wcet(const struct refit_in *in, const struct pd_refit_opts *o, const char *out, pd_buf *text, json_t *root,
+int refit_wcet(const struct refit_in *in, const struct pd_report_refit_opts *o, const char *out, pd_buf *text, json_t *root,
 	       pd_err *e);
-int refit_power(const struct refit_in *in, const struct pd_refit_opts *o, const char *out, pd_buf *text,
+int refit_power(const struct refit_in *in, const struct pd_report_refit_opts *o, const char *out, pd_buf *text,
 		json_t *root, pd_err *e);
 /* A measured time x at (kappa_micro, f) taken back to the reference through the inverse WCET law,
  * rounded up (refit_wcet.c). */

@@ -161,7 +161,7 @@ static int copy_platform(const pd_platform *src, pd_platform **out, pd_err *e)
 }
 
 /* Island k: observations from every run, one fit per OPP with data. Returns entries changed, or -1. */
-static int fit_island(const struct refit_in *in, size_t k, pd_platform *pf, const struct pd_refit_opts *o,
+static int fit_island(const struct refit_in *in, size_t k, pd_platform *pf, const struct pd_report_refit_opts *o,
 		      pd_buf *text, json_t *arr, pd_err *e)
 {
 	const struct pd_island *isl = pd_platform_island(pd_plan_platform(in->runs[0]->run->plan), k);
@@ -274,7 +274,7 @@ static void unused_rails(const struct refit_in *in, const pd_platform *pf, pd_bu
 	}
 }
 
-int refit_power(const struct refit_in *in, const struct pd_refit_opts *o, const char *out, pd_buf *text, json_t *root,
+int refit_power(const struct refit_in *in, const struct pd_report_refit_opts *o, const char *out, pd_buf *text, json_t *root,
 		pd_err *e)
 {
 	const pd_platform *pf0 = pd_plan_platform(in->runs[0]->run->plan);

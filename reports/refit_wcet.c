@@ -66,7 +66,7 @@ static int collect(const struct refit_in *in, size_t i, struct task_fit *tf, siz
 		const struct rpt_run *run = in->runs[r]->run;
 		const struct pd_plan_task *pt = pd_plan_task_c(run->plan, i);
 		if (!tf->place[0])
-			pd_placement_fmt(run->plan, &pt->place, tf->place, sizeof(tf->place));
+			pd_plan_placement_fmt(run->plan, &pt->place, tf->place, sizeof(tf->place));
 		for (size_t j = 0; j < run->n_jobs; j++) {
 			const struct rpt_job *jb = &run->jobs[j];
 			if (jb->task != i || jb->failed || jb->exec_ns <= 0)
@@ -114,7 +114,7 @@ struct fit_result {
 	bool bcet_lowered;
 };
 
-static int fit_task(const struct task_fit *tf, const struct pd_task *t, const struct pd_refit_opts *o,
+static int fit_task(const struct task_fit *tf, const struct pd_task *t, const struct pd_report_refit_opts *o,
 		    struct fit_result *fr)
 {
 	int64_t margin_micro = llround(o->margin * 1e6);
@@ -135,7 +135,7 @@ static int fit_task(const struct task_fit *tf, const struct pd_task *t, const st
 }
 
 static void explain(pd_buf *text, json_t *arr, const char *name, const struct task_fit *tf, const struct pd_task *t,
-		    const struct pd_refit_opts *o, const struct fit_result *fr)
+		    const struct pd_report_refit_opts *o, const struct fit_result *fr)
 {
 	char a[32], b[32], c[32], d[32], f[32], g[32], h[32];
 	pd_buf_printf(text, "  %-22s %-8s %-8s %7zu  %11s  %11s  %11s  %11s  %9s -> %-11s %s%s%s\n", name, tf->place,
@@ -162,7 +162,7 @@ static size_t total_jobs(const struct refit_in *in)
 	return n;
 }
 
-int refit_wcet(const struct refit_in *in, const struct pd_refit_opts *o, const char *out, pd_buf *text, json_t *root,
+int refit_wcet(const struct refit_in *in, const struct pd_report_refit_opts *o, const char *out, pd_buf *text, json_t *root,
 	       pd_err *e)
 {
 	const pd_dagset *ds0 = pd_plan_dags(in->runs[0]->run->plan);

@@ -19,7 +19,7 @@
  * have reached the file.
  */
 #include "agents/pd_runlog.h"
-#include "reports/run_model.h"
+#include "reports/run_model_impl.h"
 
 #include <jansson.h>
 #include <stdlib.h>

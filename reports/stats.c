@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The numbers of a report, computed once from the run model (run_model.h) and printed by every
+ * The numbers of a report, computed once from the run model (run_model_impl.h) and printed by every
  * writer. Definitions (also in docs/REPORTS.md):
  *
  *   rail energy   trapezoids between consecutive samples: sum (P_i + P_i+1) / 2 * (t_i+1 - t_i);
@@ -19,7 +19,7 @@
  *                 period (the median interval when the log does not state it), or a gap the agent
  *                 logged.
  */
-#include "reports/run_model.h"
+#include "reports/run_model_impl.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -147,7 +147,7 @@ static double component_predicted_w(const pd_plan *plan, const char *measures)
 		}
 	}
 	if (k >= 0)
-		return pd_island_power_w(pd_platform_island(pf, (size_t)k), pd_plan_island_opp(plan, (size_t)k), util);
+		return pd_platform_island_power_w(pd_platform_island(pf, (size_t)k), pd_plan_island_opp(plan, (size_t)k), util);
 	const struct pd_accelerator *ac = pd_platform_accel(pf, (size_t)a);
 	if (ac->kind == PD_ACCEL_GPU)
 		return (double)ac->opps[pd_plan_accel_opp(plan, (size_t)a)].idle_uw * 1e-6 + accel_w;
@@ -355,7 +355,7 @@ static int task_stats(const struct rpt_run *r, struct rpt_stats *s)
 		struct rpt_task_stats *ts = &s->tasks[i];
 		ts->dag = pd_dags_dag(dset, t->dag)->name;
 		ts->name = t->name;
-		pd_placement_fmt(r->plan, &pt->place, ts->place, sizeof(ts->place));
+		pd_plan_placement_fmt(r->plan, &pt->place, ts->place, sizeof(ts->place));
 		/* the budget is the reservation (runtime Q) for a CPU task, the latency for an accelerated one */
 		ts->budget_ns = pt->place.kind == PD_PLACE_CPU ? pt->runtime_ns : pt->wcet_ns;
 		ts->max_exec_ns = -1;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The SVG plotting kit of the HTML report (svg.h). */
-#include "reports/svg.h"
+/* The SVG plotting kit of the HTML report (svg_impl.h). */
+#include "reports/svg_impl.h"
 
 #include <math.h>
 #include <stdlib.h>

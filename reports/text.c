@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The terminal summary: metadata, power, predicted vs measured, DAGs, tasks, gaps (stats.c numbers). */
 #include "reports/pd_reports.h"
-#include "reports/run_model.h"
+#include "reports/run_model_impl.h"
 
 #include <math.h>
 #include <string.h>
@@ -38,7 +38,7 @@ static void text_meta(const struct rpt_run *r, pd_buf *o, pd_arena *A)
 		      or_dash(E(A, r->arch)));
 	pd_buf_printf(o, "  plan      %s: platform %s, %zu DAGs, %zu tasks, objective %s, %s\n", E(A, r->plan_path),
 		      E(A, pd_platform_name(pd_plan_platform(p))), pd_dags_count(pd_plan_dags(p)),
-		      pd_dags_task_count(pd_plan_dags(p)), pd_objective_name(m->objective), pd_status_name(m->status));
+		      pd_dags_task_count(pd_plan_dags(p)), pd_plan_objective_name(m->objective), pd_plan_status_name(m->status));
 	pd_buf_printf(o, "  duration  %.3f s logged (start %s, end %s), restore %s\n", (double)r->duration_ns / 1e9,
 		      or_dash(E(A, r->started)), or_dash(E(A, r->ended)), or_dash(E(A, r->restore)));
 	if (r->agent_version)

@@ -61,7 +61,7 @@ struct pd_sim_params {
 void pd_sim_defaults(struct pd_sim_params *p);
 /* "wcet", "uniform", "overrun:P:F" (P probability in [0,1], F factor >= 1). */
 int pd_sim_parse_exec(const char *s, struct pd_sim_params *p, pd_err *e);
-/* "DAG/TASK:N:F" (pd_inject_parse); the names are resolved against the plan by pd_sim_run. */
+/* "DAG/TASK:N:F" (pd_dags_inject_parse); the names are resolved against the plan by pd_sim_run. */
 int pd_sim_parse_inject(const char *s, struct pd_sim_params *p, pd_err *e);
 /* "immediate", "deferred", "off", "auto". */
 int pd_sim_parse_fair(const char *s, enum pd_sim_fair *f, pd_err *e);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sim_build.c - turns a plan into the simulation state: cores with their reservations, tasks with
- * their WCET at the plan's OPPs (the platform's law, pd_wcet_at), accelerator servers, DAG rings,
+ * their WCET at the plan's OPPs (the platform's law, pd_platform_wcet_at), accelerator servers, DAG rings,
  * the heap id layout and the first events. Everything is allocated here, once.
  */
 #include "simulator/sim_impl.h"
@@ -30,7 +30,7 @@ static int check_params(const struct pd_sim_params *p, const pd_dagset *ds, pd_e
 					  pd_dags_dag(ds, g)->name);
 	if (p->trace_path && p->trace_to_ns <= p->trace_from_ns)
 		return pd_err_set(e, PD_EXIT_USAGE, "the trace window A:B needs A < B");
-	if (p->has_inject && pd_inject_task(ds, &p->inject) < 0)
+	if (p->has_inject && pd_dags_inject_task(ds, &p->inject) < 0)
 		return pd_err_set(e, PD_EXIT_USAGE, "overrun injection: the plan has no task '%s/%s'", p->inject.dag,
 				  p->inject.task);
 	return 0;
@@ -145,18 +145,18 @@ static int build_cpu_task(struct sim *s, struct sim_task *t, size_t i, const str
 	const struct pd_island *isl = pd_platform_island(s->plat, core->island);
 	size_t opp = pd_plan_island_opp(s->plan, core->island);
 	t->core = (uint32_t)c;
-	t->wcet_ns = pd_wcet_at(s->plat, dt, core->island, opp);
+	t->wcet_ns = pd_platform_wcet_at(s->plat, dt, core->island, opp);
 	if (t->wcet_ns <= 0 || t->wcet_ns >= INT64_MAX / 4)
 		return pd_err_set(e, PD_EXIT_USAGE, "task %s: no valid WCET at the plan's OPP", dt->name);
 	int64_t fixed = dt->wcet_fixed_ns < dt->bcet_ns ? dt->wcet_fixed_ns : dt->bcet_ns;
-	t->bcet_ns = pd_wcet_scale(dt->bcet_ns, fixed, pd_platform_ref_freq_khz(s->plat), isl->capacity,
+	t->bcet_ns = pd_platform_wcet_scale(dt->bcet_ns, fixed, pd_platform_ref_freq_khz(s->plat), isl->capacity,
 				   isl->opps[opp].freq_khz);
 	if (t->bcet_ns <= 0 || t->bcet_ns > t->wcet_ns)
 		t->bcet_ns = t->wcet_ns;
 	/* The kernel charges o_k per job beyond the work (wake-up, time stamps, waking successors):
-	 * modelled as execution, from the platform's law like C (pd_budget_of), never from the plan. */
+	 * modelled as execution, from the platform's law like C (pd_platform_budget_of), never from the plan. */
 	struct pd_budget b;
-	if (pd_budget_of(s->plat, core->island, t->wcet_ns, &b) != 0)
+	if (pd_platform_budget_of(s->plat, core->island, t->wcet_ns, &b) != 0)
 		return pd_err_set(e, PD_EXIT_USAGE, "task %s: no per-job overhead for its island", dt->name);
 	t->overhead_ns = b.overhead_ns;
 	t->rel_deadline_ns = pt->deadline_ns;
@@ -183,7 +183,7 @@ static int build_accel_task(struct sim *s, struct sim_task *t, size_t i, const s
 	t->server = (uint32_t)v;
 	t->wcet_ns = im->latency_ns;
 	if (ac->kind == PD_ACCEL_GPU && ac->n_opps > 0)
-		t->wcet_ns = pd_latency_at(ac, im->latency_ns, pd_plan_accel_opp(s->plan, pt->place.accel));
+		t->wcet_ns = pd_platform_latency_at(ac, im->latency_ns, pd_plan_accel_opp(s->plan, pt->place.accel));
 	if (t->wcet_ns <= 0 || t->wcet_ns >= INT64_MAX / 4)
 		return pd_err_set(e, PD_EXIT_USAGE, "task %s: no valid latency at the plan's OPP", dt->name);
 	t->bcet_ns = (int64_t)(((__int128)t->wcet_ns * dt->bcet_ns + dt->wcet_ns - 1) / dt->wcet_ns);
@@ -312,7 +312,7 @@ int sim_build(struct sim *s, const pd_plan *p, const struct pd_sim_params *prm, 
 	if (check_params(prm, s->ds, e))
 		return -1;
 	s->n_tasks = pd_dags_task_count(s->ds);
-	s->inject_task = prm->has_inject ? pd_inject_task(s->ds, &prm->inject) : -1;
+	s->inject_task = prm->has_inject ? pd_dags_inject_task(s->ds, &prm->inject) : -1;
 	int64_t ppm = llround(pd_platform_dl(s->plat)->max_util_per_cpu * 1e6);
 	if (build_cores(s, ppm) || build_servers(s) || build_dags(s))
 		return pd_err_set(e, PD_EXIT_ENV, "out of memory");

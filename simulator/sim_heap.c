@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* sim_heap.c - indexed 4-ary min-heap (see sim_heap.h for the ordering invariant). */
-#include "simulator/sim_heap.h"
+/* sim_heap.c - indexed 4-ary min-heap (see sim_heap_impl.h for the ordering invariant). */
+#include "simulator/sim_heap_impl.h"
 
 #include <stdlib.h>
 

@@ -11,7 +11,7 @@
 #define PD_SIM_IMPL_H
 
 #include "simulator/pd_simulator.h"
-#include "simulator/sim_heap.h"
+#include "simulator/sim_heap_impl.h"
 
 #define SIM_RING 16        /* instances of one DAG in flight at most; beyond, releases are dropped */
 #define SIM_HIST 2048      /* response-time histogram buckets over [0, 2 D) per DAG */

@@ -62,7 +62,7 @@ int pd_sim_parse_exec(const char *s, struct pd_sim_params *p, pd_err *e)
 int pd_sim_parse_inject(const char *s, struct pd_sim_params *p, pd_err *e)
 {
 	const char *why = NULL;
-	if (pd_inject_parse(s, &p->inject, &why))
+	if (pd_dags_inject_parse(s, &p->inject, &why))
 		return pd_err_set(e, PD_EXIT_USAGE, "bad overrun injection '%.80s': %s", s, why);
 	p->has_inject = true;
 	return 0;

@@ -19,7 +19,7 @@ int64_t twin_now_ns(void)
 	return (int64_t)ts.tv_sec * PD_NS_PER_S + ts.tv_nsec;
 }
 
-static void init_policy(struct tw_policy *pol, const struct pd_island *isl)
+static void init_policy(struct twin_policy *pol, const struct pd_island *isl)
 {
 	pol->isl = isl;
 	pol->min_khz = isl->opps[0].freq_khz;
@@ -28,7 +28,7 @@ static void init_policy(struct tw_policy *pol, const struct pd_island *isl)
 	pol->gov = TW_GOV_PERFORMANCE; /* what most board kernels boot with when no governor is forced */
 }
 
-static void init_accel(struct tw_accel *ac, const struct pd_accelerator *a, size_t idx)
+static void init_accel(struct twin_accel *ac, const struct pd_accelerator *a, size_t idx)
 {
 	ac->a = a;
 	pthread_mutex_init(&ac->run_lock, NULL);
@@ -111,7 +111,7 @@ void twin_model_free(twin_model *m)
 /* Index of the OPP the policy runs at, as cpufreq resolves it: limits rounded inward to OPPs (min up,
  * max down; max wins when they cross), then the governor's target, userspace requests rounded up to
  * the next OPP (CPUFREQ_RELATION_L) and clamped. */
-static size_t resolve(const struct pd_opp *o, size_t n, int64_t min, int64_t max, int64_t set, enum tw_gov gov)
+static size_t resolve(const struct pd_opp *o, size_t n, int64_t min, int64_t max, int64_t set, enum twin_gov gov)
 {
 	size_t lo = n - 1, hi = 0;
 	for (size_t j = 0; j < n; j++)
@@ -139,12 +139,12 @@ static size_t resolve(const struct pd_opp *o, size_t n, int64_t min, int64_t max
 	return j;
 }
 
-size_t tw_policy_opp(const struct tw_policy *pol)
+size_t twin_policy_opp(const struct twin_policy *pol)
 {
 	return resolve(pol->isl->opps, pol->isl->n_opps, pol->min_khz, pol->max_khz, pol->set_khz, pol->gov);
 }
 
-size_t tw_gpu_opp(const struct tw_accel *ac)
+size_t twin_gpu_opp(const struct twin_accel *ac)
 {
 	/* devfreq limits are in Hz; OPPs in kHz (whole kHz by the platform's invariants). */
 	return resolve(ac->a->opps, ac->a->n_opps, (ac->min_hz + 999) / 1000, ac->max_hz / 1000, (ac->set_hz + 999) / 1000,
@@ -154,14 +154,14 @@ size_t tw_gpu_opp(const struct tw_accel *ac)
 int64_t twin_model_island_khz(twin_model *m, size_t k)
 {
 	pthread_mutex_lock(&m->mu);
-	int64_t f = m->pol[k].isl->opps[tw_policy_opp(&m->pol[k])].freq_khz;
+	int64_t f = m->pol[k].isl->opps[twin_policy_opp(&m->pol[k])].freq_khz;
 	pthread_mutex_unlock(&m->mu);
 	return f;
 }
 
 /* ---------------------------------------------------------------- sampling and rails */
 
-static double accel_energy_now(const struct tw_accel *ac, int64_t now)
+static double accel_energy_now(const struct twin_accel *ac, int64_t now)
 {
 	double e = ac->energy_uwns;
 	if (ac->running)
@@ -172,7 +172,7 @@ static double accel_energy_now(const struct tw_accel *ac, int64_t now)
 void twin_model_tick(twin_model *m, int64_t now_ns, const uint64_t *busy, const uint64_t *total, size_t n)
 {
 	pthread_mutex_lock(&m->mu);
-	struct tw_sample *s = &m->ring[m->head];
+	struct twin_sample *s = &m->ring[m->head];
 	s->t_ns = now_ns;
 	for (size_t c = 0; c < TWIN_MAX_CPUS; c++) {
 		s->busy[c] = c < n ? busy[c] : 0;
@@ -187,7 +187,7 @@ void twin_model_tick(twin_model *m, int64_t now_ns, const uint64_t *busy, const 
 }
 
 /* Oldest and newest samples of the window (NULL when fewer than two). Caller holds m->mu. */
-static int window(const twin_model *m, const struct tw_sample **old, const struct tw_sample **new)
+static int window(const twin_model *m, const struct twin_sample **old, const struct twin_sample **new)
 {
 	if (m->n_samples < 2)
 		return -1;
@@ -200,7 +200,7 @@ static int window(const twin_model *m, const struct tw_sample **old, const struc
 
 static double cpu_util(const twin_model *m, int cpu)
 {
-	const struct tw_sample *o, *n;
+	const struct twin_sample *o, *n;
 	if (window(m, &o, &n) != 0 || n->total[cpu] <= o->total[cpu])
 		return 0;
 	double u = (double)(n->busy[cpu] - o->busy[cpu]) / (double)(n->total[cpu] - o->total[cpu]);
@@ -209,7 +209,7 @@ static double cpu_util(const twin_model *m, int cpu)
 
 static double accel_extra_uw(const twin_model *m, size_t a)
 {
-	const struct tw_sample *o, *n;
+	const struct twin_sample *o, *n;
 	if (a >= TWIN_MAX_ACCELS || window(m, &o, &n) != 0 || n->t_ns <= o->t_ns)
 		return 0;
 	return (n->energy[a] - o->energy[a]) / (double)(n->t_ns - o->t_ns);
@@ -221,18 +221,18 @@ const char *twin_model_rail_name(const twin_model *m, size_t r) { return m->rail
 
 double twin_model_rail_w(twin_model *m, size_t r)
 {
-	const struct tw_rail *rl = &m->rails[r];
+	const struct twin_rail *rl = &m->rails[r];
 	double w = 0;
 	pthread_mutex_lock(&m->mu);
 	if (rl->kind == TW_RAIL_ISLAND) {
-		const struct tw_policy *pol = &m->pol[rl->idx];
+		const struct twin_policy *pol = &m->pol[rl->idx];
 		double util = 0;
 		for (size_t c = 0; c < pol->isl->n_cpus; c++)
 			util += cpu_util(m, pol->isl->cpus[c]);
-		w = pd_island_power_w(pol->isl, tw_policy_opp(pol), util);
+		w = pd_platform_island_power_w(pol->isl, twin_policy_opp(pol), util);
 	} else if (rl->kind == TW_RAIL_ACCEL) {
-		const struct tw_accel *ac = &m->acc[rl->idx];
-		double idle_uw = ac->a->kind == PD_ACCEL_GPU ? (double)ac->a->opps[tw_gpu_opp(ac)].idle_uw
+		const struct twin_accel *ac = &m->acc[rl->idx];
+		double idle_uw = ac->a->kind == PD_ACCEL_GPU ? (double)ac->a->opps[twin_gpu_opp(ac)].idle_uw
 							      : (double)ac->a->idle_uw;
 		w = (idle_uw + accel_extra_uw(m, rl->idx)) / 1e6;
 	} else {
@@ -275,16 +275,16 @@ void twin_ina226_from_w(double watts, int64_t shunt_uohm, struct twin_ina226 *ou
 
 /* ---------------------------------------------------------------- accelerator runs */
 
-int tw_accel_run(twin_model *m, size_t a, int64_t latency_ns, int64_t power_uw, const char *bitstream)
+int twin_accel_run(twin_model *m, size_t a, int64_t latency_ns, int64_t power_uw, const char *bitstream)
 {
-	struct tw_accel *ac = &m->acc[a];
+	struct twin_accel *ac = &m->acc[a];
 	pthread_mutex_lock(&ac->run_lock); /* FIFO, non-preemptive: one job at a time */
 	pthread_mutex_lock(&m->mu);
 	int rc = 0;
 	int64_t lat = latency_ns, extra = power_uw;
 	if (ac->a->kind == PD_ACCEL_GPU) {
-		size_t j = tw_gpu_opp(ac);
-		lat = pd_latency_at(ac->a, latency_ns, j);
+		size_t j = twin_gpu_opp(ac);
+		lat = pd_platform_latency_at(ac->a, latency_ns, j);
 		extra = ac->a->opps[j].busy_uw - ac->a->opps[j].idle_uw;
 	} else if (strcmp(ac->state, "operating") != 0 || ac->n_loaded == 0) {
 		rc = -EIO; /* no bitstream in the fabric */
@@ -316,9 +316,9 @@ int tw_accel_run(twin_model *m, size_t a, int64_t latency_ns, int64_t power_uw, 
 	return rc;
 }
 
-int tw_fpga_load(twin_model *m, size_t a, const char *name)
+int twin_fpga_load(twin_model *m, size_t a, const char *name)
 {
-	struct tw_accel *ac = &m->acc[a];
+	struct twin_accel *ac = &m->acc[a];
 	char path[600];
 	struct stat st;
 	bool ok = name[0] && !strstr(name, "..");

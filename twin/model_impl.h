@@ -10,20 +10,20 @@
 #define TWIN_MAX_ACCELS 16
 #define TWIN_PATH 128
 
-enum tw_gov { TW_GOV_PERFORMANCE, TW_GOV_POWERSAVE, TW_GOV_USERSPACE, TW_GOV_SIMPLE_ONDEMAND };
+enum twin_gov { TW_GOV_PERFORMANCE, TW_GOV_POWERSAVE, TW_GOV_USERSPACE, TW_GOV_SIMPLE_ONDEMAND };
 
-struct tw_policy {
+struct twin_policy {
 	const struct pd_island *isl;
 	int64_t min_khz, max_khz, set_khz;
-	enum tw_gov gov;
+	enum twin_gov gov;
 };
 
-struct tw_accel {
+struct twin_accel {
 	const struct pd_accelerator *a;
 	pthread_mutex_t run_lock;
 	/* GPU (devfreq, Hz) */
 	int64_t min_hz, max_hz, set_hz;
-	enum tw_gov gov;
+	enum twin_gov gov;
 	/* FPGA manager */
 	char manager[64];
 	char state[32];
@@ -38,9 +38,9 @@ struct tw_accel {
 	uint64_t runs;
 };
 
-enum tw_rail_kind { TW_RAIL_ISLAND, TW_RAIL_ACCEL, TW_RAIL_BOARD };
-struct tw_rail {
-	enum tw_rail_kind kind;
+enum twin_rail_kind { TW_RAIL_ISLAND, TW_RAIL_ACCEL, TW_RAIL_BOARD };
+struct twin_rail {
+	enum twin_rail_kind kind;
 	size_t idx;
 	const char *name;
 	int64_t shunt_uohm;
@@ -48,21 +48,21 @@ struct tw_rail {
 	int async;
 };
 
-struct tw_sample {
+struct twin_sample {
 	int64_t t_ns;
 	uint64_t busy[TWIN_MAX_CPUS], total[TWIN_MAX_CPUS];
 	double energy[TWIN_MAX_ACCELS];
 };
 
-struct tw_node;
-typedef int (*tw_read_fn)(twin_model *m, const struct tw_node *n, pd_buf *out);
-typedef int (*tw_write_fn)(twin_model *m, const struct tw_node *n, const char *s);
-struct tw_node {
+struct twin_node;
+typedef int (*twin_read_fn)(twin_model *m, const struct twin_node *n, pd_buf *out);
+typedef int (*twin_write_fn)(twin_model *m, const struct twin_node *n, const char *s);
+struct twin_node {
 	char path[TWIN_PATH];
 	enum twin_node_kind kind;
 	unsigned mode;
-	tw_read_fn rd;
-	tw_write_fn wr;
+	twin_read_fn rd;
+	twin_write_fn wr;
 	size_t idx; /* policy / accel / rail / cpu index */
 	int attr;   /* which attribute of that object */
 };
@@ -71,24 +71,24 @@ struct twin_model {
 	pthread_mutex_t mu;
 	const pd_platform *p;
 	char fw_dir[512];
-	struct tw_policy *pol;
+	struct twin_policy *pol;
 	size_t n_pol;
-	struct tw_accel *acc;
+	struct twin_accel *acc;
 	size_t n_acc;
 	int n_cpus;
 	int64_t fair_runtime_ns[TWIN_MAX_CPUS], fair_period_ns[TWIN_MAX_CPUS];
-	struct tw_rail *rails;
+	struct twin_rail *rails;
 	size_t n_rails;
-	struct tw_sample ring[TWIN_WINDOW + 1];
+	struct twin_sample ring[TWIN_WINDOW + 1];
 	size_t head, n_samples;
-	struct tw_node *nodes;
+	struct twin_node *nodes;
 	size_t n_nodes, cap_nodes;
 };
 
 int twin_tree_build(twin_model *m, pd_err *e);
-size_t tw_policy_opp(const struct tw_policy *pol);
-size_t tw_gpu_opp(const struct tw_accel *ac);
-int tw_accel_run(twin_model *m, size_t a, int64_t latency_ns, int64_t power_uw, const char *bitstream);
-int tw_fpga_load(twin_model *m, size_t a, const char *name);
+size_t twin_policy_opp(const struct twin_policy *pol);
+size_t twin_gpu_opp(const struct twin_accel *ac);
+int twin_accel_run(twin_model *m, size_t a, int64_t latency_ns, int64_t power_uw, const char *bitstream);
+int twin_fpga_load(twin_model *m, size_t a, const char *name);
 
 #endif

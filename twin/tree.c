@@ -32,9 +32,9 @@ enum {
 
 static const char *const cpufreq_govs[] = {"performance", "powersave", "userspace", NULL};
 static const char *const devfreq_govs[] = {"performance", "powersave", "userspace", "simple_ondemand", NULL};
-static const enum tw_gov gov_of[] = {TW_GOV_PERFORMANCE, TW_GOV_POWERSAVE, TW_GOV_USERSPACE,
+static const enum twin_gov gov_of[] = {TW_GOV_PERFORMANCE, TW_GOV_POWERSAVE, TW_GOV_USERSPACE,
 				     TW_GOV_SIMPLE_ONDEMAND};
-static const char *gov_name(enum tw_gov g)
+static const char *gov_name(enum twin_gov g)
 {
 	return devfreq_govs[g == TW_GOV_PERFORMANCE ? 0 : g == TW_GOV_POWERSAVE ? 1 : g == TW_GOV_USERSPACE ? 2 : 3];
 }
@@ -85,12 +85,12 @@ static int match_word(const char *s, const char *const *words)
 
 /* ---------------------------------------------------------------- cpufreq */
 
-static int rd_cpufreq(twin_model *m, const struct tw_node *n, pd_buf *o)
+static int rd_cpufreq(twin_model *m, const struct twin_node *n, pd_buf *o)
 {
 	pthread_mutex_lock(&m->mu);
-	const struct tw_policy *pol = &m->pol[n->idx];
+	const struct twin_policy *pol = &m->pol[n->idx];
 	const struct pd_island *isl = pol->isl;
-	int64_t cur = isl->opps[tw_policy_opp(pol)].freq_khz;
+	int64_t cur = isl->opps[twin_policy_opp(pol)].freq_khz;
 	switch (n->attr) {
 	case CF_AFFECTED:
 	case CF_RELATED:
@@ -136,19 +136,19 @@ static bool is_opp(const struct pd_opp *o, size_t n, int64_t khz)
 	return false;
 }
 
-static int wr_cpufreq(twin_model *m, const struct tw_node *n, const char *s)
+static int wr_cpufreq(twin_model *m, const struct twin_node *n, const char *s)
 {
 	uint64_t v = 0;
 	int rc = 0;
 	pthread_mutex_lock(&m->mu);
-	struct tw_policy *pol = &m->pol[n->idx];
+	struct twin_policy *pol = &m->pol[n->idx];
 	if (n->attr == CF_GOV) {
 		int g = match_word(s, cpufreq_govs);
 		if (g < 0) {
 			rc = -EINVAL;
 		} else {
 			if (gov_of[g] == TW_GOV_USERSPACE && pol->gov != TW_GOV_USERSPACE)
-				pol->set_khz = pol->isl->opps[tw_policy_opp(pol)].freq_khz; /* starts at cur */
+				pol->set_khz = pol->isl->opps[twin_policy_opp(pol)].freq_khz; /* starts at cur */
 			pol->gov = gov_of[g];
 		}
 	} else if ((rc = parse_u64(s, 10, &v)) != 0 || v > INT32_MAX) {
@@ -171,11 +171,11 @@ static int wr_cpufreq(twin_model *m, const struct tw_node *n, const char *s)
 
 /* ---------------------------------------------------------------- devfreq */
 
-static int rd_devfreq(twin_model *m, const struct tw_node *n, pd_buf *o)
+static int rd_devfreq(twin_model *m, const struct twin_node *n, pd_buf *o)
 {
 	pthread_mutex_lock(&m->mu);
-	const struct tw_accel *ac = &m->acc[n->idx];
-	int64_t cur_hz = ac->a->opps[tw_gpu_opp(ac)].freq_khz * 1000;
+	const struct twin_accel *ac = &m->acc[n->idx];
+	int64_t cur_hz = ac->a->opps[twin_gpu_opp(ac)].freq_khz * 1000;
 	switch (n->attr) {
 	case DF_AVAIL_FREQS:
 		for (size_t j = 0; j < ac->a->n_opps; j++)
@@ -199,12 +199,12 @@ static int rd_devfreq(twin_model *m, const struct tw_node *n, pd_buf *o)
 	return 0;
 }
 
-static int wr_devfreq(twin_model *m, const struct tw_node *n, const char *s)
+static int wr_devfreq(twin_model *m, const struct twin_node *n, const char *s)
 {
 	uint64_t v = 0;
 	int rc = 0;
 	pthread_mutex_lock(&m->mu);
-	struct tw_accel *ac = &m->acc[n->idx];
+	struct twin_accel *ac = &m->acc[n->idx];
 	if (n->attr == DF_GOV) {
 		int g = match_word(s, devfreq_govs);
 		if (g < 0)
@@ -230,10 +230,10 @@ static int wr_devfreq(twin_model *m, const struct tw_node *n, const char *s)
 
 /* ---------------------------------------------------------------- FPGA manager */
 
-static int rd_fpga(twin_model *m, const struct tw_node *n, pd_buf *o)
+static int rd_fpga(twin_model *m, const struct twin_node *n, pd_buf *o)
 {
 	pthread_mutex_lock(&m->mu);
-	const struct tw_accel *ac = &m->acc[n->idx];
+	const struct twin_accel *ac = &m->acc[n->idx];
 	if (n->attr == FM_NAME)
 		pd_buf_printf(o, "powerdag-twin FPGA Manager\n");
 	else if (n->attr == FM_STATE)
@@ -244,7 +244,7 @@ static int rd_fpga(twin_model *m, const struct tw_node *n, pd_buf *o)
 	return 0;
 }
 
-static int wr_fpga(twin_model *m, const struct tw_node *n, const char *s)
+static int wr_fpga(twin_model *m, const struct twin_node *n, const char *s)
 {
 	if (n->attr == FM_FLAGS) {
 		uint64_t v;
@@ -261,12 +261,12 @@ static int wr_fpga(twin_model *m, const struct tw_node *n, const char *s)
 		return -EINVAL;
 	memcpy(name, s, len);
 	name[len] = 0;
-	return tw_fpga_load(m, n->idx, name); /* blocks for the reconfiguration time */
+	return twin_fpga_load(m, n->idx, name); /* blocks for the reconfiguration time */
 }
 
 /* ---------------------------------------------------------------- fair server */
 
-static int rd_fair(twin_model *m, const struct tw_node *n, pd_buf *o)
+static int rd_fair(twin_model *m, const struct twin_node *n, pd_buf *o)
 {
 	pthread_mutex_lock(&m->mu);
 	int64_t v = n->attr == FS_RUNTIME ? m->fair_runtime_ns[n->idx] : m->fair_period_ns[n->idx];
@@ -275,7 +275,7 @@ static int rd_fair(twin_model *m, const struct tw_node *n, pd_buf *o)
 	return 0;
 }
 
-static int wr_fair(twin_model *m, const struct tw_node *n, const char *s)
+static int wr_fair(twin_model *m, const struct twin_node *n, const char *s)
 {
 	uint64_t v;
 	if (parse_u64(s, 10, &v) != 0 || v > (uint64_t)INT64_MAX)
@@ -301,9 +301,9 @@ static int wr_fair(twin_model *m, const struct tw_node *n, const char *s)
 static const char *const it_avail[] = {"0.000140", "0.000204", "0.000332", "0.000588", "0.001100",
 				       "0.002116", "0.004156", "0.008244", NULL};
 
-static int rd_iio(twin_model *m, const struct tw_node *n, pd_buf *o)
+static int rd_iio(twin_model *m, const struct twin_node *n, pd_buf *o)
 {
-	struct tw_rail *rl = &m->rails[n->idx];
+	struct twin_rail *rl = &m->rails[n->idx];
 	struct twin_ina226 v;
 	twin_ina226_from_w(twin_model_rail_w(m, n->idx), rl->shunt_uohm, &v);
 	switch (n->attr) {
@@ -332,9 +332,9 @@ static int rd_iio(twin_model *m, const struct tw_node *n, pd_buf *o)
 	return 0;
 }
 
-static int wr_iio(twin_model *m, const struct tw_node *n, const char *s)
+static int wr_iio(twin_model *m, const struct twin_node *n, const char *s)
 {
-	struct tw_rail *rl = &m->rails[n->idx];
+	struct twin_rail *rl = &m->rails[n->idx];
 	uint64_t v;
 	if (n->attr == IIO_V0_IT || n->attr == IIO_V1_IT) /* only the hardware's conversion time */
 		return match_word(s, it_avail) == 4 ? 0 : -EINVAL;
@@ -355,17 +355,17 @@ static int wr_iio(twin_model *m, const struct tw_node *n, const char *s)
 
 /* ---------------------------------------------------------------- accelerator runs */
 
-static int rd_accel(twin_model *m, const struct tw_node *n, pd_buf *o)
+static int rd_accel(twin_model *m, const struct twin_node *n, pd_buf *o)
 {
 	pthread_mutex_lock(&m->mu);
-	const struct tw_accel *ac = &m->acc[n->idx];
+	const struct twin_accel *ac = &m->acc[n->idx];
 	pd_buf_printf(o, "runs=%llu busy_ns=%lld\n", (unsigned long long)ac->runs, (long long)ac->busy_ns);
 	pthread_mutex_unlock(&m->mu);
 	return 0;
 }
 
 /* "latency_ns=N [power_uw=P] [bitstream=NAME]" (docs/TWIN.md). */
-static int wr_accel(twin_model *m, const struct tw_node *n, const char *s)
+static int wr_accel(twin_model *m, const struct twin_node *n, const char *s)
 {
 	int64_t lat = -1, pw = 0;
 	char bits[128] = "";
@@ -385,12 +385,12 @@ static int wr_accel(twin_model *m, const struct tw_node *n, const char *s)
 	}
 	if (lat < 0)
 		return -EINVAL;
-	return tw_accel_run(m, n->idx, lat, pw, bits[0] ? bits : NULL);
+	return twin_accel_run(m, n->idx, lat, pw, bits[0] ? bits : NULL);
 }
 
 /* ---------------------------------------------------------------- the table */
 
-static struct tw_node *find(twin_model *m, const char *path)
+static struct twin_node *find(twin_model *m, const char *path)
 {
 	for (size_t i = 0; i < m->n_nodes; i++)
 		if (strcmp(m->nodes[i].path, path) == 0)
@@ -398,7 +398,7 @@ static struct tw_node *find(twin_model *m, const char *path)
 	return NULL;
 }
 
-static int add(twin_model *m, const char *path, unsigned mode, tw_read_fn rd, tw_write_fn wr, size_t idx, int attr);
+static int add(twin_model *m, const char *path, unsigned mode, twin_read_fn rd, twin_write_fn wr, size_t idx, int attr);
 
 static int add_dirs(twin_model *m, const char *path)
 {
@@ -413,18 +413,18 @@ static int add_dirs(twin_model *m, const char *path)
 	return add(m, d, 0755, NULL, NULL, 0, -1);
 }
 
-static int add(twin_model *m, const char *path, unsigned mode, tw_read_fn rd, tw_write_fn wr, size_t idx, int attr)
+static int add(twin_model *m, const char *path, unsigned mode, twin_read_fn rd, twin_write_fn wr, size_t idx, int attr)
 {
 	if (strlen(path) >= TWIN_PATH || add_dirs(m, path) != 0)
 		return -1;
 	if (m->n_nodes == m->cap_nodes) {
 		size_t cap = m->cap_nodes ? 2 * m->cap_nodes : 256;
-		struct tw_node *v = realloc(m->nodes, cap * sizeof(*v));
+		struct twin_node *v = realloc(m->nodes, cap * sizeof(*v));
 		if (!v)
 			return -1;
 		m->nodes = v, m->cap_nodes = cap;
 	}
-	struct tw_node *n = &m->nodes[m->n_nodes++];
+	struct twin_node *n = &m->nodes[m->n_nodes++];
 	memset(n, 0, sizeof(*n));
 	snprintf(n->path, sizeof(n->path), "%s", path);
 	n->kind = attr < 0 ? TWIN_DIR : TWIN_FILE;
@@ -438,7 +438,7 @@ struct attr_def {
 	int attr;
 };
 
-static int add_group(twin_model *m, const char *dir, const struct attr_def *defs, tw_read_fn rd, tw_write_fn wr,
+static int add_group(twin_model *m, const char *dir, const struct attr_def *defs, twin_read_fn rd, twin_write_fn wr,
 		     size_t idx)
 {
 	char p[TWIN_PATH * 2];
@@ -482,7 +482,7 @@ static const struct attr_def iio_attrs[] = {
 };
 static const struct attr_def accel_attrs[] = {{"run", 0644, AC_RUN}, {NULL, 0, 0}};
 
-static double rail_max_w(const twin_model *m, const struct tw_rail *r)
+static double rail_max_w(const twin_model *m, const struct twin_rail *r)
 {
 	if (r->kind == TW_RAIL_ISLAND) {
 		const struct pd_island *isl = m->pol[r->idx].isl;
@@ -504,7 +504,7 @@ static int build_rails(twin_model *m)
 	if (!m->rails)
 		return -1;
 	for (size_t r = 0; r < m->n_rails; r++) {
-		struct tw_rail *rl = &m->rails[r];
+		struct twin_rail *rl = &m->rails[r];
 		if (r < m->n_pol)
 			rl->kind = TW_RAIL_ISLAND, rl->idx = r, rl->name = m->pol[r].isl->name;
 		else if (r < m->n_pol + m->n_acc)
@@ -526,7 +526,7 @@ int twin_tree_build(twin_model *m, pd_err *e)
 		rc = add_group(m, dir, cpufreq_attrs, rd_cpufreq, wr_cpufreq, k);
 	}
 	for (size_t a = 0; rc == 0 && a < m->n_acc; a++) {
-		const struct tw_accel *ac = &m->acc[a];
+		const struct twin_accel *ac = &m->acc[a];
 		if (ac->a->kind == PD_ACCEL_GPU && ac->a->devfreq) {
 			snprintf(dir, sizeof(dir), "/class/devfreq/%s", ac->a->devfreq);
 			rc = add_group(m, dir, devfreq_attrs, rd_devfreq, wr_devfreq, a);
@@ -564,7 +564,7 @@ int twin_model_stat(twin_model *m, const char *path, struct twin_stat *st)
 		st->kind = TWIN_DIR, st->mode = 0755;
 		return 0;
 	}
-	const struct tw_node *n = find(m, path);
+	const struct twin_node *n = find(m, path);
 	if (!n)
 		return -ENOENT;
 	st->kind = n->kind, st->mode = n->mode;
@@ -589,7 +589,7 @@ int twin_model_list(twin_model *m, const char *dir, void (*fn)(const char *name,
 
 int twin_model_read(twin_model *m, const char *path, pd_buf *out)
 {
-	const struct tw_node *n = find(m, path);
+	const struct twin_node *n = find(m, path);
 	if (!n)
 		return -ENOENT;
 	if (n->kind == TWIN_DIR)
@@ -601,7 +601,7 @@ int twin_model_read(twin_model *m, const char *path, pd_buf *out)
 
 int twin_model_write(twin_model *m, const char *path, const char *data, size_t len)
 {
-	const struct tw_node *n = find(m, path);
+	const struct twin_node *n = find(m, path);
 	if (!n)
 		return -ENOENT;
 	if (n->kind == TWIN_DIR)

@@ -108,7 +108,7 @@ static int cmd_run(int argc, char **argv)
 	const char *inj_s = getenv("PD_AGENT_INJECT_OVERRUN");
 	if (inj_s && *inj_s) {
 		const char *why = NULL;
-		if (pd_inject_parse(inj_s, &inj, &why)) {
+		if (pd_dags_inject_parse(inj_s, &inj, &why)) {
 			fprintf(stderr, "powerdag-agent: PD_AGENT_INJECT_OVERRUN '%.80s': %s\n", inj_s, why);
 			return PD_EXIT_USAGE;
 		}

@@ -5,7 +5,7 @@
  * Density (sufficient for EDF with constrained deadlines, the model's core rule):
  *     sum_{i on core} Q_i / d_i  <=  U_max - R_fair / P_fair
  * decided exactly by pd_check_sum_le. Q_i is the recomputed budget (WCET + per-job overhead,
- * margin: pd_budget_at), d_i the plan's deadline.
+ * margin: pd_platform_budget_at), d_i the plan's deadline.
  *
  * Reclaiming (GRUB, SCHED_FLAG_RECLAIM) is allowed on a core whose tasks all have implicit deadlines
  * (d_i = T_i), or all lie on one path of one DAG (pairwise ordered by precedence; one task alone

@@ -22,7 +22,7 @@ struct ck {
 	pd_check_report *r;
 	size_t n_tasks;
 	int64_t *wcet_true; /* per task: C_i(k,f) recomputed (CPU) or latency at the OPP (accel) */
-	int64_t *budget_true; /* per task: Q_i recomputed (CPU: pd_budget_at), = wcet_true (accel) */
+	int64_t *budget_true; /* per task: Q_i recomputed (CPU: pd_platform_budget_at), = wcet_true (accel) */
 	int64_t *delay_ns;  /* per task: its contribution to a path, d_i (CPU) or the FIFO bound / R_i */
 	bool oom;
 };

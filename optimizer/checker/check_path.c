@@ -73,7 +73,7 @@ static void check_dag(struct ck *c, size_t g, size_t *order, size_t *indeg, int6
 		}
 		__int128 f = best + (c->delay_ns[i] > 0 ? c->delay_ns[i] : 0);
 		F[i] = f > CK_CLAMP ? CK_CLAMP : (int64_t)f;
-		if (pd_task_is_sink(t) && F[i] > worst)
+		if (pd_dags_task_is_sink(t) && F[i] > worst)
 			worst = F[i];
 	}
 	out->finish_ns = worst;
@@ -82,7 +82,7 @@ static void check_dag(struct ck *c, size_t g, size_t *order, size_t *indeg, int6
 		c->r->min_relative_slack = out->relative_slack;
 	for (size_t k = d->first_task; k < d->first_task + d->n_tasks; k++) {
 		const struct pd_task *t = pd_dags_task(c->dags, k);
-		if (!pd_task_is_sink(t) || F[k] <= d->deadline_ns)
+		if (!pd_dags_task_is_sink(t) || F[k] <= d->deadline_ns)
 			continue;
 		char path[160];
 		path_text(c, arg, k, path, sizeof(path));

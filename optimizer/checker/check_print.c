@@ -67,7 +67,7 @@ void pd_check_print(const pd_check_report *r, const pd_plan *p, FILE *out)
 	for (size_t k = 0; k < pd_platform_island_count(pf); k++) {
 		char b[32];
 		const struct pd_island *isl = pd_platform_island(pf, k);
-		fprintf(out, " %s %s%s", isl->name, pd_fmt_duration(pd_job_overhead_ns(pf, k), b, sizeof(b)),
+		fprintf(out, " %s %s%s", isl->name, pd_fmt_duration(pd_platform_job_overhead_ns(pf, k), b, sizeof(b)),
 			isl->has_job_overhead || dl->has_job_overhead ? "" : " (default, not measured)");
 	}
 	fputc('\n', out);

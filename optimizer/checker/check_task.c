@@ -3,7 +3,7 @@
  * check_task.c - per task: the WCET at the chosen OPP, its budget and the SCHED_DEADLINE triple.
  *
  * The WCET and the budget Q = ceil((C + o_k)(1 + m)) are recomputed from the embedded DAG set and
- * platform with the platform's laws (pd_budget_at / pd_latency_at) and every later rule uses the
+ * platform with the platform's laws (pd_platform_budget_at / pd_platform_latency_at) and every later rule uses the
  * recomputed values, so a plan that understates its wcet, overhead or runtime cannot make its cores
  * look lighter than they are.
  */
@@ -48,7 +48,7 @@ static void check_cpu_task(struct ck *c, size_t i, const struct pd_task *t, cons
 	}
 	size_t opp = pd_plan_island_opp(c->plan, (size_t)k);
 	struct pd_budget b;
-	if (pd_budget_at(c->plat, t, (size_t)k, opp, &b) != 0) /* OPP out of range: the reader should have refused it */
+	if (pd_platform_budget_at(c->plat, t, (size_t)k, opp, &b) != 0) /* OPP out of range: the reader should have refused it */
 		b.wcet_ns = b.runtime_ns = CK_HUGE_NS;
 	c->wcet_true[i] = b.wcet_ns;
 	c->budget_true[i] = b.runtime_ns;
@@ -77,7 +77,7 @@ static void check_accel_task(struct ck *c, size_t i, const struct pd_task *t, co
 	const struct pd_impl *im = &t->impls[pt->place.impl];
 	int64_t L = im->latency_ns;
 	if (a->kind == PD_ACCEL_GPU && a->n_opps > 0)
-		L = pd_latency_at(a, im->latency_ns, pd_plan_accel_opp(c->plan, pt->place.accel));
+		L = pd_platform_latency_at(a, im->latency_ns, pd_plan_accel_opp(c->plan, pt->place.accel));
 	if (L < 0)
 		L = CK_HUGE_NS;
 	c->wcet_true[i] = c->budget_true[i] = L;

@@ -187,8 +187,8 @@ static const char *mix_plan(const char *dir, const char *sym)
 /* What a repeated run (pd_th_run_steady) must start without: the recorded GPIO and accelerator
  * events and the plugin's job lines. */
 struct recorders {
-	struct pd_gpio_rec *g;
-	struct pd_accel_rec *a;
+	struct pd_agent_gpio_rec *g;
+	struct pd_agent_accel_rec *a;
 	const char *count;
 };
 
@@ -211,12 +211,12 @@ START_TEST(plugin_gpio_and_accelerator)
 	snprintf(count, sizeof(count), "%s/plugin.txt", tmp);
 	setenv("PD_TEST_PLUGIN_COUNT", count, 1);
 	const char *plan = mix_plan(tmp, "pd_test_policy");
-	struct pd_gpio_rec grec = {.cap = 1024};
+	struct pd_agent_gpio_rec grec = {.cap = 1024};
 	grec.ev = calloc(grec.cap, sizeof(*grec.ev));
-	struct pd_gpio_ops gops = pd_gpio_recording(&grec);
-	struct pd_accel_rec arec = {.cap = 1024};
+	struct pd_agent_gpio_ops gops = pd_agent_gpio_recording(&grec);
+	struct pd_agent_accel_rec arec = {.cap = 1024};
 	arec.ev = calloc(arec.cap, sizeof(*arec.ev));
-	struct pd_accel_ops aops = pd_accel_recording(&arec);
+	struct pd_agent_accel_ops aops = pd_agent_accel_recording(&arec);
 	struct pd_agent_opts o;
 	pd_agent_opts_init(&o);
 	o.no_power = true;

@@ -80,7 +80,7 @@ static struct outcome run_once(const char *path, const char **dir, long long ste
 	o.no_power = true;
 	struct pd_inject inj;
 	const char *why = NULL;
-	ck_assert_int_eq(pd_inject_parse(INJECT, &inj, &why), 0);
+	ck_assert_int_eq(pd_dags_inject_parse(INJECT, &inj, &why), 0);
 	o.inject = &inj;
 	pd_err e = {0};
 	int rc = pd_th_run(path, RUN_MS, &o, dir, &e);

@@ -35,20 +35,20 @@ START_TEST(reads_fake_tree)
 	snprintf(root, sizeof(root), "%s", pd_test_tmpdir());
 	pd_th_fake_iio(root);
 	pd_th_enter_fake_sys(root);
-	pd_power *p = pd_power_open(RAILS, 4, NULL);
+	pd_power *p = pd_agent_power_open(RAILS, 4, NULL);
 	ck_assert_ptr_nonnull(p);
-	struct pd_power_sample s[4];
-	ck_assert_uint_eq(pd_power_read(p, s), 3);
+	struct pd_agent_power_sample s[4];
+	ck_assert_uint_eq(pd_agent_power_read(p, s), 3);
 	ck_assert_int_eq(s[0].uw, 1337500); /* 107 * 12.5 mW */
 	ck_assert_int_eq(s[1].uw, 2500000);
 	ck_assert_int_eq(s[2].uw, INT64_MIN);
 	ck_assert_int_eq(s[2].err, ENOENT);
 	ck_assert_int_eq(s[3].uw, 1576000000); /* 3152 * 0.5 mA, scale 1 */
-	ck_assert_ptr_nonnull(strstr(pd_power_rail_state(p, 2), "not found"));
+	ck_assert_ptr_nonnull(strstr(pd_agent_power_rail_state(p, 2), "not found"));
 	/* values updated by rename are read fresh */
 	pd_th_fake_set(root, "iio:device0", "in_power2_raw", "200");
 	pd_th_fake_set(root, "iio:device1", "in_power0_input", "1234");
-	pd_power_read(p, s);
+	pd_agent_power_read(p, s);
 	ck_assert_int_eq(s[0].uw, 2500000);
 	ck_assert_int_eq(s[1].uw, 1234000);
 	/* many updates, each read fresh */
@@ -56,21 +56,21 @@ START_TEST(reads_fake_tree)
 		char txt[16];
 		snprintf(txt, sizeof(txt), "%d", v * 8);
 		pd_th_fake_set(root, "iio:device0", "in_power2_raw", txt);
-		pd_power_read(p, s);
+		pd_agent_power_read(p, s);
 		ck_assert_int_eq(s[0].uw, v * 100000); /* v * 8 * 12.5 mW */
 	}
 	/* a sensor that disappears is a gap, and comes back */
 	char f[700];
 	snprintf(f, sizeof(f), "%s/bus/iio/devices/iio:device1/in_power0_input", root);
 	ck_assert_int_eq(unlink(f), 0);
-	ck_assert_uint_eq(pd_power_read(p, s), 2);
+	ck_assert_uint_eq(pd_agent_power_read(p, s), 2);
 	ck_assert_int_eq(s[1].uw, INT64_MIN);
 	ck_assert_int_eq(s[1].err, ENOENT);
-	ck_assert_uint_eq(pd_power_read(p, s), 2);
+	ck_assert_uint_eq(pd_agent_power_read(p, s), 2);
 	pd_th_fake_set(root, "iio:device1", "in_power0_input", "1234");
-	ck_assert_uint_eq(pd_power_read(p, s), 3);
+	ck_assert_uint_eq(pd_agent_power_read(p, s), 3);
 	ck_assert_int_eq(s[1].uw, 1234000);
-	pd_power_close(p);
+	pd_agent_power_close(p);
 }
 END_TEST
 
@@ -78,14 +78,14 @@ START_TEST(no_iio_at_all_is_gaps_not_a_crash)
 {
 	/* network URI with nothing listening: every read is a gap with the connect error */
 	struct pd_agent_rail r = {"ip:127.0.0.1:1", "x", "power0", "R", "board", 0.001};
-	pd_power *p = pd_power_open(&r, 1, NULL);
+	pd_power *p = pd_agent_power_open(&r, 1, NULL);
 	ck_assert_ptr_nonnull(p);
-	struct pd_power_sample s;
-	ck_assert_uint_eq(pd_power_read(p, &s), 0);
+	struct pd_agent_power_sample s;
+	ck_assert_uint_eq(pd_agent_power_read(p, &s), 0);
 	ck_assert_int_eq(s.uw, INT64_MIN);
 	ck_assert_int_ne(s.err, 0);
-	ck_assert_ptr_nonnull(strstr(pd_power_rail_state(p, 0), "no IIO context"));
-	pd_power_close(p);
+	ck_assert_ptr_nonnull(strstr(pd_agent_power_rail_state(p, 0), "no IIO context"));
+	pd_agent_power_close(p);
 }
 END_TEST
 
@@ -193,30 +193,30 @@ START_TEST(network_reconnects_after_errors)
 	pid_t iiod = start_iiod(root);
 	struct pd_agent_rail rails[2] = {{"ip:127.0.0.1", "ina226-u76", "power2", "VCCINT", "cpu", 0.001},
 					 {"ip:127.0.0.1", "ina3221x", "power0", "GPU", "gpu0", 0.001}};
-	pd_power *p = pd_power_open(rails, 2, NULL);
-	struct pd_power_sample s[2];
-	ck_assert_uint_eq(pd_power_read(p, s), 2);
+	pd_power *p = pd_agent_power_open(rails, 2, NULL);
+	struct pd_agent_power_sample s[2];
+	ck_assert_uint_eq(pd_agent_power_read(p, s), 2);
 	ck_assert_int_eq(s[0].uw, 1337500);
 	ck_assert_int_eq(s[1].uw, 2500000);
 	/* the board's iiod dies: gaps, never a crash, the context is dropped */
 	kill(iiod, SIGKILL);
 	waitpid(iiod, NULL, 0);
-	ck_assert_uint_eq(pd_power_read(p, s), 0);
+	ck_assert_uint_eq(pd_agent_power_read(p, s), 0);
 	ck_assert_int_eq(s[0].uw, INT64_MIN);
 	ck_assert_int_ne(s[0].err, 0);
-	ck_assert_uint_eq(pd_power_read(p, s), 0);
+	ck_assert_uint_eq(pd_agent_power_read(p, s), 0);
 	/* it comes back with new values: the sampler reconnects (at most once a second) */
 	pd_th_fake_set(root, "iio:device0", "in_power2_raw", "80");
 	iiod = start_iiod(root);
 	size_t ok = 0;
 	for (int i = 0; i < 40 && ok < 2; i++) {
 		usleep(100000);
-		ok = pd_power_read(p, s);
+		ok = pd_agent_power_read(p, s);
 	}
 	ck_assert_uint_eq(ok, 2);
 	ck_assert_int_eq(s[0].uw, 1000000); /* 80 * 12.5 mW */
-	ck_assert_ptr_nonnull(strstr(pd_power_rail_state(p, 0), "via libiio"));
-	pd_power_close(p);
+	ck_assert_ptr_nonnull(strstr(pd_agent_power_rail_state(p, 0), "via libiio"));
+	pd_agent_power_close(p);
 	kill(iiod, SIGKILL);
 	waitpid(iiod, NULL, 0);
 }

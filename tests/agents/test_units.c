@@ -2,8 +2,8 @@
 /* Agent building blocks: runtime conversion for frequency/capacity-scaled kernels, work kinds,
  * plan -> spec resolution, GPIO spec, FPGA manager loading, cpuset fallbacks. */
 #include "agents/pd_agent.h"
-#include "agents/exec.h"
-#include "agents/work.h"
+#include "agents/exec_impl.h"
+#include "agents/work_impl.h"
 #include "helper_agents.h"
 #include "pd_test.h"
 
@@ -41,15 +41,15 @@ static void put(const char *root, const char *rel, const char *v)
 START_TEST(runtime_scaling)
 {
 	/* ZCU102 at 600 of 1200 MHz: the kernel charges half the wall time */
-	ck_assert_int_eq(pd_runtime_scale(10 * PD_NS_PER_MS, 600000, 1200000, 1024), 5 * PD_NS_PER_MS);
+	ck_assert_int_eq(pd_agent_runtime_scale(10 * PD_NS_PER_MS, 600000, 1200000, 1024), 5 * PD_NS_PER_MS);
 	/* XU4 A7 capacity 377 at max frequency: 10 ms * 377/1024, rounded up */
-	ck_assert_int_eq(pd_runtime_scale(10 * PD_NS_PER_MS, 1400000, 1400000, 377), 3681641);
+	ck_assert_int_eq(pd_agent_runtime_scale(10 * PD_NS_PER_MS, 1400000, 1400000, 377), 3681641);
 	/* both factors */
-	ck_assert_int_eq(pd_runtime_scale(8 * PD_NS_PER_MS, 500000, 1000000, 512), 2 * PD_NS_PER_MS);
+	ck_assert_int_eq(pd_agent_runtime_scale(8 * PD_NS_PER_MS, 500000, 1000000, 512), 2 * PD_NS_PER_MS);
 	/* the kernel's floor */
-	ck_assert_int_eq(pd_runtime_scale(1500, 200000, 2000000, 512), 1024);
+	ck_assert_int_eq(pd_agent_runtime_scale(1500, 200000, 2000000, 512), 1024);
 	/* unknown factors: identity */
-	ck_assert_int_eq(pd_runtime_scale(7 * PD_NS_PER_MS, -1, -1, -1), 7 * PD_NS_PER_MS);
+	ck_assert_int_eq(pd_agent_runtime_scale(7 * PD_NS_PER_MS, -1, -1, -1), 7 * PD_NS_PER_MS);
 }
 END_TEST
 
@@ -63,12 +63,12 @@ START_TEST(runtime_for_kernel_reads_sysfs)
 	put(root, "devices/system/cpu/cpu3/cpufreq/cpuinfo_max_freq", "1200000\n");
 #if !defined(__arm__) && !defined(__aarch64__)
 	unsetenv("PD_AGENT_FORCE_RUNTIME_SCALING");
-	ck_assert_int_eq(pd_runtime_for_kernel(10 * PD_NS_PER_MS, 3, false, root), 10 * PD_NS_PER_MS); /* x86: wall */
+	ck_assert_int_eq(pd_agent_runtime_for_kernel(10 * PD_NS_PER_MS, 3, false, root), 10 * PD_NS_PER_MS); /* x86: wall */
 	setenv("PD_AGENT_FORCE_RUNTIME_SCALING", "1", 1);
 #endif
-	ck_assert_int_eq(pd_runtime_for_kernel(10 * PD_NS_PER_MS, 3, false, root), 2500 * PD_NS_PER_US);
-	ck_assert_int_eq(pd_runtime_for_kernel(10 * PD_NS_PER_MS, 3, true, root), 10 * PD_NS_PER_MS); /* GRUB-PA */
-	ck_assert_int_eq(pd_runtime_for_kernel(10 * PD_NS_PER_MS, 2, false, root), 10 * PD_NS_PER_MS); /* no data */
+	ck_assert_int_eq(pd_agent_runtime_for_kernel(10 * PD_NS_PER_MS, 3, false, root), 2500 * PD_NS_PER_US);
+	ck_assert_int_eq(pd_agent_runtime_for_kernel(10 * PD_NS_PER_MS, 3, true, root), 10 * PD_NS_PER_MS); /* GRUB-PA */
+	ck_assert_int_eq(pd_agent_runtime_for_kernel(10 * PD_NS_PER_MS, 2, false, root), 10 * PD_NS_PER_MS); /* no data */
 	unsetenv("PD_AGENT_FORCE_RUNTIME_SCALING");
 }
 END_TEST
@@ -83,7 +83,7 @@ static int64_t tcpu(void)
 START_TEST(busy_burns_exact_cpu_time)
 {
 	int64_t t0 = tcpu();
-	pd_work_busy_ns(3 * PD_NS_PER_MS);
+	work_busy_ns(3 * PD_NS_PER_MS);
 	int64_t dt = tcpu() - t0;
 	ck_assert_int_ge(dt, 3 * PD_NS_PER_MS);
 	ck_assert_int_lt(dt, 3 * PD_NS_PER_MS + 300 * PD_NS_PER_US);
@@ -92,9 +92,9 @@ START_TEST(busy_burns_exact_cpu_time)
 				  .wcet_ref_ns = PD_NS_PER_MS};
 	struct pd_xwork w;
 	pd_err e = {0};
-	ck_assert_int_eq(pd_work_init(&w, &t, 1, 0, &e), 0);
+	ck_assert_int_eq(work_init(&w, &t, 1, 0, &e), 0);
 	int64_t before = tcpu(), c0 = -1, c1;
-	ck_assert_int_eq(pd_work_do(&w, 0, PD_NS_PER_MS, PD_NS_PER_MS, &c0, &c1), 0);
+	ck_assert_int_eq(work_do(&w, 0, PD_NS_PER_MS, PD_NS_PER_MS, &c0, &c1), 0);
 	ck_assert_int_ge(c0, before);
 	ck_assert_int_ge(c1 - c0, PD_NS_PER_MS);
 	ck_assert_int_le(c1, tcpu());
@@ -125,11 +125,11 @@ START_TEST(kernel_runtime_is_the_plans)
 	t.runtime_ns = 1100000;
 	t.deadline_ns = 6563811;
 	t.period_ns = 20 * PD_NS_PER_MS;
-	ck_assert_int_eq(pd_exec_kernel_runtime(&t, "/nonexistent"), 1100000);
+	ck_assert_int_eq(exec_kernel_runtime(&t, "/nonexistent"), 1100000);
 	t.reclaim = true;
-	ck_assert_int_eq(pd_exec_kernel_runtime(&t, "/nonexistent"), 1100000);
+	ck_assert_int_eq(exec_kernel_runtime(&t, "/nonexistent"), 1100000);
 	t.runtime_ns = 100; /* below the kernel's floor: raised to 1024 ns, the only change */
-	ck_assert_int_eq(pd_exec_kernel_runtime(&t, "/nonexistent"), 1024);
+	ck_assert_int_eq(exec_kernel_runtime(&t, "/nonexistent"), 1024);
 }
 END_TEST
 
@@ -138,14 +138,14 @@ START_TEST(variability_is_seeded_and_bounded)
 	struct pd_agent_task t = mk_task(PD_AW_BUSY);
 	struct pd_xwork a, b, c;
 	pd_err e = {0};
-	ck_assert_int_eq(pd_work_init(&a, &t, 42, 3, &e), 0);
-	ck_assert_int_eq(pd_work_init(&b, &t, 42, 3, &e), 0);
-	ck_assert_int_eq(pd_work_init(&c, &t, 43, 3, &e), 0);
+	ck_assert_int_eq(work_init(&a, &t, 42, 3, &e), 0);
+	ck_assert_int_eq(work_init(&b, &t, 42, 3, &e), 0);
+	ck_assert_int_eq(work_init(&c, &t, 43, 3, &e), 0);
 	int same_other_seed = 0;
 	int64_t lo = INT64_MAX, hi = 0;
 	for (int i = 0; i < 200; i++) {
 		int64_t ra, rb, rc;
-		int64_t da = pd_work_draw(&a, &ra), db = pd_work_draw(&b, &rb), dc = pd_work_draw(&c, &rc);
+		int64_t da = work_draw(&a, &ra), db = work_draw(&b, &rb), dc = work_draw(&c, &rc);
 		ck_assert_int_eq(da, db); /* same seed, same demands */
 		same_other_seed += da == dc;
 		ck_assert_int_ge(ra, t.bcet_ref_ns);
@@ -161,10 +161,10 @@ START_TEST(variability_is_seeded_and_bounded)
 	/* without bcet every job is the WCET at the OPP */
 	t.bcet_ref_ns = t.wcet_ref_ns;
 	t.bcet_ns = t.wcet_ns;
-	ck_assert_int_eq(pd_work_init(&a, &t, 1, 0, &e), 0);
+	ck_assert_int_eq(work_init(&a, &t, 1, 0, &e), 0);
 	int64_t r;
 	for (int i = 0; i < 10; i++)
-		ck_assert_int_eq(pd_work_draw(&a, &r), t.wcet_ns);
+		ck_assert_int_eq(work_draw(&a, &r), t.wcet_ns);
 }
 END_TEST
 
@@ -178,17 +178,17 @@ START_TEST(spin_is_stretched_by_a_lower_frequency)
 	struct pd_agent_task t = mk_task(PD_AW_SPIN);
 	struct pd_xwork full, half;
 	pd_err e = {0};
-	pd_work_init(&full, &t, 1, 0, &e);
-	pd_work_init(&half, &t, 1, 0, &e);
+	work_init(&full, &t, 1, 0, &e);
+	work_init(&half, &t, 1, 0, &e);
 	put(root, "devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", "2000000\n");
-	pd_work_calibrate(&full, 0, root);
+	work_calibrate(&full, 0, root);
 	put(root, "devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", "1000000\n");
-	pd_work_calibrate(&half, 0, root);
+	work_calibrate(&half, 0, root);
 	double ratio = half.iters_per_ref_ns / full.iters_per_ref_ns;
 	ck_assert_msg(ratio > 1.6 && ratio < 2.5, "ratio %f", ratio);
 	/* and a calibrated spin job of 2 ms at f_ref takes about 2 ms of CPU at that speed */
 	int64_t t0 = tcpu(), c0 = t0, c1;
-	pd_work_do(&full, 0, 0, 2 * PD_NS_PER_MS, &c0, &c1);
+	work_do(&full, 0, 0, 2 * PD_NS_PER_MS, &c0, &c1);
 	ck_assert_int_eq(c0, t0); /* left alone */
 	ck_assert_int_eq(c1, -1); /* spin does not read the clock */
 	int64_t dt = tcpu() - t0;
@@ -248,16 +248,16 @@ END_TEST
 
 START_TEST(gpio_spec)
 {
-	struct pd_gpio_ops g;
+	struct pd_agent_gpio_ops g;
 	pd_err e = {0};
-	ck_assert_int_eq(pd_gpio_open_gpiod("nochip", &g, &e), PD_EXIT_USAGE);
-	ck_assert_int_eq(pd_gpio_open_gpiod("gpiochip0:x", &g, &e), PD_EXIT_USAGE);
+	ck_assert_int_eq(pd_agent_gpio_open_gpiod("nochip", &g, &e), PD_EXIT_USAGE);
+	ck_assert_int_eq(pd_agent_gpio_open_gpiod("gpiochip0:x", &g, &e), PD_EXIT_USAGE);
 	/* this kernel has no GPIO driver: an environment error, never a crash */
 	if (access("/dev/gpiochip0", F_OK) != 0)
-		ck_assert_int_eq(pd_gpio_open_gpiod("gpiochip0:3", &g, &e), PD_EXIT_ENV);
-	struct pd_gpio_rec rec = {.cap = 2};
+		ck_assert_int_eq(pd_agent_gpio_open_gpiod("gpiochip0:3", &g, &e), PD_EXIT_ENV);
+	struct pd_agent_gpio_rec rec = {.cap = 2};
 	rec.ev = calloc(2, sizeof(*rec.ev));
-	g = pd_gpio_recording(&rec);
+	g = pd_agent_gpio_recording(&rec);
 	ck_assert_int_eq(g.set(g.ctx, 1), 0);
 	ck_assert_int_eq(g.set(g.ctx, 0), 0);
 	ck_assert_int_ne(g.set(g.ctx, 1), 0); /* full: refused, not overflowed */
@@ -275,7 +275,7 @@ START_TEST(fpga_manager_loads_bitstreams)
 	put(root, "class/fpga_manager/fpga0/firmware", "");
 	put(root, "class/fpga_manager/fpga0/flags", "0");
 	put(root, "class/fpga_manager/fpga0/state", "operating\n");
-	struct pd_accel_ops ops = pd_accel_fpga_manager(root);
+	struct pd_agent_accel_ops ops = pd_agent_accel_fpga_manager(root);
 	struct pd_agent_accel acc = {.name = "pl", .kind = PD_ACCEL_FPGA, .manager = "fpga0"};
 	ck_assert_int_eq(ops.load(ops.ctx, &acc, 1, "sobel.bin"), 0);
 	char out[256];
@@ -306,7 +306,7 @@ START_TEST(twin_accelerator_request)
 	put(root, "kernel/powerdag-twin/accel/gpu0/run", "");
 	put(root, "kernel/powerdag-twin/accel/pl/run", "");
 	struct pd_agent_spec s = {0};
-	struct pd_accel_ops ops = pd_accel_default(&s, root);
+	struct pd_agent_accel_ops ops = pd_agent_accel_default(&s, root);
 	ck_assert_str_eq(ops.name, "twin");
 	/* GPU: the latency at the top OPP goes to the twin, which applies its current OPP */
 	struct pd_agent_accel gpu = {.name = "gpu0", .kind = PD_ACCEL_GPU};
@@ -336,7 +336,7 @@ START_TEST(twin_accelerator_request)
 	/* without the twin's directory: emulated */
 	char other[600];
 	snprintf(other, sizeof(other), "%s/nothing", root);
-	ck_assert_str_eq(pd_accel_default(&s, other).name, "emulated");
+	ck_assert_str_eq(pd_agent_accel_default(&s, other).name, "emulated");
 }
 END_TEST
 
@@ -350,20 +350,20 @@ START_TEST(cpusets_fallbacks)
 	mkdirs(root, "dl/cpu0");
 	char dl[600];
 	snprintf(dl, sizeof(dl), "%s/dl", root);
-	ck_assert_ptr_null(pd_cpusets_prepare(dl, NULL, cpus, 2, &e));
+	ck_assert_ptr_null(pd_agent_cpusets_prepare(dl, NULL, cpus, 2, &e));
 	ck_assert_int_eq(e.code, PD_EXIT_ENV);
 	ck_assert_ptr_nonnull(strstr(e.msg, "cpu1"));
 	/* a cgroup mount without a cpuset controller: pin by affinity, say so */
 	mkdirs(root, "cg");
 	char cg[600];
 	snprintf(cg, sizeof(cg), "%s/cg", root);
-	pd_cpusets *c = pd_cpusets_prepare(NULL, cg, cpus, 2, &e);
+	pd_agent_cpusets *c = pd_agent_cpusets_prepare(NULL, cg, cpus, 2, &e);
 	ck_assert_ptr_nonnull(c);
-	ck_assert(pd_cpusets_is_affinity_only(c));
-	ck_assert_ptr_nonnull(strstr(pd_cpusets_describe(c), "affinity"));
-	ck_assert_int_eq(pd_cpusets_enter(c, 1), 0);
+	ck_assert(pd_agent_cpusets_is_affinity_only(c));
+	ck_assert_ptr_nonnull(strstr(pd_agent_cpusets_describe(c), "affinity"));
+	ck_assert_int_eq(pd_agent_cpusets_enter(c, 1), 0);
 	ck_assert_int_eq(sched_getcpu(), 1);
-	pd_cpusets_free(c);
+	pd_agent_cpusets_free(c);
 }
 END_TEST
 

@@ -60,7 +60,7 @@ void tp_cpu(pd_plan *p, const char *dag, const char *task, int cpu, int64_t runt
 	t->place.kind = PD_PLACE_CPU;
 	t->place.cpu = cpu;
 	t->place.island = (size_t)k;
-	t->wcet_ns = pd_wcet_at(pl, pd_dags_task(pd_plan_dags(p), (size_t)i), (size_t)k, pd_plan_island_opp(p, (size_t)k));
+	t->wcet_ns = pd_platform_wcet_at(pl, pd_dags_task(pd_plan_dags(p), (size_t)i), (size_t)k, pd_plan_island_opp(p, (size_t)k));
 	t->runtime_ns = runtime;
 	t->deadline_ns = deadline;
 	t->period_ns = period;
@@ -82,7 +82,7 @@ void tp_accel(pd_plan *p, const char *dag, const char *task, const char *accel, 
 	t->place.accel = (size_t)a;
 	t->place.slot = slot;
 	t->place.impl = impl;
-	t->wcet_ns = ac->kind == PD_ACCEL_GPU ? pd_latency_at(ac, dt->impls[impl].latency_ns, pd_plan_accel_opp(p, (size_t)a))
+	t->wcet_ns = ac->kind == PD_ACCEL_GPU ? pd_platform_latency_at(ac, dt->impls[impl].latency_ns, pd_plan_accel_opp(p, (size_t)a))
 					       : dt->impls[impl].latency_ns;
 	t->runtime_ns = t->deadline_ns = t->period_ns = 0;
 	t->response_ns = response;

@@ -16,7 +16,7 @@ static pd_dagset *gen(uint64_t seed, double util, double accel, int64_t min_wcet
 {
 	struct pd_gen_params p;
 	pd_err e = {0};
-	pd_gen_defaults(&p);
+	pd_dags_gen_defaults(&p);
 	p.seed = seed;
 	p.util = util;
 	p.accel_ratio = accel;
@@ -40,8 +40,8 @@ static void assert_shape(const pd_dagset *s, int64_t min_wcet, bool realistic)
 		int64_t *w = calloc(pd_dags_task_count(s), sizeof(int64_t));
 		for (size_t i = G->first_task; i < G->first_task + G->n_tasks; i++) {
 			const struct pd_task *t = pd_dags_task(s, i);
-			sources += pd_task_is_source(t);
-			sinks += pd_task_is_sink(t);
+			sources += pd_dags_task_is_source(t);
+			sinks += pd_dags_task_is_sink(t);
 			ck_assert_int_ge(t->wcet_ns, min_wcet);
 			ck_assert(t->bcet_ns > 0 && t->bcet_ns <= t->wcet_ns);
 			ck_assert(t->wcet_fixed_ns >= 0 && t->wcet_fixed_ns <= t->wcet_ns);
@@ -49,8 +49,8 @@ static void assert_shape(const pd_dagset *s, int64_t min_wcet, bool realistic)
 		}
 		ck_assert_int_eq(sources, 1);
 		ck_assert_int_eq(sinks, 1);
-		ck_assert(pd_task_is_source(pd_dags_task(s, G->first_task)));
-		ck_assert(pd_task_is_sink(pd_dags_task(s, G->first_task + G->n_tasks - 1)));
+		ck_assert(pd_dags_task_is_source(pd_dags_task(s, G->first_task)));
+		ck_assert(pd_dags_task_is_sink(pd_dags_task(s, G->first_task + G->n_tasks - 1)));
 		/* the path bound holds before rounding/clamping: allow their slack */
 		int64_t lp = pd_dags_longest_path(s, g, w, NULL, NULL);
 		int64_t bound = realistic ? G->deadline_ns / 2 : G->deadline_ns;
@@ -129,7 +129,7 @@ START_TEST(utilisation_honoured_with_floor)
 		for (uint64_t seed = 1; seed <= 20; seed++) {
 			struct pd_gen_params p;
 			pd_err e = {0};
-			pd_gen_defaults(&p);
+			pd_dags_gen_defaults(&p);
 			p.seed = seed;
 			p.n_dags = C[k].dags;
 			p.min_tasks = C[k].tmin;
@@ -152,7 +152,7 @@ START_TEST(utilisation_honoured_with_floor)
 		for (uint64_t seed = 1; seed <= 20; seed++) {
 			struct pd_gen_params p;
 			pd_err e = {0};
-			pd_gen_defaults(&p);
+			pd_dags_gen_defaults(&p);
 			p.seed = seed;
 			p.n_dags = 200;
 			p.min_tasks = p.max_tasks = 10;
@@ -200,31 +200,31 @@ START_TEST(bad_parameters)
 {
 	struct pd_gen_params p;
 	pd_err e = {0};
-	pd_gen_defaults(&p);
+	pd_dags_gen_defaults(&p);
 	p.n_dags = 0;
 	ck_assert_ptr_null(pd_dags_generate(&p, &e));
 	ck_assert_int_eq(e.code, PD_EXIT_USAGE);
-	pd_gen_defaults(&p);
+	pd_dags_gen_defaults(&p);
 	p.min_tasks = 6;
 	p.max_tasks = 5;
 	ck_assert_ptr_null(pd_dags_generate(&p, &e));
 	ck_assert_int_eq(e.code, PD_EXIT_USAGE);
-	pd_gen_defaults(&p);
+	pd_dags_gen_defaults(&p);
 	p.util = -1;
 	ck_assert_ptr_null(pd_dags_generate(&p, &e));
 	p.util = NAN;
 	ck_assert_ptr_null(pd_dags_generate(&p, &e));
-	pd_gen_defaults(&p);
+	pd_dags_gen_defaults(&p);
 	p.accel_ratio = 1.5;
 	ck_assert_ptr_null(pd_dags_generate(&p, &e));
-	pd_gen_defaults(&p);
+	pd_dags_gen_defaults(&p);
 	p.edge_prob = -0.1;
 	ck_assert_ptr_null(pd_dags_generate(&p, &e));
-	pd_gen_defaults(&p);
+	pd_dags_gen_defaults(&p);
 	p.layers_min = 1;
 	ck_assert_ptr_null(pd_dags_generate(&p, &e));
 	/* a chain cannot carry utilisation 1 per DAG on its critical path: refused, not faked */
-	pd_gen_defaults(&p);
+	pd_dags_gen_defaults(&p);
 	p.n_dags = 1;
 	p.min_tasks = p.max_tasks = 3;
 	p.layers_min = p.layers_max = 3;
@@ -239,7 +239,7 @@ START_TEST(single_task_dags)
 {
 	struct pd_gen_params p;
 	pd_err e = {0};
-	pd_gen_defaults(&p);
+	pd_dags_gen_defaults(&p);
 	p.min_tasks = p.max_tasks = 1;
 	p.n_dags = 5;
 	p.util = 2;

@@ -82,8 +82,8 @@ START_TEST(topo_and_csr)
 	ck_assert_uint_eq(y->n_succs, 2);
 	ck_assert_uint_eq(y->succs[0], T(s, "h", "z"));
 	ck_assert_uint_eq(y->succs[1], T(s, "h", "w"));
-	ck_assert(pd_task_is_source(y));
-	ck_assert(pd_task_is_sink(pd_dags_task(s, T(s, "h", "w"))));
+	ck_assert(pd_dags_task_is_source(y));
+	ck_assert(pd_dags_task_is_sink(pd_dags_task(s, T(s, "h", "w"))));
 	pd_dags_free(s);
 }
 END_TEST
@@ -150,7 +150,7 @@ START_TEST(topo_of_generated_sets)
 	for (uint64_t seed = 1; seed <= 30; seed++) {
 		struct pd_gen_params p;
 		pd_err e = {0};
-		pd_gen_defaults(&p);
+		pd_dags_gen_defaults(&p);
 		p.seed = seed;
 		p.n_dags = 4;
 		p.min_tasks = 1;

@@ -86,7 +86,7 @@ START_TEST(full_task_fields)
 	ck_assert_int_eq(t->impls[1].power_uw, -1);
 	ck_assert_ptr_null(t->impls[1].accel);
 	ck_assert_str_eq(t->work, "plugin:libcv.so:sobel_run");
-	ck_assert(pd_task_is_source(t) && pd_task_is_sink(t));
+	ck_assert(pd_dags_task_is_source(t) && pd_dags_task_is_sink(t));
 	pd_dags_free(s);
 	pd_diags_free(&d);
 }
@@ -271,13 +271,13 @@ START_TEST(work_rules)
 	}
 	struct pd_work w;
 	const char *why;
-	ck_assert_int_eq(pd_work_parse("plugin:/opt/a:b/libw.so:run", &w, &why), 0);
+	ck_assert_int_eq(pd_dags_work_parse("plugin:/opt/a:b/libw.so:run", &w, &why), 0);
 	ck_assert_int_eq(w.kind, PD_WORK_PLUGIN);
 	ck_assert_str_eq(w.lib, "/opt/a:b/libw.so");
 	ck_assert_str_eq(w.symbol, "run");
-	ck_assert_int_eq(pd_work_parse(NULL, &w, &why), 0);
+	ck_assert_int_eq(pd_dags_work_parse(NULL, &w, &why), 0);
 	ck_assert_int_eq(w.kind, PD_WORK_SPIN);
-	ck_assert_int_eq(pd_work_parse("builtin:busy", &w, &why), 0);
+	ck_assert_int_eq(pd_dags_work_parse("builtin:busy", &w, &why), 0);
 	ck_assert_int_eq(w.kind, PD_WORK_BUSY);
 }
 END_TEST
@@ -396,8 +396,8 @@ START_TEST(several_sources_and_sinks)
 	ck_assert_ptr_nonnull(s);
 	int sources = 0, sinks = 0;
 	for (size_t i = 0; i < pd_dags_task_count(s); i++) {
-		sources += pd_task_is_source(pd_dags_task(s, i));
-		sinks += pd_task_is_sink(pd_dags_task(s, i));
+		sources += pd_dags_task_is_source(pd_dags_task(s, i));
+		sinks += pd_dags_task_is_sink(pd_dags_task(s, i));
 	}
 	ck_assert_int_eq(sources, 3);
 	ck_assert_int_eq(sinks, 3);

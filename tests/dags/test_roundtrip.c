@@ -53,7 +53,7 @@ START_TEST(generated_round_trip)
 	for (uint64_t seed = 1; seed <= 20; seed++) {
 		struct pd_gen_params p;
 		pd_err e = {0};
-		pd_gen_defaults(&p);
+		pd_dags_gen_defaults(&p);
 		p.seed = seed;
 		p.accel_ratio = 0.5;
 		pd_dagset *s = pd_dags_generate(&p, &e);

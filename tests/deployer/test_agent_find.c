@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pd_find_agent: the agent for the board's `uname -m` is found where scripts/cross-build.sh puts it
+ * pd_deploy_find_agent: the agent for the board's `uname -m` is found where scripts/cross-build.sh puts it
  * (build-<arch>/ next to the build tree, PREFIX/libexec/powerdag/<arch>/ with --install), an agent
  * of the wrong machine is never chosen, and a missing one is refused with the command that builds it.
- * The "agents" are ELF headers with the right e_machine: pd_find_agent reads nothing else.
+ * The "agents" are ELF headers with the right e_machine: pd_deploy_find_agent reads nothing else.
  */
 #include "deployer/pd_deployer.h"
 #include "pd_test.h"
@@ -51,16 +51,16 @@ START_TEST(cross_build_tree_found)
 	fake_elf(path_in(d, "build/agents/powerdag-agent"), 62, 1); /* the host's own agent */
 	char out[2048], want[1200];
 	pd_err e = {0};
-	ck_assert_int_eq(pd_find_agent(NULL, path_in(d, "build/powerdag"), "aarch64", out, sizeof(out), &e), 0);
+	ck_assert_int_eq(pd_deploy_find_agent(NULL, path_in(d, "build/powerdag"), "aarch64", out, sizeof(out), &e), 0);
 	char *real = realpath(path_in(d, "build-aarch64/powerdag-agent"), NULL);
 	snprintf(want, sizeof(want), "%s", real);
 	free(real);
 	ck_assert_str_eq(out, want);
 	/* ODROID-XU4 reports armv7l: the armhf build */
-	ck_assert_int_eq(pd_find_agent(NULL, path_in(d, "build/powerdag"), "armv7l", out, sizeof(out), &e), 0);
+	ck_assert_int_eq(pd_deploy_find_agent(NULL, path_in(d, "build/powerdag"), "armv7l", out, sizeof(out), &e), 0);
 	ck_assert_ptr_nonnull(strstr(out, "/build-armhf/powerdag-agent"));
 	/* the twin (x86_64) still gets the host agent of the build tree */
-	ck_assert_int_eq(pd_find_agent(NULL, path_in(d, "build/powerdag"), "x86_64", out, sizeof(out), &e), 0);
+	ck_assert_int_eq(pd_deploy_find_agent(NULL, path_in(d, "build/powerdag"), "x86_64", out, sizeof(out), &e), 0);
 	ck_assert_ptr_nonnull(strstr(out, "/build/agents/powerdag-agent"));
 }
 END_TEST
@@ -75,9 +75,9 @@ START_TEST(install_prefix_found)
 	fake_elf(path_in(d, "libexec/powerdag/armhf/powerdag-agent"), 40, 0);
 	char out[2048];
 	pd_err e = {0};
-	ck_assert_int_eq(pd_find_agent(NULL, path_in(d, "bin/powerdag"), "arm64", out, sizeof(out), &e), 0);
+	ck_assert_int_eq(pd_deploy_find_agent(NULL, path_in(d, "bin/powerdag"), "arm64", out, sizeof(out), &e), 0);
 	ck_assert_ptr_nonnull(strstr(out, "/libexec/powerdag/aarch64/powerdag-agent"));
-	ck_assert_int_eq(pd_find_agent(NULL, path_in(d, "bin/powerdag"), "armv7l", out, sizeof(out), &e), 0);
+	ck_assert_int_eq(pd_deploy_find_agent(NULL, path_in(d, "bin/powerdag"), "armv7l", out, sizeof(out), &e), 0);
 	ck_assert_ptr_nonnull(strstr(out, "/libexec/powerdag/armhf/powerdag-agent"));
 }
 END_TEST
@@ -91,10 +91,10 @@ START_TEST(wrong_machine_never_chosen)
 	fake_elf(path_in(d, "build-aarch64/powerdag-agent"), 62, 1);
 	char out[2048];
 	pd_err e = {0};
-	ck_assert_int_eq(pd_find_agent(NULL, path_in(d, "build/powerdag"), "aarch64", out, sizeof(out), &e), PD_EXIT_ENV);
+	ck_assert_int_eq(pd_deploy_find_agent(NULL, path_in(d, "build/powerdag"), "aarch64", out, sizeof(out), &e), PD_EXIT_ENV);
 	ck_assert_msg(strstr(e.msg, "build-aarch64/powerdag-agent (x86_64)") != NULL, "%s", e.msg);
 	/* and an explicit --agent of the wrong machine is refused naming both */
-	ck_assert_int_eq(pd_find_agent(path_in(d, "build-aarch64/powerdag-agent"), NULL, "armv7l", out, sizeof(out), &e),
+	ck_assert_int_eq(pd_deploy_find_agent(path_in(d, "build-aarch64/powerdag-agent"), NULL, "armv7l", out, sizeof(out), &e),
 			 PD_EXIT_ENV);
 	ck_assert_msg(strstr(e.msg, "built for x86_64 but the board is armv7l") != NULL, "%s", e.msg);
 }
@@ -107,14 +107,14 @@ START_TEST(missing_agent_names_build_command)
 	char out[2048];
 	pd_err e = {0};
 	fake_elf(path_in(d, "build/powerdag"), 62, 1);
-	ck_assert_int_eq(pd_find_agent(NULL, path_in(d, "build/powerdag"), "armv7l", out, sizeof(out), &e), PD_EXIT_ENV);
+	ck_assert_int_eq(pd_deploy_find_agent(NULL, path_in(d, "build/powerdag"), "armv7l", out, sizeof(out), &e), PD_EXIT_ENV);
 	ck_assert_msg(strstr(e.msg, "scripts/cross-build.sh armhf") != NULL, "%s", e.msg);
 	ck_assert_msg(strstr(e.msg, "scripts/install-cross-deps.sh armhf") != NULL, "%s", e.msg);
 	ck_assert_msg(strstr(e.msg, "build/powerdag-agent-arm (absent)") != NULL, "%s", e.msg);
-	ck_assert_int_eq(pd_find_agent(NULL, path_in(d, "build/powerdag"), "aarch64", out, sizeof(out), &e), PD_EXIT_ENV);
+	ck_assert_int_eq(pd_deploy_find_agent(NULL, path_in(d, "build/powerdag"), "aarch64", out, sizeof(out), &e), PD_EXIT_ENV);
 	ck_assert_msg(strstr(e.msg, "scripts/cross-build.sh aarch64") != NULL, "%s", e.msg);
 	/* no cross build exists for riscv64: only --agent */
-	ck_assert_int_eq(pd_find_agent(NULL, path_in(d, "build/powerdag"), "riscv64", out, sizeof(out), &e), PD_EXIT_ENV);
+	ck_assert_int_eq(pd_deploy_find_agent(NULL, path_in(d, "build/powerdag"), "riscv64", out, sizeof(out), &e), PD_EXIT_ENV);
 	ck_assert_msg(strstr(e.msg, "cross-build.sh") == NULL, "%s", e.msg);
 	ck_assert_msg(strstr(e.msg, "--agent PATH") != NULL, "%s", e.msg);
 }

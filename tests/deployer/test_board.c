@@ -12,7 +12,7 @@
 #include "helper_fakesys.h"
 #include "pd_test.h"
 
-static pd_transport *tp;
+static pd_deploy_transport *tp;
 static const char *root;
 static pd_plan *plan;
 static char plan_dir[256];
@@ -20,7 +20,7 @@ static char plan_dir[256];
 static void setup(void)
 {
 	pd_err e = {0};
-	ck_assert_int_eq(pd_transport_open("local", NULL, &tp, &e), 0);
+	ck_assert_int_eq(pd_deploy_transport_open("local", NULL, &tp, &e), 0);
 	root = fakesys_make();
 	plan = fakesys_plan(plan_dir, sizeof(plan_dir));
 }
@@ -28,13 +28,13 @@ static void setup(void)
 static void teardown(void)
 {
 	pd_plan_free(plan);
-	pd_transport_close(tp);
+	pd_deploy_transport_close(tp);
 }
 
-static pd_board *board(void)
+static pd_deploy_board *board(void)
 {
-	struct pd_board_opts o = {.root = root, .plain_files = true};
-	return pd_board_new(tp, &o);
+	struct pd_deploy_board_opts o = {.root = root, .plain_files = true};
+	return pd_deploy_board_new(tp, &o);
 }
 
 static char *rd(const char *rel)
@@ -54,11 +54,11 @@ static char *rd(const char *rel)
 	return b;
 }
 
-static void state(pd_board *b, pd_buf *out)
+static void state(pd_deploy_board *b, pd_buf *out)
 {
 	pd_err e = {0};
 	pd_buf_init(out);
-	ck_assert_msg(pd_board_state(b, plan, out, &e) == 0, "%s", e.msg);
+	ck_assert_msg(pd_deploy_board_state(b, plan, out, &e) == 0, "%s", e.msg);
 }
 
 static void set_hw_freqs(void)
@@ -69,20 +69,20 @@ static void set_hw_freqs(void)
 
 START_TEST(preflight_clean)
 {
-	pd_board *b = board();
+	pd_deploy_board *b = board();
 	pd_buf pr;
 	pd_buf_init(&pr);
 	pd_err e = {0};
-	int rc = pd_board_preflight(b, plan, plan_dir, &pr, &e);
+	int rc = pd_deploy_board_preflight(b, plan, plan_dir, &pr, &e);
 	ck_assert_msg(rc == 0, "%s\n%s", e.msg, pr.data ? pr.data : "");
 	ck_assert_uint_eq(pr.len, 0);
-	const struct pd_board_info *in = pd_board_info(b);
+	const struct pd_deploy_board_info *in = pd_deploy_board_info(b);
 	ck_assert_int_eq(in->cgroup_version, 1);
 	ck_assert(in->fair_server);
 	ck_assert(in->is_root);
 	ck_assert_str_ne(in->kernel, "");
 	pd_buf_free(&pr);
-	pd_board_free(b);
+	pd_deploy_board_free(b);
 }
 END_TEST
 
@@ -99,12 +99,12 @@ START_TEST(preflight_lists_every_problem)
 	unlink(pd_test_write(plan_dir, "img.bin", "x")); /* bitstream missing here too */
 	struct pd_plan_task *t = pd_plan_task(plan, 0);
 	t->runtime_ns = 19000000; /* 0.95 > 0.9 - 0.04 */
-	pd_board *b = board();
+	pd_deploy_board *b = board();
 	pd_buf before, after, pr;
 	state(b, &before);
 	pd_buf_init(&pr);
 	pd_err e = {0};
-	ck_assert_int_eq(pd_board_preflight(b, plan, plan_dir, &pr, &e), PD_EXIT_ENV);
+	ck_assert_int_eq(pd_deploy_board_preflight(b, plan, plan_dir, &pr, &e), PD_EXIT_ENV);
 	const char *want[] = {"800000 kHz is not in", "neither the userspace nor the performance",
 			      "devfreq device gpu0 unavailable", "no FPGA manager fpga0", "img.bin not found",
 			      "IIO device ina226 not found", "CPU 1: SCHED_DEADLINE bandwidth 0.9500",
@@ -112,11 +112,11 @@ START_TEST(preflight_lists_every_problem)
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
 		ck_assert_msg(strstr(pr.data, want[i]) != NULL, "missing '%s' in:\n%s", want[i], pr.data);
 	ck_assert_ptr_nonnull(strstr(e.msg, "9 problem(s)"));
-	ck_assert_int_eq(pd_board_pending(b), 0);
+	ck_assert_int_eq(pd_deploy_board_pending(b), 0);
 	state(b, &after);
 	ck_assert_str_eq(before.data, after.data);
 	pd_buf_free(&before), pd_buf_free(&after), pd_buf_free(&pr);
-	pd_board_free(b);
+	pd_deploy_board_free(b);
 }
 END_TEST
 
@@ -140,25 +140,25 @@ START_TEST(single_opp_island_needs_no_cpufreq)
 	pd_plan_task(p, 0)->runtime_ns = 1000000;
 	pd_plan_task(p, 0)->period_ns = 10000000;
 	pd_plan_task(p, 0)->deadline_ns = 10000000;
-	pd_board *b = board();
+	pd_deploy_board *b = board();
 	pd_buf pr, before, after;
 	pd_buf_init(&pr);
 	pd_err e = {0};
-	ck_assert_msg(pd_board_preflight(b, p, plan_dir, &pr, &e) == 0, "%s", pr.data);
+	ck_assert_msg(pd_deploy_board_preflight(b, p, plan_dir, &pr, &e) == 0, "%s", pr.data);
 	pd_buf_init(&before);
-	pd_board_state(b, p, &before, &e);
-	ck_assert_msg(pd_board_apply(b, p, plan_dir, &e) == 0, "%s", e.msg);
+	pd_deploy_board_state(b, p, &before, &e);
+	ck_assert_msg(pd_deploy_board_apply(b, p, plan_dir, &e) == 0, "%s", e.msg);
 	/* fair server untouched (platform has none), RT cap 0.95 = board's: only the cpuset changed */
 	ck_assert_str_eq(rd("/sys/kernel/debug/sched/fair_server/cpu0/runtime"), "50000000");
 	ck_assert_str_eq(rd("/proc/sys/kernel/sched_rt_runtime_us"), "950000");
 	ck_assert_str_eq(rd("/sys/fs/cgroup/cpuset/powerdag/cpu0/cpuset.cpus"), "0");
-	ck_assert_int_eq(pd_board_restore(b, NULL, &e), 0);
+	ck_assert_int_eq(pd_deploy_board_restore(b, NULL, &e), 0);
 	pd_buf_init(&after);
-	pd_board_state(b, p, &after, &e);
+	pd_deploy_board_state(b, p, &after, &e);
 	ck_assert_str_eq(before.data, after.data);
 	pd_buf_free(&before), pd_buf_free(&after), pd_buf_free(&pr);
 	pd_diags_free(&d);
-	pd_board_free(b);
+	pd_deploy_board_free(b);
 	pd_plan_free(p);
 }
 END_TEST
@@ -166,11 +166,11 @@ END_TEST
 START_TEST(apply_then_restore)
 {
 	set_hw_freqs();
-	pd_board *b = board();
+	pd_deploy_board *b = board();
 	pd_buf before, after;
 	state(b, &before);
 	pd_err e = {0};
-	ck_assert_msg(pd_board_apply(b, plan, plan_dir, &e) == 0, "%s", e.msg);
+	ck_assert_msg(pd_deploy_board_apply(b, plan, plan_dir, &e) == 0, "%s", e.msg);
 	/* userspace governor where available, else performance with min = max */
 	ck_assert_str_eq(rd("/sys/devices/system/cpu/cpufreq/policy0/scaling_governor"), "userspace");
 	ck_assert_str_eq(rd("/sys/devices/system/cpu/cpufreq/policy0/scaling_setspeed"), "800000");
@@ -192,42 +192,42 @@ START_TEST(apply_then_restore)
 	ck_assert_str_eq(rd("/sys/class/fpga_manager/fpga0/firmware"), "img.bin");
 	char cg[600];
 	snprintf(cg, sizeof(cg), "%s/sys/fs/cgroup/cpuset/powerdag", root);
-	ck_assert_str_eq(pd_board_info(b)->cgroup_dir, cg);
-	ck_assert_uint_gt(pd_board_pending(b), 10);
+	ck_assert_str_eq(pd_deploy_board_info(b)->cgroup_dir, cg);
+	ck_assert_uint_gt(pd_deploy_board_pending(b), 10);
 	pd_buf rec;
 	pd_buf_init(&rec);
-	pd_board_record_text(b, &rec);
+	pd_deploy_board_record_text(b, &rec);
 	ck_assert_ptr_nonnull(strstr(rec.data, "value\t/sys/devices/system/cpu/cpufreq/policy0/scaling_governor\t"
 					       "schedutil\tuserspace"));
 	pd_buf_free(&rec);
 	pd_buf left;
 	pd_buf_init(&left);
-	ck_assert_msg(pd_board_restore(b, &left, &e) == 0, "%s", e.msg);
+	ck_assert_msg(pd_deploy_board_restore(b, &left, &e) == 0, "%s", e.msg);
 	ck_assert_uint_eq(left.len, 0);
-	ck_assert_int_eq(pd_board_pending(b), 0);
+	ck_assert_int_eq(pd_deploy_board_pending(b), 0);
 	state(b, &after);
 	ck_assert_str_eq(before.data, after.data);
 	ck_assert_str_eq(rd("/lib/firmware/other.bin"), "keep me");
 	ck_assert_str_eq(rd("/lib/firmware/img.bin"), "<absent>");
 	pd_buf_free(&before), pd_buf_free(&after), pd_buf_free(&left);
-	pd_board_free(b);
+	pd_deploy_board_free(b);
 }
 END_TEST
 
 START_TEST(frequency_readback_mismatch)
 {
 	/* the fake "hardware" stays at 1.4 GHz: the deploy must notice, fail, and restore cleanly */
-	pd_board *b = board();
+	pd_deploy_board *b = board();
 	pd_buf before, after;
 	state(b, &before);
 	pd_err e = {0};
-	ck_assert_int_eq(pd_board_apply(b, plan, plan_dir, &e), PD_EXIT_ENV);
+	ck_assert_int_eq(pd_deploy_board_apply(b, plan, plan_dir, &e), PD_EXIT_ENV);
 	ck_assert_msg(strstr(e.msg, "asked for 800000 kHz") && strstr(e.msg, "1400000"), "%s", e.msg);
-	ck_assert_int_eq(pd_board_restore(b, NULL, &e), 0);
+	ck_assert_int_eq(pd_deploy_board_restore(b, NULL, &e), 0);
 	state(b, &after);
 	ck_assert_str_eq(before.data, after.data);
 	pd_buf_free(&before), pd_buf_free(&after);
-	pd_board_free(b);
+	pd_deploy_board_free(b);
 }
 END_TEST
 
@@ -236,35 +236,35 @@ static const char *const fault_steps[] = {"freq", "devfreq", "cpuset", "bandwidt
 START_TEST(fault_at_each_step_restores)
 {
 	set_hw_freqs();
-	pd_board *b = board();
+	pd_deploy_board *b = board();
 	pd_buf before, after;
 	state(b, &before);
-	struct pd_fault f;
+	struct pd_deploy_fault f;
 	pd_err e = {0};
 	char spec[64];
 	snprintf(spec, sizeof(spec), "%s:fail", fault_steps[_i]);
-	ck_assert_int_eq(pd_fault_parse(spec, &f, &e), 0);
+	ck_assert_int_eq(pd_deploy_fault_parse(spec, &f, &e), 0);
 	/* the board layer takes the fault through the deployer's private hook */
-	pd_board_set_hooks(b, &f, NULL);
-	ck_assert_int_eq(pd_board_apply(b, plan, plan_dir, &e), PD_EXIT_ENV);
+	pd_deploy_board_set_hooks(b, &f, NULL);
+	ck_assert_int_eq(pd_deploy_board_apply(b, plan, plan_dir, &e), PD_EXIT_ENV);
 	ck_assert_msg(strstr(e.msg, "injected fault") != NULL, "%s", e.msg);
-	ck_assert_uint_gt(pd_board_pending(b), 0);
-	ck_assert_int_eq(pd_board_restore(b, NULL, &e), 0);
+	ck_assert_uint_gt(pd_deploy_board_pending(b), 0);
+	ck_assert_int_eq(pd_deploy_board_restore(b, NULL, &e), 0);
 	state(b, &after);
 	ck_assert_str_eq(before.data, after.data);
 	pd_buf_free(&before), pd_buf_free(&after);
-	pd_board_free(b);
+	pd_deploy_board_free(b);
 }
 END_TEST
 
 START_TEST(incomplete_restore_says_what_is_left)
 {
 	set_hw_freqs();
-	pd_board *b = board();
+	pd_deploy_board *b = board();
 	pd_buf before, after;
 	state(b, &before);
 	pd_err e = {0};
-	ck_assert_int_eq(pd_board_apply(b, plan, plan_dir, &e), 0);
+	ck_assert_int_eq(pd_deploy_board_apply(b, plan, plan_dir, &e), 0);
 	/* the governor attribute becomes unwritable (a directory stands where the file was) */
 	char p[700];
 	snprintf(p, sizeof(p), "%s/sys/devices/system/cpu/cpufreq/policy0/scaling_governor", root);
@@ -272,21 +272,21 @@ START_TEST(incomplete_restore_says_what_is_left)
 	ck_assert_int_eq(mkdir(p, 0755), 0);
 	pd_buf left;
 	pd_buf_init(&left);
-	ck_assert_int_eq(pd_board_restore(b, &left, &e), PD_EXIT_ENV);
+	ck_assert_int_eq(pd_deploy_board_restore(b, &left, &e), PD_EXIT_ENV);
 	ck_assert_ptr_nonnull(strstr(e.msg, "1 change(s) left"));
 	ck_assert_msg(strstr(left.data, "policy0/scaling_governor is 'userspace', was 'schedutil'") != NULL, "%s",
 		      left.data);
-	ck_assert_int_eq(pd_board_pending(b), 1);
+	ck_assert_int_eq(pd_deploy_board_pending(b), 1);
 	/* once the attribute is back, a second restore finishes the job */
 	ck_assert_int_eq(rmdir(p), 0);
 	FILE *f = fopen(p, "w");
 	fputs("userspace\n", f);
 	fclose(f);
-	ck_assert_int_eq(pd_board_restore(b, NULL, &e), 0);
+	ck_assert_int_eq(pd_deploy_board_restore(b, NULL, &e), 0);
 	state(b, &after);
 	ck_assert_str_eq(before.data, after.data);
 	pd_buf_free(&before), pd_buf_free(&after), pd_buf_free(&left);
-	pd_board_free(b);
+	pd_deploy_board_free(b);
 }
 END_TEST
 

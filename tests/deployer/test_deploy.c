@@ -89,22 +89,22 @@ static void opts(struct pd_deploy_opts *o, volatile sig_atomic_t *flag)
 
 static pd_buf state_of(void)
 {
-	pd_transport *t;
+	pd_deploy_transport *t;
 	pd_err e = {0};
-	ck_assert_int_eq(pd_transport_open("local", NULL, &t, &e), 0);
-	struct pd_board_opts bo = {.root = root, .plain_files = true};
-	pd_board *b = pd_board_new(t, &bo);
+	ck_assert_int_eq(pd_deploy_transport_open("local", NULL, &t, &e), 0);
+	struct pd_deploy_board_opts bo = {.root = root, .plain_files = true};
+	pd_deploy_board *b = pd_deploy_board_new(t, &bo);
 	pd_diags d;
 	pd_diags_init(&d);
 	pd_plan *p = pd_plan_load_file(plan_path, &d);
 	ck_assert_ptr_nonnull(p);
 	pd_buf s;
 	pd_buf_init(&s);
-	ck_assert_int_eq(pd_board_state(b, p, &s, &e), 0);
+	ck_assert_int_eq(pd_deploy_board_state(b, p, &s, &e), 0);
 	pd_plan_free(p);
 	pd_diags_free(&d);
-	pd_board_free(b);
-	pd_transport_close(t);
+	pd_deploy_board_free(b);
+	pd_deploy_transport_close(t);
 	return s;
 }
 
@@ -227,10 +227,10 @@ START_TEST(wrong_agent_refused_before_touching)
 	pd_buf_free(&before), pd_buf_free(&after);
 	/* the search names every place it looked */
 	char out[4096];
-	ck_assert_int_eq(pd_find_agent(NULL, "/nonexistent/bin/powerdag", "aarch64", out, sizeof(out), &e),
+	ck_assert_int_eq(pd_deploy_find_agent(NULL, "/nonexistent/bin/powerdag", "aarch64", out, sizeof(out), &e),
 			 PD_EXIT_ENV);
 	ck_assert_ptr_nonnull(strstr(e.msg, "/nonexistent/bin/powerdag-agent-aarch64 (absent)"));
-	ck_assert_str_eq(pd_elf_arch(self), "x86_64");
+	ck_assert_str_eq(pd_deploy_elf_arch(self), "x86_64");
 }
 END_TEST
 

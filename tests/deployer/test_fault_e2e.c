@@ -53,22 +53,22 @@ static void twin_down(void)
 
 static pd_buf board_state(void)
 {
-	struct pd_transport_opts to = {.identity = identity, .known_hosts = known_hosts};
-	pd_transport *t;
+	struct pd_deploy_transport_opts to = {.identity = identity, .known_hosts = known_hosts};
+	pd_deploy_transport *t;
 	pd_err e = {0};
-	ck_assert_msg(pd_transport_open(uri, &to, &t, &e) == 0, "%s", e.msg);
-	pd_board *b = pd_board_new(t, NULL);
+	ck_assert_msg(pd_deploy_transport_open(uri, &to, &t, &e) == 0, "%s", e.msg);
+	pd_deploy_board *b = pd_deploy_board_new(t, NULL);
 	pd_diags d;
 	pd_diags_init(&d);
 	pd_plan *p = pd_plan_load_file(plan_path, &d);
 	ck_assert_ptr_nonnull(p);
 	pd_buf s;
 	pd_buf_init(&s);
-	ck_assert_msg(pd_board_state(b, p, &s, &e) == 0, "%s", e.msg);
+	ck_assert_msg(pd_deploy_board_state(b, p, &s, &e) == 0, "%s", e.msg);
 	pd_plan_free(p);
 	pd_diags_free(&d);
-	pd_board_free(b);
-	pd_transport_close(t);
+	pd_deploy_board_free(b);
+	pd_deploy_transport_close(t);
 	return s;
 }
 
@@ -77,10 +77,10 @@ static pd_buf board_state(void)
  * its problems otherwise. */
 static void wait_board_free(void)
 {
-	struct pd_transport_opts to = {.identity = identity, .known_hosts = known_hosts};
-	pd_transport *t;
+	struct pd_deploy_transport_opts to = {.identity = identity, .known_hosts = known_hosts};
+	pd_deploy_transport *t;
 	pd_err e = {0};
-	ck_assert_msg(pd_transport_open(uri, &to, &t, &e) == 0, "%s", e.msg);
+	ck_assert_msg(pd_deploy_transport_open(uri, &to, &t, &e) == 0, "%s", e.msg);
 	pd_diags d;
 	pd_diags_init(&d);
 	pd_plan *p = pd_plan_load_file(plan_path, &d);
@@ -89,10 +89,10 @@ static void wait_board_free(void)
 	pd_buf_init(&pr);
 	int rc = 1;
 	for (int i = 0; i < 120 && rc; i++) {
-		pd_board *b = pd_board_new(t, NULL);
+		pd_deploy_board *b = pd_deploy_board_new(t, NULL);
 		pr.len = 0;
-		rc = pd_board_preflight(b, p, ".", &pr, &e);
-		pd_board_free(b);
+		rc = pd_deploy_board_preflight(b, p, ".", &pr, &e);
+		pd_deploy_board_free(b);
 		if (rc)
 			usleep(500000);
 	}
@@ -100,7 +100,7 @@ static void wait_board_free(void)
 	pd_buf_free(&pr);
 	pd_plan_free(p);
 	pd_diags_free(&d);
-	pd_transport_close(t);
+	pd_deploy_transport_close(t);
 }
 
 struct fcase {

@@ -23,11 +23,11 @@ START_TEST(quote_exact)
 {
 	pd_buf b;
 	pd_buf_init(&b);
-	ck_assert_int_eq(pd_shell_quote(&b, "it's $x"), 0);
+	ck_assert_int_eq(pd_deploy_shell_quote(&b, "it's $x"), 0);
 	ck_assert_str_eq(b.data, "'it'\\''s $x'");
 	b.len = 0;
 	const char *argv[] = {"printf", "%s", "", NULL};
-	ck_assert_int_eq(pd_shell_quote_argv(&b, argv), 0);
+	ck_assert_int_eq(pd_deploy_shell_quote_argv(&b, argv), 0);
 	ck_assert_str_eq(b.data, "'printf' '%s' ''");
 	pd_buf_free(&b);
 }
@@ -40,7 +40,7 @@ START_TEST(quote_shell_roundtrip)
 		pd_buf cmd;
 		pd_buf_init(&cmd);
 		pd_buf_printf(&cmd, "printf %%s ");
-		pd_shell_quote(&cmd, nasty[i]);
+		pd_deploy_shell_quote(&cmd, nasty[i]);
 		FILE *p = popen(cmd.data, "r");
 		char out[256] = {0};
 		size_t n = fread(out, 1, sizeof(out) - 1, p);
@@ -55,69 +55,69 @@ END_TEST
 
 START_TEST(bad_uri)
 {
-	pd_transport *t;
+	pd_deploy_transport *t;
 	pd_err e = {0};
-	ck_assert_int_eq(pd_transport_open("ftp://x", NULL, &t, &e), PD_EXIT_USAGE);
-	ck_assert_int_eq(pd_transport_open("ssh://host:99999", NULL, &t, &e), PD_EXIT_USAGE);
-	ck_assert_int_eq(pd_transport_open("ssh://@host", NULL, &t, &e), PD_EXIT_USAGE);
-	ck_assert_int_eq(pd_transport_open("ssh://", NULL, &t, &e), PD_EXIT_USAGE);
+	ck_assert_int_eq(pd_deploy_transport_open("ftp://x", NULL, &t, &e), PD_EXIT_USAGE);
+	ck_assert_int_eq(pd_deploy_transport_open("ssh://host:99999", NULL, &t, &e), PD_EXIT_USAGE);
+	ck_assert_int_eq(pd_deploy_transport_open("ssh://@host", NULL, &t, &e), PD_EXIT_USAGE);
+	ck_assert_int_eq(pd_deploy_transport_open("ssh://", NULL, &t, &e), PD_EXIT_USAGE);
 	ck_assert_ptr_null(t);
 }
 END_TEST
 
 /* The same checks on any backend: argv round trip, status/stdout/stderr, every file operation. */
-static void exercise(pd_transport *t)
+static void exercise(pd_deploy_transport *t)
 {
 	pd_err e = {0};
-	struct pd_exec_result r;
+	struct pd_deploy_exec_result r;
 	for (size_t i = 0; i < N_NASTY; i++) {
 		const char *argv[] = {"printf", "%s", nasty[i], NULL};
-		ck_assert_int_eq(pd_tp_exec(t, argv, &r, &e), 0);
+		ck_assert_int_eq(pd_deploy_transport_exec(t, argv, &r, &e), 0);
 		ck_assert_int_eq(r.status, 0);
 		ck_assert_uint_eq(r.out.len, strlen(nasty[i]));
 		if (r.out.len)
 			ck_assert_mem_eq(r.out.data, nasty[i], r.out.len);
-		pd_exec_result_free(&r);
+		pd_deploy_exec_result_free(&r);
 	}
 	/* several arguments stay separate, none is split or joined */
 	const char *multi[] = {"printf", "<%s>", "a b", "", "c'd", NULL};
-	ck_assert_int_eq(pd_tp_exec(t, multi, &r, &e), 0);
+	ck_assert_int_eq(pd_deploy_transport_exec(t, multi, &r, &e), 0);
 	ck_assert_str_eq(r.out.data, "<a b><><c'd>");
-	pd_exec_result_free(&r);
+	pd_deploy_exec_result_free(&r);
 	const char *sh[] = {"sh", "-c", "echo out; echo err >&2; exit 3", NULL};
-	ck_assert_int_eq(pd_tp_exec(t, sh, &r, &e), 0);
+	ck_assert_int_eq(pd_deploy_transport_exec(t, sh, &r, &e), 0);
 	ck_assert_int_eq(r.status, 3);
 	ck_assert_str_eq(r.out.data, "out\n");
 	ck_assert_str_eq(r.err.data, "err\n");
-	pd_exec_result_free(&r);
+	pd_deploy_exec_result_free(&r);
 	const char *missing[] = {"/nonexistent/prog", NULL};
-	ck_assert_int_eq(pd_tp_exec(t, missing, &r, &e), 0);
+	ck_assert_int_eq(pd_deploy_transport_exec(t, missing, &r, &e), 0);
 	ck_assert_int_eq(r.status, 127);
-	pd_exec_result_free(&r);
+	pd_deploy_exec_result_free(&r);
 
 	char dir[256];
 	snprintf(dir, sizeof(dir), "%s/sub dir 'q'", pd_test_tmpdir());
-	struct pd_tp_stat st;
-	ck_assert_int_eq(pd_tp_stat(t, dir, &st, &e), 0);
+	struct pd_deploy_transport_stat st;
+	ck_assert_int_eq(pd_deploy_transport_stat(t, dir, &st, &e), 0);
 	ck_assert(!st.exists);
-	ck_assert_int_eq(pd_tp_mkdir(t, dir, 0700, &e), 0);
-	ck_assert_int_eq(pd_tp_stat(t, dir, &st, &e), 0);
+	ck_assert_int_eq(pd_deploy_transport_mkdir(t, dir, 0700, &e), 0);
+	ck_assert_int_eq(pd_deploy_transport_stat(t, dir, &st, &e), 0);
 	ck_assert(st.exists && st.is_dir);
 	char f[400];
 	snprintf(f, sizeof(f), "%s/file", dir);
-	ck_assert_int_eq(pd_tp_write(t, f, "hello $(x)\n", 11, &e), 0);
+	ck_assert_int_eq(pd_deploy_transport_write(t, f, "hello $(x)\n", 11, &e), 0);
 	pd_buf b;
 	pd_buf_init(&b);
-	ck_assert_int_eq(pd_tp_read(t, f, &b, &e), 0);
+	ck_assert_int_eq(pd_deploy_transport_read(t, f, &b, &e), 0);
 	ck_assert_str_eq(b.data, "hello $(x)\n");
 	b.len = 0;
-	ck_assert_int_eq(pd_tp_read_at(t, f, 6, 4, &b, &e), 0);
+	ck_assert_int_eq(pd_deploy_transport_read_at(t, f, 6, 4, &b, &e), 0);
 	ck_assert_uint_eq(b.len, 4);
 	ck_assert_mem_eq(b.data, "$(x)", 4);
 	b.len = 0;
-	ck_assert_int_eq(pd_tp_read_at(t, f, 11, 100, &b, &e), 0);
+	ck_assert_int_eq(pd_deploy_transport_read_at(t, f, 11, 100, &b, &e), 0);
 	ck_assert_uint_eq(b.len, 0);
-	ck_assert_int_eq(pd_tp_stat(t, f, &st, &e), 0);
+	ck_assert_int_eq(pd_deploy_transport_stat(t, f, &st, &e), 0);
 	ck_assert_uint_eq(st.size, 11);
 	/* upload / download of a binary blob bigger than one SFTP packet */
 	char *blob = malloc(200000);
@@ -130,11 +130,11 @@ static void exercise(pd_transport *t)
 	FILE *lf = fopen(local, "wb");
 	fwrite(blob, 1, 200000, lf);
 	fclose(lf);
-	ck_assert_int_eq(pd_tp_upload(t, local, remote, 0755, &e), 0);
-	ck_assert_int_eq(pd_tp_stat(t, remote, &st, &e), 0);
+	ck_assert_int_eq(pd_deploy_transport_upload(t, local, remote, 0755, &e), 0);
+	ck_assert_int_eq(pd_deploy_transport_stat(t, remote, &st, &e), 0);
 	ck_assert_uint_eq(st.size, 200000);
 	ck_assert_uint_eq(st.mode, 0755);
-	ck_assert_int_eq(pd_tp_download(t, remote, back, &e), 0);
+	ck_assert_int_eq(pd_deploy_transport_download(t, remote, back, &e), 0);
 	char *got;
 	size_t n;
 	ck_assert_int_eq(pd_read_file(back, &got, &n, 0, &e), 0);
@@ -144,7 +144,7 @@ static void exercise(pd_transport *t)
 	free(blob);
 	char **names;
 	size_t nn;
-	ck_assert_int_eq(pd_tp_listdir(t, dir, &names, &nn, &e), 0);
+	ck_assert_int_eq(pd_deploy_transport_listdir(t, dir, &names, &nn, &e), 0);
 	ck_assert_uint_eq(nn, 2);
 	ck_assert_str_eq(names[0], "blob");
 	ck_assert_str_eq(names[1], "file");
@@ -154,24 +154,24 @@ static void exercise(pd_transport *t)
 	/* a refused write is an error carrying the path */
 	char ro[400];
 	snprintf(ro, sizeof(ro), "%s/nodir/x", dir);
-	ck_assert_int_eq(pd_tp_write(t, ro, "1", 1, &e), PD_EXIT_ENV);
+	ck_assert_int_eq(pd_deploy_transport_write(t, ro, "1", 1, &e), PD_EXIT_ENV);
 	ck_assert_ptr_nonnull(strstr(e.msg, "nodir"));
-	ck_assert_int_eq(pd_tp_rmdir(t, dir, &e), PD_EXIT_ENV); /* not empty */
-	ck_assert_int_eq(pd_tp_unlink(t, f, &e), 0);
-	ck_assert_int_eq(pd_tp_unlink(t, remote, &e), 0);
-	ck_assert_int_eq(pd_tp_rmdir(t, dir, &e), 0);
-	ck_assert(!pd_transport_lost(t));
+	ck_assert_int_eq(pd_deploy_transport_rmdir(t, dir, &e), PD_EXIT_ENV); /* not empty */
+	ck_assert_int_eq(pd_deploy_transport_unlink(t, f, &e), 0);
+	ck_assert_int_eq(pd_deploy_transport_unlink(t, remote, &e), 0);
+	ck_assert_int_eq(pd_deploy_transport_rmdir(t, dir, &e), 0);
+	ck_assert(!pd_deploy_transport_lost(t));
 	pd_buf_free(&b);
 }
 
 START_TEST(local_backend)
 {
-	pd_transport *t;
+	pd_deploy_transport *t;
 	pd_err e = {0};
-	ck_assert_int_eq(pd_transport_open("local", NULL, &t, &e), 0);
-	ck_assert(pd_transport_is_local(t));
+	ck_assert_int_eq(pd_deploy_transport_open("local", NULL, &t, &e), 0);
+	ck_assert(pd_deploy_transport_is_local(t));
 	exercise(t);
-	pd_transport_close(t);
+	pd_deploy_transport_close(t);
 }
 END_TEST
 
@@ -181,9 +181,9 @@ static int have_sshd;
 static void sshd_up(void) { have_sshd = test_sshd_start(&sshd) == 0; }
 static void sshd_down(void) { test_sshd_stop(&sshd); }
 
-static struct pd_transport_opts opts_with(const char *kh)
+static struct pd_deploy_transport_opts opts_with(const char *kh)
 {
-	struct pd_transport_opts o = {.identity = sshd.identity, .known_hosts = kh, .timeout_s = 5};
+	struct pd_deploy_transport_opts o = {.identity = sshd.identity, .known_hosts = kh, .timeout_s = 5};
 	return o;
 }
 
@@ -191,23 +191,23 @@ START_TEST(ssh_known_key)
 {
 	if (!have_sshd)
 		ck_abort_msg("sshd could not be started on 127.0.0.1");
-	pd_transport *t;
+	pd_deploy_transport *t;
 	pd_err e = {0};
-	struct pd_transport_opts o = opts_with(sshd.known_hosts);
-	ck_assert_msg(pd_transport_open(sshd.uri, &o, &t, &e) == 0, "%s", e.msg);
-	ck_assert(!pd_transport_is_local(t));
+	struct pd_deploy_transport_opts o = opts_with(sshd.known_hosts);
+	ck_assert_msg(pd_deploy_transport_open(sshd.uri, &o, &t, &e) == 0, "%s", e.msg);
+	ck_assert(!pd_deploy_transport_is_local(t));
 	exercise(t);
-	pd_transport_close(t);
+	pd_deploy_transport_close(t);
 }
 END_TEST
 
 START_TEST(ssh_unknown_key)
 {
 	ck_assert(have_sshd);
-	pd_transport *t;
+	pd_deploy_transport *t;
 	pd_err e = {0};
-	struct pd_transport_opts o = opts_with(test_sshd_known_hosts(&sshd, "empty_kh", NULL));
-	ck_assert_int_eq(pd_transport_open(sshd.uri, &o, &t, &e), PD_EXIT_ENV);
+	struct pd_deploy_transport_opts o = opts_with(test_sshd_known_hosts(&sshd, "empty_kh", NULL));
+	ck_assert_int_eq(pd_deploy_transport_open(sshd.uri, &o, &t, &e), PD_EXIT_ENV);
 	ck_assert_ptr_null(t);
 	ck_assert_ptr_nonnull(strstr(e.msg, "unknown"));
 	/* the fingerprint printed is the server's, as ssh-keygen computes it */
@@ -228,10 +228,10 @@ START_TEST(ssh_changed_key)
 	snprintf(other, sizeof(other), "%s/other_key", sshd.dir);
 	pd_test_run(NULL, 0, "ssh-keygen -q -t ed25519 -N '' -f %s >/dev/null 2>&1", other);
 	strcat(other, ".pub");
-	pd_transport *t;
+	pd_deploy_transport *t;
 	pd_err e = {0};
-	struct pd_transport_opts o = opts_with(test_sshd_known_hosts(&sshd, "changed_kh", other));
-	ck_assert_int_eq(pd_transport_open(sshd.uri, &o, &t, &e), PD_EXIT_ENV);
+	struct pd_deploy_transport_opts o = opts_with(test_sshd_known_hosts(&sshd, "changed_kh", other));
+	ck_assert_int_eq(pd_deploy_transport_open(sshd.uri, &o, &t, &e), PD_EXIT_ENV);
 	ck_assert_ptr_null(t);
 	ck_assert_msg(strstr(e.msg, "CHANGED") != NULL, "%s", e.msg);
 	ck_assert_ptr_nonnull(strstr(e.msg, "ssh-keygen -R"));
@@ -266,10 +266,10 @@ START_TEST(ssh_revoked_key)
 	pub_line(sshd.host_pub, key, sizeof(key));
 	/* the same key revoked under another host pattern: refused for every host */
 	snprintf(lines, sizeof(lines), "# retired after the board was stolen\n@revoked *.example.org %s\n", key);
-	struct pd_transport_opts o = opts_with(kh_with("revoked_kh", lines, true));
-	pd_transport *t;
+	struct pd_deploy_transport_opts o = opts_with(kh_with("revoked_kh", lines, true));
+	pd_deploy_transport *t;
 	pd_err e = {0};
-	ck_assert_int_eq(pd_transport_open(sshd.uri, &o, &t, &e), PD_EXIT_ENV);
+	ck_assert_int_eq(pd_deploy_transport_open(sshd.uri, &o, &t, &e), PD_EXIT_ENV);
 	ck_assert_ptr_null(t);
 	ck_assert_msg(strstr(e.msg, "REVOKED") && strstr(e.msg, "revoked_kh:3"), "%s", e.msg);
 	/* a revoked line for another key does not get in the way */
@@ -280,8 +280,8 @@ START_TEST(ssh_revoked_key)
 	pub_line(other, okey, sizeof(okey));
 	snprintf(lines, sizeof(lines), "@revoked * %s\n", okey);
 	o = opts_with(kh_with("revoked_other_kh", lines, true));
-	ck_assert_msg(pd_transport_open(sshd.uri, &o, &t, &e) == 0, "%s", e.msg);
-	pd_transport_close(t);
+	ck_assert_msg(pd_deploy_transport_open(sshd.uri, &o, &t, &e) == 0, "%s", e.msg);
+	pd_deploy_transport_close(t);
 }
 END_TEST
 
@@ -292,10 +292,10 @@ START_TEST(ssh_cert_authority_refused)
 	char key[1200], lines[2600];
 	pub_line(sshd.host_pub, key, sizeof(key));
 	snprintf(lines, sizeof(lines), "@cert-authority * %s\n", key);
-	struct pd_transport_opts o = opts_with(kh_with("ca_kh", lines, false));
-	pd_transport *t;
+	struct pd_deploy_transport_opts o = opts_with(kh_with("ca_kh", lines, false));
+	pd_deploy_transport *t;
 	pd_err e = {0};
-	ck_assert_int_eq(pd_transport_open(sshd.uri, &o, &t, &e), PD_EXIT_ENV);
+	ck_assert_int_eq(pd_deploy_transport_open(sshd.uri, &o, &t, &e), PD_EXIT_ENV);
 	ck_assert_ptr_null(t);
 	ck_assert_msg(strstr(e.msg, "unknown") && strstr(e.msg, "@cert-authority line at") &&
 			      strstr(e.msg, "ca_kh:1") && strstr(e.msg, "not supported"),
@@ -309,10 +309,10 @@ START_TEST(ssh_bad_identity)
 	char id[400];
 	snprintf(id, sizeof(id), "%s/stranger", sshd.dir);
 	pd_test_run(NULL, 0, "ssh-keygen -q -t ed25519 -N '' -f %s >/dev/null 2>&1", id);
-	struct pd_transport_opts o = {.identity = id, .known_hosts = sshd.known_hosts, .timeout_s = 5};
-	pd_transport *t;
+	struct pd_deploy_transport_opts o = {.identity = id, .known_hosts = sshd.known_hosts, .timeout_s = 5};
+	pd_deploy_transport *t;
 	pd_err e = {0};
-	ck_assert_int_eq(pd_transport_open(sshd.uri, &o, &t, &e), PD_EXIT_ENV);
+	ck_assert_int_eq(pd_deploy_transport_open(sshd.uri, &o, &t, &e), PD_EXIT_ENV);
 	ck_assert_ptr_nonnull(strstr(e.msg, "authentication refused"));
 }
 END_TEST
@@ -320,29 +320,29 @@ END_TEST
 START_TEST(ssh_drop_reconnect)
 {
 	ck_assert(have_sshd);
-	pd_transport *t;
+	pd_deploy_transport *t;
 	pd_err e = {0};
-	struct pd_transport_opts o = opts_with(sshd.known_hosts);
-	ck_assert_int_eq(pd_transport_open(sshd.uri, &o, &t, &e), 0);
-	pd_transport_drop(t);
-	struct pd_tp_stat st;
-	ck_assert_int_eq(pd_tp_stat(t, "/", &st, &e), PD_EXIT_ENV);
-	ck_assert(pd_transport_lost(t));
-	ck_assert_int_eq(pd_tp_stat(t, "/", &st, &e), PD_EXIT_ENV); /* refused while lost */
-	ck_assert_msg(pd_transport_reconnect(t, &e) == 0, "%s", e.msg);
-	ck_assert(!pd_transport_lost(t));
-	ck_assert_int_eq(pd_tp_stat(t, "/", &st, &e), 0);
+	struct pd_deploy_transport_opts o = opts_with(sshd.known_hosts);
+	ck_assert_int_eq(pd_deploy_transport_open(sshd.uri, &o, &t, &e), 0);
+	pd_deploy_transport_drop(t);
+	struct pd_deploy_transport_stat st;
+	ck_assert_int_eq(pd_deploy_transport_stat(t, "/", &st, &e), PD_EXIT_ENV);
+	ck_assert(pd_deploy_transport_lost(t));
+	ck_assert_int_eq(pd_deploy_transport_stat(t, "/", &st, &e), PD_EXIT_ENV); /* refused while lost */
+	ck_assert_msg(pd_deploy_transport_reconnect(t, &e) == 0, "%s", e.msg);
+	ck_assert(!pd_deploy_transport_lost(t));
+	ck_assert_int_eq(pd_deploy_transport_stat(t, "/", &st, &e), 0);
 	ck_assert(st.is_dir);
-	pd_transport_close(t);
+	pd_deploy_transport_close(t);
 }
 END_TEST
 
 START_TEST(ssh_unreachable)
 {
-	pd_transport *t;
+	pd_deploy_transport *t;
 	pd_err e = {0};
-	struct pd_transport_opts o = {.known_hosts = "/dev/null", .timeout_s = 2};
-	ck_assert_int_eq(pd_transport_open("ssh://root@127.0.0.1:1", &o, &t, &e), PD_EXIT_ENV);
+	struct pd_deploy_transport_opts o = {.known_hosts = "/dev/null", .timeout_s = 2};
+	ck_assert_int_eq(pd_deploy_transport_open("ssh://root@127.0.0.1:1", &o, &t, &e), PD_EXIT_ENV);
 	ck_assert_ptr_nonnull(strstr(e.msg, "cannot connect"));
 }
 END_TEST

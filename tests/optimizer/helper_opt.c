@@ -59,7 +59,7 @@ pd_plan *pd_to_generated(unsigned n_dags, unsigned lo, unsigned hi, double util,
 			 const char *platform)
 {
 	struct pd_gen_params g;
-	pd_gen_defaults(&g);
+	pd_dags_gen_defaults(&g);
 	g.n_dags = n_dags;
 	g.min_tasks = lo;
 	g.max_tasks = hi;
@@ -72,7 +72,7 @@ pd_plan *pd_to_generated(unsigned n_dags, unsigned lo, unsigned hi, double util,
 pd_plan *pd_to_bench_set(unsigned n_dags, unsigned per_dag, uint64_t seed, const char *platform)
 {
 	struct pd_gen_params g;
-	pd_gen_defaults(&g);
+	pd_dags_gen_defaults(&g);
 	g.n_dags = n_dags;
 	g.min_tasks = g.max_tasks = per_dag;
 	g.util = 0.06 * n_dags;

@@ -7,7 +7,7 @@
  * optimum's vector never exceeds that optimum.
  */
 #include "helper_opt.h"
-#include "optimizer/opt_internal.h"
+#include "optimizer/opt_impl.h"
 #include "pd_test.h"
 
 #include <math.h>

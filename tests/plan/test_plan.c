@@ -70,7 +70,7 @@ static void set_cpu(pd_plan *p, size_t i, int cpu, int64_t deadline_ns)
 	struct pd_plan_task *pt = pd_plan_task(p, i);
 	size_t k = (size_t)pd_platform_island_of_cpu(plat, cpu);
 	pt->place = (struct pd_placement){.kind = PD_PLACE_CPU, .cpu = cpu, .island = k};
-	pt->wcet_ns = pd_wcet_at(plat, t, k, pd_plan_island_opp(p, k));
+	pt->wcet_ns = pd_platform_wcet_at(plat, t, k, pd_plan_island_opp(p, k));
 	pt->runtime_ns = pt->wcet_ns;
 	pt->deadline_ns = deadline_ns;
 	pt->period_ns = pd_dags_dag(pd_plan_dags(p), t->dag)->period_ns;
@@ -86,7 +86,7 @@ static void set_accel(pd_plan *p, size_t i, const char *accel, int slot, size_t 
 	struct pd_plan_task *pt = pd_plan_task(p, i);
 	pt->place = (struct pd_placement){.kind = acc->kind == PD_ACCEL_GPU ? PD_PLACE_GPU : PD_PLACE_FPGA,
 					  .accel = a, .slot = slot, .impl = impl};
-	pt->wcet_ns = pd_latency_at(acc, t->impls[impl].latency_ns, pd_plan_accel_opp(p, a));
+	pt->wcet_ns = pd_platform_latency_at(acc, t->impls[impl].latency_ns, pd_plan_accel_opp(p, a));
 	pt->response_ns = pt->wcet_ns + (acc->kind == PD_ACCEL_FPGA ? acc->reconfig_ns : 0);
 	pt->reclaim = false;
 	pt->runtime_ns = pt->deadline_ns = pt->period_ns = 0; /* CPU-only fields */
@@ -238,7 +238,7 @@ START_TEST(written_layout)
 	ck_assert_str_eq(bits[0], "sobel.bin");
 	ck_assert_uint_eq(pd_plan_slot_bitstreams(p, 1, 0, bits, 4), 0);
 	char buf[64];
-	ck_assert_str_eq(pd_placement_fmt(p, &pd_plan_task_c(p, 1)->place, buf, sizeof(buf)), "fpga:pl/1");
+	ck_assert_str_eq(pd_plan_placement_fmt(p, &pd_plan_task_c(p, 1)->place, buf, sizeof(buf)), "fpga:pl/1");
 	pd_plan_free(p);
 }
 END_TEST
@@ -362,9 +362,9 @@ static enum pd_file_kind kind_of(const char *text, pd_diags *d)
 	pd_ydoc doc;
 	enum pd_file_kind k = PD_FILE_UNKNOWN;
 	if (pd_yaml_load(&doc, "k.yaml", text, strlen(text), d) == 0)
-		k = pd_file_kind_of(&doc, d);
+		k = pd_plan_file_kind_of(&doc, d);
 	else
-		k = pd_file_kind_of(NULL, d);
+		k = pd_plan_file_kind_of(NULL, d);
 	pd_yaml_free(&doc);
 	return k;
 }
@@ -395,12 +395,12 @@ START_TEST(names)
 {
 	enum pd_objective o;
 	enum pd_status s;
-	ck_assert_str_eq(pd_status_name(PD_STATUS_INFEASIBLE), "infeasible");
-	ck_assert_str_eq(pd_objective_name(PD_OBJ_SLACK), "slack");
-	ck_assert_int_eq(pd_objective_parse("balanced", &o), 0);
+	ck_assert_str_eq(pd_plan_status_name(PD_STATUS_INFEASIBLE), "infeasible");
+	ck_assert_str_eq(pd_plan_objective_name(PD_OBJ_SLACK), "slack");
+	ck_assert_int_eq(pd_plan_objective_parse("balanced", &o), 0);
 	ck_assert_int_eq(o, PD_OBJ_BALANCED);
-	ck_assert_int_eq(pd_objective_parse("fast", &o), -1);
-	ck_assert_int_eq(pd_status_parse("feasible", &s), 0);
+	ck_assert_int_eq(pd_plan_objective_parse("fast", &o), -1);
+	ck_assert_int_eq(pd_plan_status_parse("feasible", &s), 0);
 	ck_assert_int_eq(s, PD_STATUS_FEASIBLE);
 }
 END_TEST

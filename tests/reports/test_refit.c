@@ -124,7 +124,7 @@ static pd_plan *make_plan(const struct fab *f)
 		t->place.kind = PD_PLACE_CPU;
 		t->place.cpu = task_cpu[i];
 		t->place.island = 0;
-		t->wcet_ns = t->runtime_ns = pd_wcet_at(pd_plan_platform(p), pd_dags_task(pd_plan_dags(p), i), 0, 0);
+		t->wcet_ns = t->runtime_ns = pd_platform_wcet_at(pd_plan_platform(p), pd_dags_task(pd_plan_dags(p), i), 0, 0);
 		t->deadline_ns = t->response_ns = PERIOD_NS / 3;
 		t->period_ns = PERIOD_NS;
 	}
@@ -333,7 +333,7 @@ START_TEST(wcet_quantile_margin_max_floor_and_inverse_law)
 	const char *names[3] = {"a", "b", "c"};
 	for (int i = 0; i < 3; i++) {
 		const struct pd_task *t = pd_dags_task(s, (size_t)pd_dags_find_task(s, "chain", names[i]));
-		int64_t fw = pd_wcet_at(pf, t, 0, 0), mx = 0;
+		int64_t fw = pd_platform_wcet_at(pf, t, 0, 0), mx = 0;
 		for (int k = 0; k < N_INST; k++)
 			mx = f.exec[k][i] > mx ? f.exec[k][i] : mx;
 		ck_assert_msg(fw >= mx, "%s: forward law %lld < observed max %lld", names[i], (long long)fw, (long long)mx);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The statistics kernels of reports/ on hand-computed cases: percentiles, the sum of rails. */
 #include "pd_test.h"
-#include "reports/run_model.h"
+#include "reports/run_model_impl.h"
 
 #include <stdlib.h>
 

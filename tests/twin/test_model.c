@@ -255,7 +255,7 @@ START_TEST(gpu_latency_follows_devfreq)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 	const struct pd_accelerator *g = pd_platform_accel(f.p, (size_t)pd_platform_find_accel(f.p, "gpu0"));
-	double want = (double)pd_latency_at(g, 20000000, 0) / 1e6;
+	double want = (double)pd_platform_latency_at(g, 20000000, 0) / 1e6;
 	ck_assert_msg(ms >= want && want > 60, "run took %.1f ms, expected %.1f ms at 177 MHz", ms, want);
 	close_model(&f);
 }
@@ -278,15 +278,15 @@ START_TEST(rails_follow_the_power_model)
 	for (int i = 0; i <= TWIN_WINDOW; i++)
 		tick(m, (int64_t)i * TWIN_TICK_NS, 0, (uint64_t)i * 5, (uint64_t)i * 10);
 	const struct pd_island *big = pd_platform_island(f.p, 1), *little = pd_platform_island(f.p, 0);
-	ck_assert_double_eq_tol(twin_model_rail_w(m, 1), pd_island_power_w(big, big->n_opps - 1, 0.5), 1e-9);
-	ck_assert_double_eq_tol(twin_model_rail_w(m, 0), pd_island_power_w(little, little->n_opps - 1, 0.0), 1e-9);
+	ck_assert_double_eq_tol(twin_model_rail_w(m, 1), pd_platform_island_power_w(big, big->n_opps - 1, 0.5), 1e-9);
+	ck_assert_double_eq_tol(twin_model_rail_w(m, 0), pd_platform_island_power_w(little, little->n_opps - 1, 0.0), 1e-9);
 	ck_assert_double_eq_tol(twin_model_rail_w(m, 4), 2.1, 1e-9);
 	/* GPU idle at its top OPP until something runs */
 	const struct pd_accelerator *g = pd_platform_accel(f.p, 0);
 	ck_assert_double_eq_tol(twin_model_rail_w(m, 2), (double)g->opps[g->n_opps - 1].idle_uw / 1e6, 1e-9);
 	/* a lower OPP lowers the rail as the model says */
 	ck_assert_int_eq(wr(m, POL1 "scaling_governor", "powersave"), 0);
-	ck_assert_double_eq_tol(twin_model_rail_w(m, 1), pd_island_power_w(big, 0, 0.5), 1e-9);
+	ck_assert_double_eq_tol(twin_model_rail_w(m, 1), pd_platform_island_power_w(big, 0, 0.5), 1e-9);
 	/* the window slides: fully busy from now on */
 	for (int i = TWIN_WINDOW + 1; i <= 2 * TWIN_WINDOW + 1; i++)
 		tick(m, (int64_t)i * TWIN_TICK_NS, 0, 25 + (uint64_t)(i - TWIN_WINDOW) * 10, (uint64_t)i * 10);

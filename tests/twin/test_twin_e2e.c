@@ -453,7 +453,7 @@ START_TEST(frequency_changes_power_as_modelled)
 	/* without the board's cgroup every host process counts: the island is fully busy */
 	if (!board_cgroup(cg, sizeof(cg)))
 		b1 = b2 = n;
-	double want = (pd_island_power_w(isl, isl->n_opps - 1, b2) - pd_island_power_w(isl, 0, b1));
+	double want = (pd_platform_island_power_w(isl, isl->n_opps - 1, b2) - pd_platform_island_power_w(isl, 0, b1));
 	fprintf(stderr, "twin e2e: %s %lld->%lld kHz busy: %.4f W -> %.4f W (delta %.4f W, model %.4f W, util %.3f/%.3f, "
 		"load %.3f/%.3f)\n", isl->name, (long long)lo->freq_khz, (long long)hi->freq_khz, p1, p2, p2 - p1, want, u1, u2,
 		b1, b2);

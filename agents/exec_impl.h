@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* exec.h - the DAG executor (internal to agents/): one thread per task. */
-#ifndef PD_AGENT_EXEC_H
-#define PD_AGENT_EXEC_H
+/* exec_impl.h - the DAG executor (internal to agents/): one thread per task. */
+#ifndef PD_AGENT_EXEC_IMPL_H
+#define PD_AGENT_EXEC_IMPL_H
 
 #include "agents/pd_agent.h"
 #include "agents/rlw.h"
-#include "agents/work.h"
+#include "agents/work_impl.h"
 
 #include <pthread.h>
 
@@ -57,19 +57,19 @@ struct pd_xtask {
 /*
  * The start barrier and the stop word, as agents/run.c drives them:
  *
- *   pd_exec_spawn          each thread: place itself (cpuset), calibrate its work, state = 1 (or
+ *   exec_spawn          each thread: place itself (cpuset), calibrate its work, state = 1 (or
  *        |                 -errno), ready++ and futex-wake; then it sleeps on go
  *        v
- *   pd_exec_wait_ready     all ready ---> pd_exec_admit (all tasks SCHED_DEADLINE, or none: revert)
- *        |                 a state < 0 or admission refused ---> pd_exec_abort: go = 2, join
+ *   exec_wait_ready     all ready ---> exec_admit (all tasks SCHED_DEADLINE, or none: revert)
+ *        |                 a state < 0 or admission refused ---> exec_abort: go = 2, join
  *        v
- *   pd_exec_go(t0)         go = 1: sources release instance k at t0 + k T; successors wait on wake
+ *   exec_go(t0)         go = 1: sources release instance k at t0 + k T; successors wait on wake
  *        |
- *   pd_exec_stop_at(stop)  k_stop = first instance released at or after stop: sources stop releasing,
+ *   exec_stop_at(stop)  k_stop = first instance released at or after stop: sources stop releasing,
  *        |                 in-flight instances drain (successors still run them)
  *        v
- *   pd_exec_join(limit)    threads that have not drained by the limit: abort_all = 1, every wait
- *                          returns; pd_exec_flush_unfinished records what never finished
+ *   exec_join(limit)    threads that have not drained by the limit: abort_all = 1, every wait
+ *                          returns; exec_flush_unfinished records what never finished
  *
  * go only moves 0 -> 1 or 0 -> 2; k_stop only decreases; after abort_all no job starts.
  */
@@ -82,9 +82,9 @@ struct pd_exec {
 	_Atomic uint32_t ready;  /* threads past set-up (futex word) */
 	_Atomic int abort_all;   /* drain timeout: every wait returns */
 	int64_t t0_ns;           /* CLOCK_MONOTONIC of instance 0's release */
-	pd_cpusets *cs;
-	const struct pd_gpio_ops *gpio;
-	const struct pd_accel_ops *accel;
+	pd_agent_cpusets *cs;
+	const struct pd_agent_gpio_ops *gpio;
+	const struct pd_agent_accel_ops *accel;
 	pthread_mutex_t *accel_locks; /* one per accelerator: requests are served one at a time */
 	const struct pd_agent_spec *spec;
 	const char *sysfs_root;
@@ -94,30 +94,30 @@ struct pd_exec {
  * frequency/capacity-scaled accounting where the kernel scales (arm, arm64). The agent's own per-job
  * work that the kernel charges (wake-up, clock reads, record, successor wake-ups) is the platform's
  * job_overhead, already inside the plan's runtime (docs/MODEL.md "Overhead and margin"). */
-int64_t pd_exec_kernel_runtime(const struct pd_agent_task *t, const char *sysfs_root);
+int64_t exec_kernel_runtime(const struct pd_agent_task *t, const char *sysfs_root);
 
-int pd_exec_init(struct pd_exec *x, const struct pd_agent_spec *s, uint64_t seed, pd_err *e);
+int exec_init(struct pd_exec *x, const struct pd_agent_spec *s, uint64_t seed, pd_err *e);
 /* Test only: job inj->seq of the task inj names runs inj->factor x its demand. PD_EXIT_USAGE when the
  * spec has no such task. */
-int pd_exec_inject(struct pd_exec *x, const struct pd_inject *inj, pd_err *e);
+int exec_test_inject_overrun(struct pd_exec *x, const struct pd_inject *inj, pd_err *e);
 /* Creates every thread; they place themselves and calibrate, then wait on go. */
-int pd_exec_spawn(struct pd_exec *x, pd_rlw *w, pd_err *e);
+int exec_spawn(struct pd_exec *x, pd_rlw *w, pd_err *e);
 /* Waits until every thread is ready; returns the first failing task index or -1. */
-long pd_exec_wait_ready(struct pd_exec *x);
+long exec_wait_ready(struct pd_exec *x);
 /* All-or-nothing admission: SCHED_DEADLINE for every CPU task, or none (reverted). */
-int pd_exec_admit(struct pd_exec *x, pd_err *e);
-void pd_exec_go(struct pd_exec *x, int64_t t0_ns);
+int exec_admit(struct pd_exec *x, pd_err *e);
+void exec_go(struct pd_exec *x, int64_t t0_ns);
 /* Releases no instance at or after stop_ns (relative to t0); wakes every waiting thread. */
-void pd_exec_stop_at(struct pd_exec *x, int64_t stop_ns);
+void exec_stop_at(struct pd_exec *x, int64_t stop_ns);
 /* Joins every thread, waiting at most drain_ns before making every wait return. */
-void pd_exec_join(struct pd_exec *x, int64_t drain_ns);
-void pd_exec_abort(struct pd_exec *x);
+void exec_join(struct pd_exec *x, int64_t drain_ns);
+void exec_abort(struct pd_exec *x);
 /* After join: an INSTANCE record (miss, finish_ns = response_ns = -1) for every released instance
  * that never finished although its deadline had passed by end_ns. */
-void pd_exec_flush_unfinished(struct pd_exec *x, struct pd_rlw_ring *ring, int64_t end_ns);
-void pd_exec_fini(struct pd_exec *x);
-void pd_exec_install_sigxcpu(void);
+void exec_flush_unfinished(struct pd_exec *x, struct pd_rlw_ring *ring, int64_t end_ns);
+void exec_fini(struct pd_exec *x);
+void exec_install_sigxcpu(void);
 
-int64_t pd_mono_ns(void);
+int64_t exec_mono_ns(void);
 
 #endif

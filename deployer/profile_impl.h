@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* profile_int.h - state of one `powerdag profile`, shared by profile.c (sequence) and
+/* profile_impl.h - state of one `powerdag profile`, shared by profile.c (sequence) and
  * profile_steps.c (planning, measuring, fitting, output). Private to deployer/. */
-#ifndef PD_PROFILE_INT_H
-#define PD_PROFILE_INT_H
+#ifndef PD_PROFILE_IMPL_H
+#define PD_PROFILE_IMPL_H
 
 #include <jansson.h>
 
@@ -44,10 +44,10 @@ struct isl_res {
 };
 
 struct prof {
-	const struct pd_profile_opts *o;
+	const struct pd_deploy_profile_opts *o;
 	pd_platform *nom, *fit;
-	pd_transport *t;
-	pd_board *b;
+	pd_deploy_transport *t;
+	pd_deploy_board *b;
 	char agent[1024], remote_dir[256], remote_agent[300];
 	char hostname[128], kernel_version[256], date[32];
 	pd_buf state_before, left;
@@ -65,12 +65,12 @@ struct prof {
 	json_t *skipped, *flags, *values;
 };
 
-void plog(struct prof *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int run_measure(struct prof *c, const char *const *args, json_t **out, pd_err *e);
+void profile_log(struct prof *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int profile_measure(struct prof *c, const char *const *args, json_t **out, pd_err *e);
 /* profile_steps.c */
-int plan_steps(struct prof *c, pd_err *e);
-int step_run(struct prof *c, struct pstep *s, pd_err *e);
-int fit_and_write(struct prof *c, pd_err *e);
-char *summary_text(struct prof *c);
+int profile_plan_steps(struct prof *c, pd_err *e);
+int profile_step_run(struct prof *c, struct pstep *s, pd_err *e);
+int profile_fit_and_write(struct prof *c, pd_err *e);
+char *profile_summary_text(struct prof *c);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* work.h - work kinds of one task (internal to agents/). */
-#ifndef PD_AGENT_WORK_H
-#define PD_AGENT_WORK_H
+/* work_impl.h - work kinds of one task (internal to agents/). */
+#ifndef PD_AGENT_WORK_IMPL_H
+#define PD_AGENT_WORK_IMPL_H
 
 #include "agents/pd_agent.h"
 
@@ -18,19 +18,19 @@ struct pd_xwork {
 };
 
 /* Resolves the work (dlopen for plugins). 0 or PD_EXIT_USAGE/ENV with a message naming the task. */
-int pd_work_init(struct pd_xwork *w, const struct pd_agent_task *t, uint64_t seed, size_t index, pd_err *e);
+int work_init(struct pd_xwork *w, const struct pd_agent_task *t, uint64_t seed, size_t index, pd_err *e);
 /* spin: measures the loop rate on the calling thread's CPU (call it there, still SCHED_OTHER). */
-void pd_work_calibrate(struct pd_xwork *w, int cpu, const char *sysfs_root);
+void work_calibrate(struct pd_xwork *w, int cpu, const char *sysfs_root);
 /* Draws the next job's demand (ns at the OPP) and its reference-frequency counterpart. */
-int64_t pd_work_draw(struct pd_xwork *w, int64_t *ref_ns);
+int64_t work_draw(struct pd_xwork *w, int64_t *ref_ns);
 /* Executes one job; returns 0 or non-zero when the job failed (plugin). Thread CPU clock: busy work
  * stores its first and last readings in *cpu0_ns / *cpu1_ns; other kinds leave *cpu0_ns (read by the
  * caller before) and set *cpu1_ns = -1. */
-int pd_work_do(struct pd_xwork *w, uint64_t seq, int64_t demand_ns, int64_t ref_ns, int64_t *cpu0_ns, int64_t *cpu1_ns);
+int work_do(struct pd_xwork *w, uint64_t seq, int64_t demand_ns, int64_t ref_ns, int64_t *cpu0_ns, int64_t *cpu1_ns);
 /* The builtin:spin body, n iterations (profile measures its speed: agents/measure.c). */
-uint64_t pd_work_spin(uint64_t n, uint64_t x);
+uint64_t work_spin(uint64_t n, uint64_t x);
 /* Burns exactly ns of this thread's CPU time. */
-void pd_work_busy_ns(int64_t ns);
-void pd_work_fini(struct pd_xwork *w);
+void work_busy_ns(int64_t ns);
+void work_fini(struct pd_xwork *w);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim_heap.h - the event queue: an indexed binary min-heap over a fixed set of event sources.
+ * sim_heap_impl.h - the event queue: an indexed binary min-heap over a fixed set of event sources.
  *
  * A 4-ary heap (shallower than binary: fewer cache lines per sift). Every source of events (a core's next completion/exhaustion, a task's replenishment timer, a DAG's
  * next release, ...) owns one id in [0, n) for the whole run and has at most one pending event, so
@@ -8,8 +8,8 @@
  * removes it. Order: earlier time first; at equal times the smaller id first (ids are laid out so
  * that completions are handled before releases at the same instant), which makes runs deterministic.
  */
-#ifndef PD_SIM_HEAP_H
-#define PD_SIM_HEAP_H
+#ifndef PD_SIM_HEAP_IMPL_H
+#define PD_SIM_HEAP_IMPL_H
 
 #include <stdbool.h>
 #include <stddef.h>

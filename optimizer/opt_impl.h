@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * opt_internal.h - private to optimizer/: the solver-side view of a DAG set on a platform (the
+ * opt_impl.h - private to optimizer/: the solver-side view of a DAG set on a platform (the
  * "instance"), a candidate solution, and the pieces every solver shares. The symbols are those of
  * docs/MODEL.md: runtime_at (Q_i(k, f), the reservation of a CPU task: its WCET plus the island's
- * per-job overhead plus the budget margin, pd_budget_at), demand_at (D_i(k, f) = C + o, what a job
+ * per-job overhead plus the budget margin, pd_platform_budget_at), demand_at (D_i(k, f) = C + o, what a job
  * executes: power), density (Q/d), finish (F_i), opp. Every schedulability rule uses Q, power uses D.
  *
  * Indices: tasks are the global task indices of pd_dags; islands and accelerators those of
  * pd_platform; cores are numbered island by island (core c belongs to island core_isl[c]); a
  * "server" is one FIFO accelerator queue: a GPU, or one slot of an FPGA.
  */
-#ifndef PD_OPT_INTERNAL_H
-#define PD_OPT_INTERNAL_H
+#ifndef PD_OPT_IMPL_H
+#define PD_OPT_IMPL_H
 
 #include "optimizer/pd_optimizer.h"
 

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * master_int.h - private to the exact mode (master*.c): the MILP model of formulation B
+ * master_impl.h - private to the exact mode (master*.c): the MILP model of formulation B
  * (master_build.c), solving one model with lazy tangents in GLPK or CBC (master_solve.c), the
  * per-vector branch and bound on the screening LP (master_bb.c), and the search over OPP vectors
  * that drives them (master.c). docs/MODEL.md, "Exact", states the model and why each bound is valid.
  */
-#ifndef OPT_MASTER_INT_H
-#define OPT_MASTER_INT_H
+#ifndef OPT_MASTER_IMPL_H
+#define OPT_MASTER_IMPL_H
 
-#include "optimizer/opt_internal.h"
+#include "optimizer/opt_impl.h"
 
 #include <glpk.h>
 #include <math.h>

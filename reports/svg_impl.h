@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * svg.h - internal to reports/: a small SVG plotting kit for the HTML report. A chart is a fixed-size
+ * svg_impl.h - internal to reports/: a small SVG plotting kit for the HTML report. A chart is a fixed-size
  * <svg> with a plot area, linear axes with "nice" ticks, and marks (polylines, steps, rectangles,
  * reference lines) drawn in data coordinates. Everything is written into a pd_buf; text is escaped.
  */
-#ifndef PD_REPORTS_SVG_H
-#define PD_REPORTS_SVG_H
+#ifndef PD_REPORTS_SVG_IMPL_H
+#define PD_REPORTS_SVG_IMPL_H
 
 #include "core/pd_core.h"
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cli.h - the powerdag command table. Each subcommand is cmd_<name>(argc, argv) in cli/cmd_<name>.c,
+ * cli_impl.h - the powerdag command table. Each subcommand is cmd_<name>(argc, argv) in cli/cmd_<name>.c,
  * a thin layer over its module's public header: parse options, call the module, print, map errors
  * to the exit codes of the README (0 ok, 1 property fails, 2 bad input, 3 environment). argv[0] is the subcommand name.
  */
-#ifndef PD_CLI_H
-#define PD_CLI_H
+#ifndef PD_CLI_IMPL_H
+#define PD_CLI_IMPL_H
 
 #include "core/pd_core.h"
 
@@ -22,7 +22,7 @@ void pd_cli_help(const char *name, FILE *out);
 /* Prints "powerdag NAME: msg" to stderr; returns code. */
 int pd_cli_fail(const char *name, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Installs the SIGINT/SIGTERM/SIGHUP flag handler (and ignores SIGPIPE); returns the flag, which
- * board code polls (pd_deploy_opts.interrupted, pd_profile_opts.interrupted). cli/interrupt.c */
+ * board code polls (pd_deploy_opts.interrupted, pd_deploy_profile_opts.interrupted). cli/interrupt.c */
 volatile sig_atomic_t *pd_cli_catch_interrupts(void);
 /* True when argv holds -h/--help anywhere (handled before getopt so every command has --help). */
 int pd_cli_wants_help(int argc, char **argv);

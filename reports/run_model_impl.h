@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * run_model.h - internal to reports/: the in-memory model of one run directory, and the statistics
+ * run_model_impl.h - internal to reports/: the in-memory model of one run directory, and the statistics
  * computed from it. Every writer (text, JSON, CSV, HTML, Perfetto) reads only these two structures,
  * so the numbers are computed once (stats.c) and printed the same everywhere.
  *
@@ -10,8 +10,8 @@
  * Ownership: a rpt_run owns its plan, its arena (strings) and its malloc'd vectors; rpt_run_free()
  * releases all of them. rpt_stats owns malloc'd arrays released by rpt_stats_free().
  */
-#ifndef PD_REPORTS_RUN_MODEL_H
-#define PD_REPORTS_RUN_MODEL_H
+#ifndef PD_REPORTS_RUN_MODEL_IMPL_H
+#define PD_REPORTS_RUN_MODEL_IMPL_H
 
 #include "core/pd_core.h"
 #include "plan/pd_plan.h"

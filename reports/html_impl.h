@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* html.h - internal to reports/: the HTML report's page (html.c) and its plots (html_plots.c). */
-#ifndef PD_REPORTS_HTML_H
-#define PD_REPORTS_HTML_H
+/* html_impl.h - internal to reports/: the HTML report's page (html.c) and its plots (html_plots.c). */
+#ifndef PD_REPORTS_HTML_IMPL_H
+#define PD_REPORTS_HTML_IMPL_H
 
 #include "reports/pd_reports.h"
-#include "reports/run_model.h"
-#include "reports/svg.h"
+#include "reports/run_model_impl.h"
+#include "reports/svg_impl.h"
 
 struct html_ctx {
 	pd_buf *b;
