@@ -4,7 +4,7 @@
 #define PD_AGENT_EXEC_H
 
 #include "agents/pd_agent.h"
-#include "agents/rlw.h"
+#include "runlog/pd_runlog.h"
 #include "agents/work.h"
 
 #include <pthread.h>
