@@ -28,7 +28,7 @@ struct tw_accel {
 	char manager[64];
 	char state[32];
 	unsigned long flags;
-	char loaded[64][128]; /* slots <= 64 (platform parser bound) */
+	char loaded[PD_PLATFORM_MAX_SLOTS][128]; /* one bitstream name per slot */
 	int n_loaded, next_slot;
 	uint64_t loads;
 	/* activity: cumulative extra energy (uW x ns) above idle, for the rails */

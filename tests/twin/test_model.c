@@ -102,6 +102,45 @@ START_TEST(derive_default_two_cpus)
 }
 END_TEST
 
+/* The default source is platforms/odroid-xu4.yaml itself (compiled in): every figure the twin takes
+ * from it equals the board file's. */
+START_TEST(derive_default_is_the_xu4_board_file)
+{
+	pd_diags d;
+	pd_diags_init(&d);
+	pd_platform *xu4 = pd_platform_load_file(pd_test_src("platforms/odroid-xu4.yaml"), &d);
+	pd_diags_print(&d, stderr);
+	ck_assert_ptr_nonnull(xu4);
+	pd_ydoc doc = {0};
+	pd_platform *p = derive(8, NULL, &doc);
+	ck_assert_str_eq(pd_platform_name(p), "twin-odroid-xu4");
+	ck_assert_int_eq(pd_platform_ref_freq_khz(p), pd_platform_ref_freq_khz(xu4));
+	ck_assert_int_eq(pd_platform_base_uw(p), pd_platform_base_uw(xu4));
+	ck_assert_double_eq(pd_platform_dl(p)->max_util_per_cpu, pd_platform_dl(xu4)->max_util_per_cpu);
+	ck_assert_int_eq(pd_platform_dl(p)->fair_runtime_ns, pd_platform_dl(xu4)->fair_runtime_ns);
+	ck_assert_uint_eq(pd_platform_island_count(p), pd_platform_island_count(xu4));
+	for (size_t k = 0; k < pd_platform_island_count(p); k++) {
+		const struct pd_island *a = pd_platform_island(p, k), *b = pd_platform_island(xu4, k);
+		ck_assert_str_eq(a->name, b->name);
+		ck_assert_double_eq(a->capacity, b->capacity);
+		ck_assert_uint_eq(a->n_opps, b->n_opps);
+		for (size_t j = 0; j < a->n_opps; j++) {
+			ck_assert_int_eq(a->opps[j].freq_khz, b->opps[j].freq_khz);
+			ck_assert_int_eq(a->opps[j].busy_uw, b->opps[j].busy_uw);
+			ck_assert_int_eq(a->opps[j].idle_uw, b->opps[j].idle_uw);
+		}
+	}
+	/* the board file has no accelerator: the default twin adds its two emulated ones */
+	ck_assert_uint_eq(pd_platform_accel_count(xu4), 0);
+	ck_assert_str_eq(pd_platform_accel(p, 0)->name, "gpu0");
+	ck_assert_str_eq(pd_platform_accel(p, 1)->name, "pl");
+	pd_platform_free(p);
+	pd_yaml_free(&doc);
+	pd_platform_free(xu4);
+	pd_diags_free(&d);
+}
+END_TEST
+
 START_TEST(derive_spreads_and_picks)
 {
 	pd_ydoc doc = {0};
@@ -362,6 +401,7 @@ int main(void)
 	Suite *s = suite_create("twin_model");
 	TCase *tc = tcase_create("model");
 	tcase_add_test(tc, derive_default_two_cpus);
+	tcase_add_test(tc, derive_default_is_the_xu4_board_file);
 	tcase_add_test(tc, derive_spreads_and_picks);
 	tcase_add_test(tc, derive_bad_input);
 	tcase_add_test(tc, cpufreq_validation);
