@@ -140,7 +140,8 @@ int pd_platform_write_file(const pd_platform *p, const char *path, pd_err *e);
  * tables; locations are dropped; a NULL string is written as an empty one) and check nothing but
  * memory (-1 when out of memory, reported again by finish). pd_platform_draft_finish writes the draft with the canonical writer and reads
  * it back with the parser, so the platform it returns keeps every invariant above, or it returns
- * NULL with the parser's diagnostics in d (their locations name `file`, the emitted text's lines).
+ * NULL with the parser's diagnostics in d (their locations name `file`, which must outlive d, and
+ * the emitted text's lines).
  * It frees the draft in both cases. */
 typedef struct pd_platform_draft pd_platform_draft;
 pd_platform_draft *pd_platform_draft_new(const char *name, int64_t ref_khz, int64_t base_uw, const struct pd_dl *dl);

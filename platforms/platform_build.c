@@ -158,8 +158,10 @@ pd_platform *pd_platform_draft_finish(pd_platform_draft *dr, const char *file, p
 		pd_diags_add(d, (struct pd_loc){0}, "%s: %s", file, e.msg);
 	else {
 		pd_ydoc doc = {0};
+		size_t before = d->n;
 		if (pd_yaml_load(&doc, file, b.data, b.len, d) == 0 && doc.root)
 			p = pd_platform_from_node(pd_ymap_get(doc.root, "platform"), d);
+		platform_rebase_diags(d, before, doc.file, file); /* they outlive doc */
 		pd_yaml_free(&doc);
 	}
 	pd_buf_free(&b);

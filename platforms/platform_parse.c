@@ -532,7 +532,7 @@ pd_platform *pd_platform_from_node(const pd_ynode *map, pd_diags *d)
 
 /* Diagnostics point into the document's arena, which dies with it: repoint them at the caller's
  * path string, which lives as long as the caller keeps the diagnostics. */
-static void rebase_diags(pd_diags *d, size_t from, const char *old_file, const char *new_file)
+void platform_rebase_diags(pd_diags *d, size_t from, const char *old_file, const char *new_file)
 {
 	for (size_t i = from; i < d->n; i++)
 		if (d->v[i].loc.file == old_file)
@@ -552,7 +552,7 @@ pd_platform *pd_platform_load_file(const char *path, pd_diags *d)
 		else if (pd_ymap_check_keys(doc.root, file_keys, "a platform file", d) == 0)
 			p = pd_platform_from_node(pd_ymap_get(doc.root, "platform"), d);
 	}
-	rebase_diags(d, before, doc.file, path);
+	platform_rebase_diags(d, before, doc.file, path);
 	pd_yaml_free(&doc);
 	return p;
 }

@@ -52,12 +52,14 @@ static pd_platform *load_source(const char *src_path, pd_err *e)
 		pd_ydoc doc = {0};
 		if (pd_yaml_load(&doc, TWIN_XU4_NAME, twin_xu4_yaml, twin_xu4_yaml_len, &d) == 0 && doc.root)
 			p = pd_platform_from_node(pd_ymap_get(doc.root, "platform"), &d);
+		if (!p && d.n)
+			pd_diags_to_err(&d, e); /* while doc, which its locations name, is alive */
 		pd_yaml_free(&doc);
 	}
 	if (!p) {
-		if (d.n)
+		if (src_path && d.n)
 			pd_diags_to_err(&d, e);
-		else
+		else if (!d.n)
 			pd_err_set(e, PD_EXIT_USAGE, "%s: not a platform file", src_path ? src_path : TWIN_XU4_NAME);
 	}
 	pd_diags_free(&d);
