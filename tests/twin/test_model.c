@@ -141,6 +141,37 @@ START_TEST(derive_default_is_the_xu4_board_file)
 }
 END_TEST
 
+/* Names as long as the platform parser accepts (PD_PLATFORM_MAX_COMPONENT) are served whole. */
+START_TEST(longest_component_names_served)
+{
+	char df[PD_PLATFORM_MAX_COMPONENT + 1], mgr[PD_PLATFORM_MAX_COMPONENT + 1], text[2048], p[1024];
+	memset(df, 'd', PD_PLATFORM_MAX_COMPONENT);
+	df[PD_PLATFORM_MAX_COMPONENT] = 0;
+	memset(mgr, 'm', PD_PLATFORM_MAX_COMPONENT);
+	mgr[PD_PLATFORM_MAX_COMPONENT] = 0;
+	snprintf(text, sizeof(text),
+		 "platform:\n  name: long\n  reference_frequency: 1GHz\n"
+		 "  islands: [{name: a, cpus: [0], opps: [{freq: 1GHz, busy: 1W, idle: 0.1W}]}]\n"
+		 "  accelerators:\n"
+		 "    - {name: g, kind: gpu, devfreq: %s, opps: [{freq: 500MHz, busy: 1W, idle: 0.1W}]}\n"
+		 "    - {name: f, kind: fpga, slots: %d, reconfig_time: 1ms, manager: %s}\n",
+		 df, PD_PLATFORM_MAX_SLOTS, mgr);
+	const char *src = pd_test_write(pd_test_tmpdir(), "long.yaml", text);
+	struct fixture f;
+	memset(&f, 0, sizeof(f));
+	f.p = derive(1, src, &f.doc);
+	snprintf(f.fw, sizeof(f.fw), "%s", pd_test_tmpdir());
+	pd_err e = {0};
+	f.m = twin_model_new(f.p, f.fw, &e);
+	ck_assert_msg(f.m != NULL, "%s", e.msg);
+	snprintf(p, sizeof(p), "/class/devfreq/%s/max_freq", df);
+	ck_assert_str_eq(rd(f.m, p), "500000000\n");
+	snprintf(p, sizeof(p), "/class/fpga_manager/%s/state", mgr);
+	ck_assert_str_eq(rd(f.m, p), "unknown\n");
+	close_model(&f);
+}
+END_TEST
+
 START_TEST(derive_spreads_and_picks)
 {
 	pd_ydoc doc = {0};
@@ -403,6 +434,7 @@ int main(void)
 	tcase_add_test(tc, derive_default_two_cpus);
 	tcase_add_test(tc, derive_default_is_the_xu4_board_file);
 	tcase_add_test(tc, derive_spreads_and_picks);
+	tcase_add_test(tc, longest_component_names_served);
 	tcase_add_test(tc, derive_bad_input);
 	tcase_add_test(tc, cpufreq_validation);
 	tcase_add_test(tc, devfreq_fair_server_fpga);
