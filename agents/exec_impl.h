@@ -4,7 +4,7 @@
 #define PD_AGENT_EXEC_IMPL_H
 
 #include "agents/pd_agent.h"
-#include "agents/rlw.h"
+#include "runlog/pd_runlog.h"
 #include "agents/work_impl.h"
 
 #include <pthread.h>

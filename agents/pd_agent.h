@@ -2,7 +2,7 @@
 /*
  * pd_agent.h - powerdag-agent, the on-board runtime: runs the DAGs of a plan under SCHED_DEADLINE
  * (partitioned EDF, one exclusive cpuset per CPU), samples power rails over IIO, drives GPIO markers
- * and streams everything into a run log (docs/RUNLOG.md; reader: agents/pd_runlog.h).
+ * and streams everything into a run log (docs/RUNLOG.md; format, writer and reader: runlog/pd_runlog.h).
  *
  * Layers, each in its own file:
  *   spec.c      plan -> pd_agent_spec (the flat, resolved view the executor needs)
@@ -13,10 +13,8 @@
  *               xrt.c the XRT backend, compiled only when XRT is found
  *   exec.c      task threads: release, precedence, jobs, DAG instances (the hot loop)
  *   power.c     IIO power rails (local fast path, network with reconnect, gaps)
- *   sampler.c   the periodic sampling thread (POWER and GAP records)
+ *   sampler.c   the periodic sampling thread (POWER and GAP records, written through runlog/)
  *   gpio.c      GPIO markers (libgpiod 1.6 or a recording double)
- *   runlog_write.c  per-thread lock-free SPSC rings drained by a writer thread (rlw.h)
- *   runlog_read.c   the reader of agents/pd_runlog.h; dump.c its text views
  *   starve.c    optional starvation monitor (kernels without the fair deadline server)
  *   selftest.c  --self-test
  *   run.c       the whole run: set-up, all-or-nothing admission, start barrier, stop, tear-down

@@ -4,7 +4,7 @@
 #define PD_AGENT_SAMPLER_IMPL_H
 
 #include "agents/pd_agent.h"
-#include "agents/rlw.h"
+#include "runlog/pd_runlog.h"
 
 typedef struct pd_sampler pd_sampler;
 /* Samples every rail at hz from t0 (CLOCK_MONOTONIC) on, into ring. */

@@ -10,7 +10,7 @@
  * but above the starving fair tasks.
  */
 #include "agents/pd_agent.h"
-#include "agents/rlw.h"
+#include "runlog/pd_runlog.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: the run-log reader (agents/runlog_read.c) and everything that reads what it
+ * libFuzzer target: the run-log reader (runlog/read.c) and everything that reads what it
  * returns: `powerdag-agent dump` in every view, and `powerdag report` in every form on a run directory
  * whose run.pdlog is the input (plan.yaml of a real twin run, fuzz/rundir/). Most inputs libFuzzer
  * makes from the seeds keep their CRCs only by chance, so the seeds include hostile logs with valid
- * CRCs (tests/agents/test_runlog_hostile.c writes the same kinds byte by byte) and real logs from the
+ * CRCs (tests/reports/test_hostile_runlog.c writes the same kinds byte by byte) and real logs from the
  * agent (fuzz/corpus/fuzz_runlog/).
  */
-#include "agents/pd_runlog.h"
+#include "runlog/pd_runlog.h"
 #include "fuzz/fuzz_rundir.h"
 
 #include <stdint.h>

@@ -2,7 +2,7 @@
 # Writes the hostile run-log seeds of fuzz/corpus/fuzz_runlog/ (checksum-valid records with indices out
 # of range, extreme times and power values, empty power records, saturating drop counts) after the
 # header line of a real twin run (fuzz/rundir/run.pdlog). Usage: fuzz/hostile_runlogs.py (from anywhere).
-# The unit test tests/agents/test_runlog_hostile.c writes the same kinds in C.
+# The unit test tests/reports/test_hostile_runlog.c writes the same kinds in C.
 import os, struct, zlib
 
 here = os.path.dirname(os.path.abspath(__file__))

@@ -28,6 +28,13 @@
 #include "core/pd_core.h"
 #include "dags/pd_dags.h"
 
+/* Limits of the parser, exported because writers of derived platforms and the board twin size
+ * their buffers on them (a value past one is a parse error, never truncated). */
+#define PD_PLATFORM_MAX_NAME 63       /* island, accelerator and rail names (bytes) */
+#define PD_PLATFORM_MAX_COMPONENT 255 /* policy, devfreq, manager: one sysfs path component (bytes) */
+#define PD_PLATFORM_MAX_CPU 4095      /* largest Linux CPU id in an island's cpus */
+#define PD_PLATFORM_MAX_SLOTS 64      /* FPGA slots */
+
 struct pd_opp {
 	int64_t freq_khz;
 	int64_t busy_uw; /* per core (CPU) or per device (GPU), while executing */
@@ -122,10 +129,27 @@ int pd_platform_set_budget_margin(pd_platform *p, double margin);
 int pd_platform_set_opp_power(pd_platform *p, size_t island, size_t opp, int64_t busy_uw, int64_t idle_uw);
 int pd_platform_set_base_uw(pd_platform *p, int64_t base_uw);
 
+/* The one writer of the platform format (canonical: emit(parse(emit(x))) == emit(x)). */
 void pd_platform_emit(const pd_platform *p, pd_yemit *y); /* the mapping value of "platform:" */
-/* "opps: [...]" in the canonical form, for writers of derived platforms (the board twin). */
-void pd_platform_emit_opps(pd_yemit *y, const struct pd_opp *o, size_t n);
+/* The whole document ("platform:" and its mapping) appended to out; 0, or PD_EXIT_ENV in e. */
+int pd_platform_emit_doc(const pd_platform *p, pd_buf *out, pd_err *e);
 int pd_platform_write_file(const pd_platform *p, const char *path, pd_err *e);
+
+/* Building a platform in code (the board twin derives one per host from a source platform). A
+ * draft collects figures: the add functions copy what they are given (strings, CPU lists, OPP
+ * tables; locations are dropped; a NULL string is written as an empty one) and check nothing but
+ * memory (-1 when out of memory, reported again by finish). pd_platform_draft_finish writes the draft with the canonical writer and reads
+ * it back with the parser, so the platform it returns keeps every invariant above, or it returns
+ * NULL with the parser's diagnostics in d (their locations name `file`, which must outlive d, and
+ * the emitted text's lines).
+ * It frees the draft in both cases. */
+typedef struct pd_platform_draft pd_platform_draft;
+pd_platform_draft *pd_platform_draft_new(const char *name, int64_t ref_khz, int64_t base_uw, const struct pd_dl *dl);
+int pd_platform_draft_add_island(pd_platform_draft *dr, const struct pd_island *k);
+int pd_platform_draft_add_accel(pd_platform_draft *dr, const struct pd_accelerator *a);
+int pd_platform_draft_add_sensor(pd_platform_draft *dr, const struct pd_sensor *s);
+pd_platform *pd_platform_draft_finish(pd_platform_draft *dr, const char *file, pd_diags *d);
+void pd_platform_draft_free(pd_platform_draft *dr);
 
 /* Measured values (`powerdag profile`, docs/PROFILE.md). The `provenance` mapping (docs/FORMATS.md
  * §3) is kept as parsed and written back; the model never reads it. set_provenance copies map (a

@@ -6,7 +6,7 @@
  */
 #include "platforms/platform_impl.h"
 
-void pd_platform_emit_opps(pd_yemit *y, const struct pd_opp *o, size_t n)
+static void emit_opps(pd_yemit *y, const struct pd_opp *o, size_t n)
 {
 	pd_yemit_key(y, "opps");
 	pd_yemit_seq_begin(y, false);
@@ -54,7 +54,7 @@ static void emit_island(pd_yemit *y, const struct pd_island *k)
 	pd_yemit_kv_str(y, "policy", k->policy);
 	if (k->has_job_overhead)
 		pd_yemit_kv_duration(y, "job_overhead", k->job_overhead_ns);
-	pd_platform_emit_opps(y, k->opps, k->n_opps);
+	emit_opps(y, k->opps, k->n_opps);
 	pd_yemit_map_end(y);
 }
 
@@ -66,7 +66,7 @@ static void emit_accel(pd_yemit *y, const struct pd_accelerator *a)
 		pd_yemit_kv_str(y, "kind", "gpu");
 		if (a->devfreq)
 			pd_yemit_kv_str(y, "devfreq", a->devfreq);
-		pd_platform_emit_opps(y, a->opps, a->n_opps);
+		emit_opps(y, a->opps, a->n_opps);
 	} else {
 		pd_yemit_kv_str(y, "kind", "fpga");
 		pd_yemit_kv_int(y, "slots", a->slots);
@@ -120,20 +120,23 @@ void pd_platform_emit(const pd_platform *p, pd_yemit *y)
 	pd_yemit_map_end(y);
 }
 
-int pd_platform_write_file(const pd_platform *p, const char *path, pd_err *e)
+int pd_platform_emit_doc(const pd_platform *p, pd_buf *out, pd_err *e)
 {
-	pd_buf b;
-	pd_buf_init(&b);
-	pd_yemit *y = pd_yemit_new(&b);
-	if (!y) {
-		pd_buf_free(&b);
+	pd_yemit *y = pd_yemit_new(out);
+	if (!y)
 		return pd_err_set(e, PD_EXIT_ENV, "out of memory");
-	}
 	pd_yemit_map_begin(y, false);
 	pd_yemit_key(y, "platform");
 	pd_platform_emit(p, y);
 	pd_yemit_map_end(y);
-	int rc = pd_yemit_finish(y, e);
+	return pd_yemit_finish(y, e) == 0 ? 0 : PD_EXIT_ENV;
+}
+
+int pd_platform_write_file(const pd_platform *p, const char *path, pd_err *e)
+{
+	pd_buf b;
+	pd_buf_init(&b);
+	int rc = pd_platform_emit_doc(p, &b, e);
 	if (rc == 0)
 		rc = pd_write_file_atomic(path, b.data, b.len, e);
 	pd_buf_free(&b);

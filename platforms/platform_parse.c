@@ -58,8 +58,6 @@ static const pd_ynode *get_seq(struct pp *s, const pd_ynode *map, const char *ke
 
 /* ------------------------------------------------------------------ names */
 
-#define PD_PLATFORM_MAX_NAME 63
-
 /* Island, accelerator and rail names appear in plan placements ("fpga:pl/0"), report columns and
  * thread names: letters, digits, '_', '-', '.' only. */
 static bool plain_name(const char *v)
@@ -76,7 +74,7 @@ static bool plain_name(const char *v)
  * their own (no '/', no leading '.', no spaces or control characters). */
 static bool path_component(const char *v)
 {
-	if (v[0] == '.' || strlen(v) > 255)
+	if (v[0] == '.' || strlen(v) > PD_PLATFORM_MAX_COMPONENT)
 		return false;
 	for (; *v; v++)
 		if (*v == '/' || (unsigned char)*v <= ' ' || *v == 0x7f)
@@ -98,7 +96,9 @@ static const char *get_checked(struct pp *s, const pd_ynode *map, const char *ke
 	return dup(s, v);
 }
 
-static const char *const NAME_RULE = "must be at most 63 letters, digits, '_', '-' or '.'";
+#define STR_(x) #x
+#define STR(x) STR_(x)
+static const char *const NAME_RULE = "must be at most " STR(PD_PLATFORM_MAX_NAME) " letters, digits, '_', '-' or '.'";
 static const char *const COMPONENT_RULE = "must be a plain file name (no '/', spaces or leading '.')";
 
 /* ------------------------------------------------------------------ OPP tables */
@@ -243,8 +243,6 @@ static void parse_dl(struct pp *s, const pd_ynode *map)
 
 static const char *const island_keys[] = {"name", "cpus", "capacity", "opps", "policy", "job_overhead", NULL};
 
-#define PD_MAX_CPU 4095
-
 static void parse_cpus(struct pp *s, const pd_ynode *isl, struct pd_island *k)
 {
 	const pd_ynode *seq = get_seq(s, isl, "cpus", true);
@@ -260,7 +258,7 @@ static void parse_cpus(struct pp *s, const pd_ynode *isl, struct pd_island *k)
 	size_t n = 0;
 	for (size_t i = 0; i < seq->n; i++) {
 		int64_t c;
-		if (pd_ynode_int(seq->items[i], "cpus item", 0, PD_MAX_CPU, &c, s->d) == 1)
+		if (pd_ynode_int(seq->items[i], "cpus item", 0, PD_PLATFORM_MAX_CPU, &c, s->d) == 1)
 			cpus[n++] = (int)c;
 	}
 	k->cpus = cpus;
@@ -329,8 +327,6 @@ static const char *const accel_keys[] = {"name",	  "kind",	"devfreq", "opps",
 static const char *const gpu_only[] = {"devfreq", "opps", NULL};
 static const char *const fpga_only[] = {"slots", "reconfig_time", "idle_power", "manager", NULL};
 
-#define PD_MAX_SLOTS 64
-
 /* Keys of the other kind are errors, not silently ignored: a "slots" on a GPU is a typo or a
  * misunderstanding the user must hear about. */
 static void refuse_keys(struct pp *s, const pd_ynode *n, const char *const *keys, const char *kind)
@@ -356,7 +352,7 @@ static void parse_fpga(struct pp *s, const pd_ynode *n, struct pd_accelerator *a
 {
 	int64_t slots = 0;
 	refuse_keys(s, n, gpu_only, "fpga");
-	if (pd_yget_int(n, "slots", true, 1, PD_MAX_SLOTS, &slots, s->d) == 1)
+	if (pd_yget_int(n, "slots", true, 1, PD_PLATFORM_MAX_SLOTS, &slots, s->d) == 1)
 		a->slots = (int)slots;
 	pd_yget_duration(n, "reconfig_time", true, true, &a->reconfig_ns, s->d);
 	pd_yget_power(n, "idle_power", false, &a->idle_uw, s->d);
@@ -536,7 +532,7 @@ pd_platform *pd_platform_from_node(const pd_ynode *map, pd_diags *d)
 
 /* Diagnostics point into the document's arena, which dies with it: repoint them at the caller's
  * path string, which lives as long as the caller keeps the diagnostics. */
-static void rebase_diags(pd_diags *d, size_t from, const char *old_file, const char *new_file)
+void platform_rebase_diags(pd_diags *d, size_t from, const char *old_file, const char *new_file)
 {
 	for (size_t i = from; i < d->n; i++)
 		if (d->v[i].loc.file == old_file)
@@ -556,7 +552,7 @@ pd_platform *pd_platform_load_file(const char *path, pd_diags *d)
 		else if (pd_ymap_check_keys(doc.root, file_keys, "a platform file", d) == 0)
 			p = pd_platform_from_node(pd_ymap_get(doc.root, "platform"), d);
 	}
-	rebase_diags(d, before, doc.file, path);
+	platform_rebase_diags(d, before, doc.file, path);
 	pd_yaml_free(&doc);
 	return p;
 }

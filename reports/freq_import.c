@@ -7,7 +7,7 @@
  * The OPP record names its island / accelerator by index in the header's "islands" / "accelerators"
  * arrays (docs/RUNLOG.md); they are matched to the plan's platform by name.
  */
-#include "agents/pd_runlog.h"
+#include "runlog/pd_runlog.h"
 #include "reports/run_model_impl.h"
 
 #include <jansson.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * run.pdlog -> run model, through the agent's reader (agents/pd_runlog.h, docs/RUNLOG.md).
+ * run.pdlog -> run model, through the run-log reader (runlog/pd_runlog.h, docs/RUNLOG.md).
  *
  * The log names its tasks, DAGs and rails in its header; they are matched to the plan by name (DAG,
  * DAG/task), so a report never trusts index order across two files. A log whose tasks are not the
@@ -18,7 +18,7 @@
  * minus the writer's flush bound (1 s, docs/RUNLOG.md): a finished instance older than that would
  * have reached the file.
  */
-#include "agents/pd_runlog.h"
+#include "runlog/pd_runlog.h"
 #include "reports/run_model_impl.h"
 
 #include <jansson.h>
@@ -26,8 +26,8 @@
 #include <string.h>
 #include <time.h>
 
-/* The agent's writer drains its rings to the file at least this often (agents/rlw.h). */
-#define WRITER_FLUSH_BOUND_NS PD_NS_PER_S
+/* The run-log writer drains its rings to the file at least this often (runlog/pd_runlog.h). */
+#define WRITER_FLUSH_BOUND_NS ((int64_t)PD_RUNLOG_MAX_FLUSH_MS * PD_NS_PER_MS)
 
 struct import_maps {
 	long *task; /* log task index -> plan global task index (-1 unknown) */

@@ -8,7 +8,10 @@
 #include <sys/stat.h>
 
 #define TWIN_MAX_ACCELS 16
-#define TWIN_PATH 128
+/* A path of the emulated tree: a directory holding one platform path component (policy, devfreq or
+ * FPGA manager name, at most PD_PLATFORM_MAX_COMPONENT bytes) under a short prefix such as
+ * "/class/fpga_manager/" (20), then "/" and an attribute name (at most 30): every valid platform fits. */
+#define TWIN_PATH (PD_PLATFORM_MAX_COMPONENT + 64)
 
 enum twin_gov { TW_GOV_PERFORMANCE, TW_GOV_POWERSAVE, TW_GOV_USERSPACE, TW_GOV_SIMPLE_ONDEMAND };
 
@@ -25,10 +28,10 @@ struct twin_accel {
 	int64_t min_hz, max_hz, set_hz;
 	enum twin_gov gov;
 	/* FPGA manager */
-	char manager[64];
+	char manager[PD_PLATFORM_MAX_COMPONENT + 1];
 	char state[32];
 	unsigned long flags;
-	char loaded[64][128]; /* slots <= 64 (platform parser bound) */
+	char loaded[PD_PLATFORM_MAX_SLOTS][128]; /* one bitstream name per slot */
 	int n_loaded, next_slot;
 	uint64_t loads;
 	/* activity: cumulative extra energy (uW x ns) above idle, for the rails */

@@ -10,7 +10,7 @@
  *   powerdag-agent --version
  */
 #include "agents/pd_agent.h"
-#include "agents/pd_runlog.h"
+#include "runlog/pd_runlog.h"
 
 #include <getopt.h>
 #include <signal.h>

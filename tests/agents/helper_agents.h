@@ -4,7 +4,7 @@
 #define PD_TEST_HELPER_AGENTS_H
 
 #include "agents/pd_agent.h"
-#include "agents/pd_runlog.h"
+#include "runlog/pd_runlog.h"
 
 #include <stdbool.h>
 

@@ -2,7 +2,7 @@
 /* The synthetic run directory of the report tests (helper_rundir.h). */
 #include "helper_rundir.h"
 
-#include "agents/pd_runlog.h"
+#include "runlog/pd_runlog.h"
 #include "core/pd_core.h"
 #include "pd_test.h"
 #include "plan/pd_plan.h"

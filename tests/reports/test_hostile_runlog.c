@@ -10,7 +10,7 @@
  * saturating drop counts. Run under the ASan/UBSan build these tests also prove the absence of
  * undefined behaviour on these inputs.
  */
-#include "agents/pd_runlog.h"
+#include "runlog/pd_runlog.h"
 #include "helper_rundir.h"
 #include "pd_test.h"
 #include "reports/pd_reports.h"

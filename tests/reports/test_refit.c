@@ -13,7 +13,7 @@
  *   - report: busy fraction, model at the measured utilisation and its error, per rail and total;
  *   - every bad input: exit 2, one message, no output file; a truncated run is used.
  */
-#include "agents/pd_runlog.h"
+#include "runlog/pd_runlog.h"
 #include "core/pd_core.h"
 #include "pd_test.h"
 #include "plan/pd_plan.h"

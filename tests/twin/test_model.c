@@ -102,6 +102,76 @@ START_TEST(derive_default_two_cpus)
 }
 END_TEST
 
+/* The default source is platforms/odroid-xu4.yaml itself (compiled in): every figure the twin takes
+ * from it equals the board file's. */
+START_TEST(derive_default_is_the_xu4_board_file)
+{
+	pd_diags d;
+	pd_diags_init(&d);
+	pd_platform *xu4 = pd_platform_load_file(pd_test_src("platforms/odroid-xu4.yaml"), &d);
+	pd_diags_print(&d, stderr);
+	ck_assert_ptr_nonnull(xu4);
+	pd_ydoc doc = {0};
+	pd_platform *p = derive(8, NULL, &doc);
+	ck_assert_str_eq(pd_platform_name(p), "twin-odroid-xu4");
+	ck_assert_int_eq(pd_platform_ref_freq_khz(p), pd_platform_ref_freq_khz(xu4));
+	ck_assert_int_eq(pd_platform_base_uw(p), pd_platform_base_uw(xu4));
+	ck_assert_double_eq(pd_platform_dl(p)->max_util_per_cpu, pd_platform_dl(xu4)->max_util_per_cpu);
+	ck_assert_int_eq(pd_platform_dl(p)->fair_runtime_ns, pd_platform_dl(xu4)->fair_runtime_ns);
+	ck_assert_uint_eq(pd_platform_island_count(p), pd_platform_island_count(xu4));
+	for (size_t k = 0; k < pd_platform_island_count(p); k++) {
+		const struct pd_island *a = pd_platform_island(p, k), *b = pd_platform_island(xu4, k);
+		ck_assert_str_eq(a->name, b->name);
+		ck_assert_double_eq(a->capacity, b->capacity);
+		ck_assert_uint_eq(a->n_opps, b->n_opps);
+		for (size_t j = 0; j < a->n_opps; j++) {
+			ck_assert_int_eq(a->opps[j].freq_khz, b->opps[j].freq_khz);
+			ck_assert_int_eq(a->opps[j].busy_uw, b->opps[j].busy_uw);
+			ck_assert_int_eq(a->opps[j].idle_uw, b->opps[j].idle_uw);
+		}
+	}
+	/* the board file has no accelerator: the default twin adds its two emulated ones */
+	ck_assert_uint_eq(pd_platform_accel_count(xu4), 0);
+	ck_assert_str_eq(pd_platform_accel(p, 0)->name, "gpu0");
+	ck_assert_str_eq(pd_platform_accel(p, 1)->name, "pl");
+	pd_platform_free(p);
+	pd_yaml_free(&doc);
+	pd_platform_free(xu4);
+	pd_diags_free(&d);
+}
+END_TEST
+
+/* Names as long as the platform parser accepts (PD_PLATFORM_MAX_COMPONENT) are served whole. */
+START_TEST(longest_component_names_served)
+{
+	char df[PD_PLATFORM_MAX_COMPONENT + 1], mgr[PD_PLATFORM_MAX_COMPONENT + 1], text[2048], p[1024];
+	memset(df, 'd', PD_PLATFORM_MAX_COMPONENT);
+	df[PD_PLATFORM_MAX_COMPONENT] = 0;
+	memset(mgr, 'm', PD_PLATFORM_MAX_COMPONENT);
+	mgr[PD_PLATFORM_MAX_COMPONENT] = 0;
+	snprintf(text, sizeof(text),
+		 "platform:\n  name: long\n  reference_frequency: 1GHz\n"
+		 "  islands: [{name: a, cpus: [0], opps: [{freq: 1GHz, busy: 1W, idle: 0.1W}]}]\n"
+		 "  accelerators:\n"
+		 "    - {name: g, kind: gpu, devfreq: %s, opps: [{freq: 500MHz, busy: 1W, idle: 0.1W}]}\n"
+		 "    - {name: f, kind: fpga, slots: %d, reconfig_time: 1ms, manager: %s}\n",
+		 df, PD_PLATFORM_MAX_SLOTS, mgr);
+	const char *src = pd_test_write(pd_test_tmpdir(), "long.yaml", text);
+	struct fixture f;
+	memset(&f, 0, sizeof(f));
+	f.p = derive(1, src, &f.doc);
+	snprintf(f.fw, sizeof(f.fw), "%s", pd_test_tmpdir());
+	pd_err e = {0};
+	f.m = twin_model_new(f.p, f.fw, &e);
+	ck_assert_msg(f.m != NULL, "%s", e.msg);
+	snprintf(p, sizeof(p), "/class/devfreq/%s/max_freq", df);
+	ck_assert_str_eq(rd(f.m, p), "500000000\n");
+	snprintf(p, sizeof(p), "/class/fpga_manager/%s/state", mgr);
+	ck_assert_str_eq(rd(f.m, p), "unknown\n");
+	close_model(&f);
+}
+END_TEST
+
 START_TEST(derive_spreads_and_picks)
 {
 	pd_ydoc doc = {0};
@@ -362,7 +432,9 @@ int main(void)
 	Suite *s = suite_create("twin_model");
 	TCase *tc = tcase_create("model");
 	tcase_add_test(tc, derive_default_two_cpus);
+	tcase_add_test(tc, derive_default_is_the_xu4_board_file);
 	tcase_add_test(tc, derive_spreads_and_picks);
+	tcase_add_test(tc, longest_component_names_served);
 	tcase_add_test(tc, derive_bad_input);
 	tcase_add_test(tc, cpufreq_validation);
 	tcase_add_test(tc, devfreq_fair_server_fpga);

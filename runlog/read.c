@@ -11,7 +11,7 @@
  * decode() and relied upon by every reader (dump.c, reports/): every index in a kept record is in range
  * and any difference or sum of two kept times fits in int64_t.
  */
-#include "agents/pd_runlog.h"
+#include "runlog/pd_runlog.h"
 
 #include <jansson.h>
 #include <stdlib.h>

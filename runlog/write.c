@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Run-log writer: rings filled by the RT threads, one writer thread framing and appending records.
- * See rlw.h for the ring invariant and docs/RUNLOG.md for the bytes.
+ * Run-log writer: rings filled by the RT threads, one writer thread framing and appending records
+ * (docs/RUNLOG.md for the bytes).
  */
-#include "agents/rlw.h"
+#include "runlog/pd_runlog.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,6 +16,17 @@
 
 #define RLW_MAX_RINGS 256
 #define SLOT_HDR 8
+
+/* Invariant of a ring: only its producer thread moves head (pd_rlw_put), only the writer thread
+ * moves tail (pd_rlw_drain); head - tail <= n_slots. */
+struct pd_rlw_ring {
+	uint32_t id;
+	uint32_t slot_size; /* bytes per slot, including the 8-byte slot header */
+	uint64_t mask;      /* n_slots - 1 (n_slots a power of two) */
+	_Atomic uint64_t head, tail;
+	_Atomic uint64_t dropped;
+	unsigned char *buf;
+};
 
 struct pd_rlw {
 	int fd;
@@ -178,7 +190,8 @@ static void *writer_main(void *arg)
 
 int pd_rlw_start(pd_rlw *w, int flush_ms, pd_err *e)
 {
-	w->flush_ms = flush_ms > 0 ? flush_ms : 50;
+	/* the bound readers rely on (pd_runlog.h) is kept here */
+	w->flush_ms = flush_ms <= 0 ? 50 : flush_ms > PD_RUNLOG_MAX_FLUSH_MS ? PD_RUNLOG_MAX_FLUSH_MS : flush_ms;
 	int rc = pthread_create(&w->thread, NULL, writer_main, w);
 	if (rc)
 		return pd_err_set(e, PD_EXIT_ENV, "cannot start the run-log writer: %s", strerror(rc));

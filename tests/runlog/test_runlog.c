@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Run-log format: round trip of every record type, a log cut at every byte stays readable up to the
  * cut, a flipped bit stops decoding at that record, unknown types are skipped, bad headers refused. */
-#include "agents/pd_runlog.h"
-#include "agents/rlw.h"
+#include "runlog/pd_runlog.h"
 #include "pd_test.h"
 
 #include <stdlib.h>

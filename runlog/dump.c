@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Text views of a run log: a summary (key: value) and CSV tables, for people and bench scripts. */
-#include "agents/pd_runlog.h"
+#include "runlog/pd_runlog.h"
 
 #include <stdlib.h>
 #include <string.h>

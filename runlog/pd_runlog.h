@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pd_runlog.h - the agent's run log (RUNDIR/run.pdlog), format version 1, documented in
- * docs/RUNLOG.md. Shared by the agent (writer), reports and deployer (reader).
+ * pd_runlog.h - the run log (RUNDIR/run.pdlog), format version 1, documented in docs/RUNLOG.md: the
+ * contract between the agent, which writes it on the board, and reports, which read it on the host.
+ * This module holds the format, the writer (pd_rlw_*), the reader (pd_runlog_*) and its text views,
+ * and depends only on core and jansson, so that the host binary reads logs without linking the
+ * agent's board libraries (libiio, libgpiod, XRT).
  *
  * Layout: one JSON header line (metadata: plan hash, kernel, board, tasks, DAGs, rails, t0), then
  * append-only binary records, each framed as
@@ -190,5 +193,33 @@ int pd_runlog_dump(const pd_runlog *r, FILE *out, const char *what);
 
 /* CRC-32 (IEEE 802.3, as zlib) used by the framing. */
 uint32_t pd_runlog_crc32(uint32_t crc, const void *p, size_t n);
+
+/* ---------------------------------------------------------------- writer */
+/* Per-producer lock-free single-producer / single-consumer rings drained by one writer thread that
+ * frames records and write()s them every flush period, so a kill -9 loses at most what the rings
+ * held (< 1 s). A full ring never blocks its producer: the record is counted and a DROP record
+ * reports the count at the end. The ring invariant is stated in write.c, next to the code. */
+struct pd_rlw_ring; /* one producer thread's ring (opaque) */
+typedef struct pd_rlw pd_rlw;
+
+/* Producer side: copies one record into the ring; false (and counted) when full or too big. */
+bool pd_rlw_put(struct pd_rlw_ring *r, uint16_t type, const void *payload, uint32_t len);
+
+/* A writer with no file yet: rings can be registered before the header (which needs t0) is known. */
+pd_rlw *pd_rlw_new(void);
+/* Creates path (O_EXCL: a run never overwrites a log) and writes the header line at once. */
+int pd_rlw_open(pd_rlw *w, const char *path, const char *header_json, pd_err *e);
+/* Adds a ring before pd_rlw_start (not thread-safe). n_slots rounded up to a power of two. */
+struct pd_rlw_ring *pd_rlw_add_ring(pd_rlw *w, uint32_t slot_size, uint32_t n_slots);
+/* Starts the writer thread, draining every flush_ms with one write(); flush_ms <= 0 means 50 and
+ * flush_ms is at most PD_RUNLOG_MAX_FLUSH_MS: a record reaches the file within that bound, which
+ * readers of a live or killed run rely on (reports/runlog_import.c). */
+#define PD_RUNLOG_MAX_FLUSH_MS 1000
+int pd_rlw_start(pd_rlw *w, int flush_ms, pd_err *e);
+/* Stops the writer, drains every ring, writes DROP records and end (when non-NULL; its
+ * dropped_records and writer_cpu_ns are filled here), fsyncs and closes (when a file was opened). Frees w. */
+int pd_rlw_close(pd_rlw *w, struct pd_rl_end *end, pd_err *e);
+/* Without a writer thread (tests, tools): drain now. */
+int pd_rlw_drain(pd_rlw *w);
 
 #endif /* PD_RUNLOG_H */

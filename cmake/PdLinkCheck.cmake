@@ -1,0 +1,53 @@
+# pd_assert_not_linked(TARGET REGEX) - fails the configuration when anything TARGET links, directly or
+# through the libraries it links (LINK_LIBRARIES, then INTERFACE_LINK_LIBRARIES, recursively), matches
+# REGEX. Why at configure time: Debian's and Ubuntu's toolchains link with --as-needed, which drops an
+# unused library from the binary, so `ldd powerdag` alone would not notice a board library (libiio,
+# libgpiod, XRT) creeping back onto the host binary's link line through a module dependency; on a
+# toolchain without --as-needed it would reach the binary.
+function(_pd_link_closure item seen_var out_var)
+  set(seen ${${seen_var}})
+  set(out ${${out_var}})
+  # static libraries list their PRIVATE dependencies as $<LINK_ONLY:x>: they are linked all the same
+  string(REGEX REPLACE "^\\$<LINK_ONLY:(.*)>$" "\\1" item "${item}")
+  if(item IN_LIST seen)
+    return()
+  endif()
+  list(APPEND seen "${item}")
+  list(APPEND out "${item}")
+  if(TARGET "${item}")
+    get_target_property(type "${item}" TYPE)
+    set(deps)
+    if(NOT type STREQUAL "INTERFACE_LIBRARY")
+      get_target_property(l "${item}" LINK_LIBRARIES)
+      if(l)
+        list(APPEND deps ${l})
+      endif()
+    endif()
+    get_target_property(il "${item}" INTERFACE_LINK_LIBRARIES)
+    if(il)
+      list(APPEND deps ${il})
+    endif()
+    foreach(d ${deps})
+      _pd_link_closure("${d}" seen out)
+    endforeach()
+  endif()
+  set(${seen_var} ${seen} PARENT_SCOPE)
+  set(${out_var} ${out} PARENT_SCOPE)
+endfunction()
+
+function(pd_assert_not_linked target regex)
+  set(seen)
+  set(all)
+  _pd_link_closure(${target} seen all)
+  list(REMOVE_ITEM all ${target})
+  set(bad)
+  foreach(item ${all})
+    if(item MATCHES "${regex}")
+      list(APPEND bad "${item}")
+    endif()
+  endforeach()
+  if(bad)
+    message(FATAL_ERROR "${target} links ${bad} (pattern ${regex}); it must not: see docs/ARCHITECTURE.md, "
+      "\"Libraries of the host binary\"")
+  endif()
+endfunction()
