@@ -43,6 +43,10 @@
  * i.e. the task that overran: every thread except task threads blocks it, and the handler counts it
  * through a thread-local pointer to that task's counter (the only per-thread global here, forced by
  * the signal interface).
+ *
+ * One file on purpose (~620 lines): the wake-up protocol and the four late-instance rules hold only
+ * together (who wakes whom, who abandons what, in which order the completion is published), and
+ * splitting them would put one invariant's halves in two files.
  */
 #include "agents/exec_impl.h"
 

@@ -67,6 +67,11 @@ struct prof {
 
 void profile_log(struct prof *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int profile_measure(struct prof *c, const char *const *args, json_t **out, pd_err *e);
+/* A disagreement between the board and the nominal platform that was not rewritten: kept in the
+ * output's flags and logged. */
+void profile_flag(struct prof *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define MARGIN_MAX 0.5 /* a board that needs more is flagged: its WCETs, not a margin, should say so */
+#define ACCEL_LATENCY_US 2000 /* the accel step's job length at the top OPP */
 /* profile_steps.c */
 int profile_plan_steps(struct prof *c, pd_err *e);
 int profile_step_run(struct prof *c, struct pstep *s, pd_err *e);

@@ -5,6 +5,10 @@
  *
  * STATE/twin.json is written before the netns is created and completed once the daemon is ready, so
  * that `down` can always find what an interrupted or crashed `up` left behind.
+ *
+ * One file (~690 lines) because up, down and status are one state machine over STATE/twin.json:
+ * each step of `up` is undone by the matching step of `down` in reverse order, which reads best
+ * side by side.
  */
 #include "twin/twin_impl.h"
 

@@ -12,6 +12,9 @@
  *
  * Stores are validated the way the kernel's store functions do (kstrtouint-style numbers, governor
  * names, setspeed only under userspace, fair-server bounds), returning the same errno values.
+ *
+ * One file (~620 lines): the node table and its read/store handlers are one table; a handler read
+ * away from its node's row loses the sysfs file it emulates.
  */
 #include "twin/model_impl.h"
 
