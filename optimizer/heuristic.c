@@ -247,39 +247,139 @@ static double repair(struct heur *h, struct opt_sol *s, double r)
 	return r;
 }
 
+/* Per-core densities of the CPU tasks of s under its own cores and deadlines; returns the largest
+ * over cap (what opt_pack calls r). */
+static double core_loads(const struct opt_inst *in, const struct opt_sol *s, double *load)
+{
+	memset(load, 0, in->n_cores * sizeof(double));
+	for (size_t i = 0; i < in->n_tasks; i++)
+		if (s->where[i] >= 0)
+			load[s->where[i]] += (double)opt_exec_ns(in, s, i) / s->d_ns[i];
+	double m = 0;
+	for (size_t c = 0; c < in->n_cores; c++)
+		m = opt_max(m, load[c]);
+	return m / in->cap;
+}
+
+/* A local-search candidate: task i to option o saves `save` W. */
+struct cand {
+	size_t i, o;
+	double save;
+};
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	if (x->save != y->save)
+		return (x->save < y->save) - (x->save > y->save); /* largest saving first */
+	if (x->i != y->i)
+		return (x->i > y->i) - (x->i < y->i);
+	return (x->o > y->o) - (x->o < y->o);
+}
+
+/* The moves of single tasks to options that cost less busy power (FIFO options only when
+ * with_servers), largest saving first; returns the count (cs holds n_tasks * n_opt). */
+static size_t cheaper_moves(struct heur *h, const struct opt_sol *s, struct cand *cs)
+{
+	const struct opt_inst *in = h->in;
+	size_t n = 0;
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		double curw = opt_task_busy_w(in, s, i, s->where[i]);
+		size_t cur = option_of(h, s->where[i]);
+		for (size_t o = 0; o < h->n_opt; o++) {
+			if (o == cur || !opt_option_fits(in, s, i, o, h->slack_frac))
+				continue;
+			double save = curw - opt_task_busy_w(in, s, i, h->opt_where[o]);
+			if (save > 1e-12)
+				cs[n++] = (struct cand){i, o, save};
+		}
+	}
+	qsort(cs, n, sizeof(*cs), cmp_cand);
+	return n;
+}
+
+/*
+ * Moves that keep every deadline (O(cores of the island) each): CPU task i goes to another island,
+ * onto its core with the least density, when its runtime there is at most its deadline and that
+ * core's density stays within cap. No deadline changes, so no path changes, and the core left only
+ * gets lighter: the plan still packs with its own deadlines (invariant: load[] are the densities of
+ * s, every one <= cap). Candidates in cs (largest saving first, computed at entry: a task moves once
+ * per call). Returns the number of moves made.
+ */
+static size_t improve_fixed(struct heur *h, struct opt_sol *s, const struct cand *cs, size_t n, double *load)
+{
+	const struct opt_inst *in = h->in;
+	size_t moved = 0;
+	for (size_t m = 0; m < n; m++) {
+		size_t i = cs[m].i, o = cs[m].o;
+		if (s->where[i] < 0 || o >= in->n_isl || in->core_isl[s->where[i]] == o)
+			continue;
+		/* the saving was computed from the option i had at entry: it must still be that one */
+		if (opt_task_busy_w(in, s, i, s->where[i]) - opt_task_busy_w(in, s, i, h->opt_where[o]) < cs[m].save - 1e-12)
+			continue;
+		double q = (double)runtime_at(in, i, o, s->isl_opp[o]);
+		if (q > s->d_ns[i])
+			continue;
+		size_t c0 = in->isl_core0[o], low = c0;
+		for (size_t c = c0; c < c0 + in->isl_ncores[o]; c++)
+			if (load[c] < load[low])
+				low = c;
+		double u = q / s->d_ns[i];
+		if (load[low] + u > in->cap)
+			continue;
+		load[s->where[i]] -= (double)opt_exec_ns(in, s, i) / s->d_ns[i];
+		s->where[i] = (int)low;
+		load[low] += u;
+		moved++;
+	}
+	return moved;
+}
+
+/* Full re-packs tried per local search (each one worst-fit packing and deadline rules): past the
+ * deadline-keeping moves, a move that needs new deadlines costs a pack, and at 120 tasks the old
+ * every-task-every-option search spent 95 % of the heuristic's time here for little gain. */
+#define OPT_IMPROVE_PACKS 48
+
 /* Local search: move single tasks to cheaper options while the plan still packs. s packs on entry
- * (possibly only with the LP's deadlines, which the fast packer cannot reproduce): then the entry
- * plan is what stays when nothing better packs. */
+ * with its own cores and deadlines (possibly the LP's, which the fast packer cannot reproduce), and
+ * keeps packing after every accepted move: deadline-keeping moves first (improve_fixed), then moves
+ * that need a re-pack (FIFO options, or no room at the current deadlines), largest saving first and
+ * at most OPT_IMPROVE_PACKS of them. */
 static void improve(struct heur *h, struct opt_sol *s)
 {
 	const struct opt_inst *in = h->in;
-	struct opt_sol *entry = &h->keep;
-	opt_sol_copy(entry, s, in);
-	for (int pass = 0; pass < 3; pass++) {
-		bool moved = false;
-		for (size_t i = 0; i < in->n_tasks && opt_now_s() < h->deadline_s; i++) {
-			double curw = opt_task_busy_w(in, s, i, s->where[i]);
-			size_t cur = option_of(h, s->where[i]);
-			for (size_t o = 0; o < h->n_opt; o++) {
-				if (o == cur || !opt_option_fits(in, s, i, o, h->slack_frac) ||
-				    opt_task_busy_w(in, s, i, h->opt_where[o]) >= curw - 1e-12)
-					continue;
-				opt_sol_copy(&h->tmp, s, in);
-				h->tmp.where[i] = h->opt_where[o];
-				spread_slots(in, &h->tmp);
-				if (opt_pack(in, &h->tmp, h->ws, h->slack_frac, false, h->deadline_s) <= 1.0 &&
-				    cost_of(h, &h->tmp) < cost_of(h, s) - 1e-12) {
-					opt_sol_copy(s, &h->tmp, in);
-					curw = opt_task_busy_w(in, s, i, s->where[i]);
-					moved = true;
-				}
+	struct cand *cs = calloc(in->n_tasks * h->n_opt + 1, sizeof(*cs));
+	double *load = calloc(in->n_cores + 1, sizeof(double));
+	if (!cs || !load || core_loads(in, s, load) > 1.0 + 1e-12)
+		goto out; /* not packed as given: nothing safe to do incrementally */
+	int packs = 0;
+	for (int pass = 0; pass < 3 && opt_now_s() < h->deadline_s; pass++) {
+		size_t n = cheaper_moves(h, s, cs);
+		size_t moved = improve_fixed(h, s, cs, n, load);
+		for (size_t m = 0; m < n && packs < OPT_IMPROVE_PACKS && opt_now_s() < h->deadline_s; m++) {
+			size_t i = cs[m].i, o = cs[m].o;
+			if (option_of(h, s->where[i]) == o ||
+			    opt_task_busy_w(in, s, i, s->where[i]) - opt_task_busy_w(in, s, i, h->opt_where[o]) < cs[m].save - 1e-12)
+				continue; /* already moved (by improve_fixed or an earlier pack) */
+			opt_sol_copy(&h->tmp, s, in);
+			h->tmp.where[i] = h->opt_where[o];
+			spread_slots(in, &h->tmp);
+			packs++;
+			if (cost_of(h, &h->tmp) < cost_of(h, s) - 1e-12 &&
+			    opt_pack(in, &h->tmp, h->ws, h->slack_frac, false, h->deadline_s) <= 1.0) {
+				opt_sol_copy(s, &h->tmp, in);
+				core_loads(in, s, load);
+				moved++;
+				/* new deadlines: the deadline-keeping moves may have room again */
+				moved += improve_fixed(h, s, cs + m + 1, n - m - 1, load);
 			}
 		}
 		if (!moved)
 			break;
 	}
-	if (opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s) > 1.0)
-		opt_sol_copy(s, entry, in);
+out:
+	free(cs);
+	free(load);
 }
 
 /* Every task on its fastest option that fits alone at the OPPs of s (paths most likely to fit). */

@@ -153,6 +153,7 @@ struct opt_ws {
 	size_t n, nc;
 	double *e, *w, *ef, *eb, *wf, *wb, *rf, *rb, *mu, *load, *dbest, *keep, *pload;
 	double *bload; /* per core: loads of the deadlines opt_deadlines_fast applied last */
+	double *x, *xf, *xb; /* slack reclaim: current delays and their sweeps */
 	int64_t *r;
 	void *keys;                  /* pack: n (index, density) pairs */
 	struct opt_sol pbest, ptmp;  /* pack */
