@@ -30,8 +30,11 @@
 #include <string.h>
 
 /* Slack-reclaim passes after each rule (each one sweep); 0 turns it off. */
-#ifndef OPT_RECLAIM_PASSES
-#define OPT_RECLAIM_PASSES 3
+#ifndef OPT_RECLAIM_LOOP
+#define OPT_RECLAIM_LOOP 1
+#endif
+#ifndef OPT_RECLAIM_FINAL
+#define OPT_RECLAIM_FINAL 2
 #endif
 
 struct opt_ws *opt_ws_new(const struct opt_inst *in)
@@ -166,7 +169,7 @@ static double apply_rules(const struct opt_inst *in, struct opt_sol *s, struct o
 	}
 	if (worst > 1.0)
 		return OPT_PATH_INFEASIBLE + worst; /* graded, so that a repair can see progress */
-	reclaim(in, s, w, slack_frac, w->dbest, OPT_RECLAIM_PASSES);
+	reclaim(in, s, w, slack_frac, w->dbest, OPT_RECLAIM_LOOP);
 	best = max_load(in, s, w, w->dbest);
 	memcpy(s->d_ns, w->dbest, in->n_tasks * sizeof(double));
 	memcpy(w->bload, w->load, in->n_cores * sizeof(double));
@@ -186,7 +189,7 @@ static double apply_rules(const struct opt_inst *in, struct opt_sol *s, struct o
 		ok = w->dbest[i] >= w->e[i];
 	}
 	if (ok) {
-		reclaim(in, s, w, slack_frac, w->dbest, OPT_RECLAIM_PASSES);
+		reclaim(in, s, w, slack_frac, w->dbest, OPT_RECLAIM_LOOP);
 		double m = max_load(in, s, w, w->dbest);
 		if (m < best) {
 			best = m;
@@ -240,8 +243,13 @@ double opt_deadlines_fast(const struct opt_inst *in, struct opt_sol *s, struct o
 			w->mu[c] *= x * sqrt(x);
 		}
 	}
-	if (best < OPT_PATH_INFEASIBLE)
+	if (best < OPT_PATH_INFEASIBLE) {
+		if (OPT_RECLAIM_FINAL > 0) { /* any positive weights keep every path: the last round's */
+			reclaim(in, s, w, slack_frac, keep, OPT_RECLAIM_FINAL);
+			best = opt_min(best, max_load(in, s, w, keep));
+		}
 		memcpy(s->d_ns, keep, in->n_tasks * sizeof(double));
+	}
 	return best;
 }
 
@@ -390,7 +398,10 @@ double opt_deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double sla
 		}
 		/* every caller only asks "does it pack" (r <= 1, the evaluator then checks the floored
 		 * plan against cap_raw, above cap): past that point more cuts only cost time */
-		if (!added || best <= 1.0 || glp_get_obj_val(lp) / in->cap > best * (1 - 1e-7))
+		/* the LP's optimum is a lower bound on the max density of any deadlines for these cores
+		 * (tangents under-estimate C/d): above cap, nothing packs them */
+		double lb = glp_get_obj_val(lp) / in->cap;
+		if (!added || best <= 1.0 || lb > best * (1 - 1e-7) || lb > 1.0 + 1e-9)
 			break;
 	}
 out:

@@ -242,7 +242,7 @@ static double repair(struct heur *h, struct opt_sol *s, double r)
 	free(hot);
 	free(load);
 	free(mv);
-	if (r > 1.0 && r < 1.05)
+	if (r > 1.0 && r < OPT_LP_POLISH_BELOW)
 		r = opt_pack(in, s, h->ws, h->slack_frac, true, h->deadline_s);
 	return r;
 }
@@ -515,6 +515,8 @@ static bool try_vector(struct heur *h, double lb, double power_cap_w, struct opt
 			}
 			r = r2;
 		}
+		if (r > 1.0 && r < OPT_LP_POLISH_BELOW)
+			r = opt_pack(in, s, h->ws, h->slack_frac, true, h->deadline_s);
 		if (r > 1.0)
 			r = repair(h, s, r);
 		if (r > 1.0)
@@ -617,6 +619,81 @@ static void canonical_sort(const struct opt_inst *in, size_t *vec)
 	}
 }
 
+/* Sets the OPPs of h->cur from a vector (islands, then accelerators). */
+static void set_vector(struct heur *h, const size_t *vec)
+{
+	const struct opt_inst *in = h->in;
+	for (size_t x = 0; x < in->n_isl + in->n_acc; x++)
+		if (x < in->n_isl)
+			h->cur.isl_opp[x] = vec[x];
+		else
+			h->cur.acc_opp[x - in->n_isl] = vec[x];
+}
+
+/* Exchange steps tried when no single step down improves, smallest bound first. */
+#define OPT_EXCHANGE_TRIES 4
+
+/*
+ * When no coordinate can go down alone, one island / GPU one step down while another goes one or two
+ * steps up: the plan at a lower OPP often packs only with the load shifted to a faster neighbour
+ * (XU4: big down, LITTLE up). Tries the OPT_EXCHANGE_TRIES such vectors with the smallest bounds
+ * below the incumbent; moves vec to the first that improves it. cand: scratch of nc.
+ */
+static bool exchange(struct heur *h, double power_cap_w, struct opt_sol *best, size_t *vec, size_t *cand,
+		     size_t **tried, size_t *n_tried, size_t *cap_tried)
+{
+	const struct opt_inst *in = h->in;
+	size_t nc = in->n_isl + in->n_acc;
+	struct vec *list = calloc(nc * nc * 2 + 1, sizeof(*list));
+	size_t *vecs = calloc((nc * nc * 2 + 1) * nc, sizeof(size_t));
+	bool improved = false;
+	if (!list || !vecs)
+		goto out;
+	size_t n = 0;
+	double before = best->ok ? best->power_w : INFINITY;
+	for (size_t c = 0; c < nc; c++) {
+		if (vec[c] == 0)
+			continue;
+		for (size_t u = 0; u < nc; u++) {
+			size_t top = u < in->n_isl ? in->isl_nopp[u] : in->acc_nopp[u - in->n_isl];
+			for (size_t up = 1; up <= 2 && u != c && vec[u] + up < top; up++) {
+				for (size_t x = 0; x < nc; x++)
+					cand[x] = vec[x];
+				cand[c] = vec[c] - 1;
+				cand[u] = vec[u] + up;
+				canonical_sort(in, cand);
+				set_vector(h, cand);
+				double l = vector_lb(h, &h->cur);
+				if (!isfinite(l) || l >= before)
+					continue;
+				memcpy(vecs + n * nc, cand, nc * sizeof(size_t));
+				list[n] = (struct vec){n, l};
+				n++;
+			}
+		}
+	}
+	qsort(list, n, sizeof(*list), cmp_vec);
+	int tries = 0;
+	for (size_t t = 0; t < n && tries < OPT_EXCHANGE_TRIES && opt_now_s() < h->deadline_s; t++) {
+		const size_t *v = vecs + list[t].id * nc;
+		if (seen_vector(tried, n_tried, cap_tried, v, 0, v[0], nc))
+			continue;
+		tries++;
+		set_vector(h, v);
+		double l = vector_lb(h, &h->cur);
+		try_vector(h, l, power_cap_w, best);
+		if (best->ok && best->power_w < before - 1e-12) {
+			memcpy(vec, v, nc * sizeof(size_t));
+			improved = true;
+			break;
+		}
+	}
+out:
+	free(list);
+	free(vecs);
+	return improved;
+}
+
 static void descend(struct heur *h, double power_cap_w, struct opt_sol *best)
 {
 	const struct opt_inst *in = h->in;
@@ -671,6 +748,8 @@ static void descend(struct heur *h, double power_cap_w, struct opt_sol *best)
 					break;
 			}
 		}
+		if (!improved && opt_now_s() < h->deadline_s)
+			improved = exchange(h, power_cap_w, best, vec, cand, &tried, &n_tried, &cap_tried);
 	}
 	free(vec);
 	free(cand);

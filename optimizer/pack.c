@@ -139,7 +139,7 @@ double opt_pack(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, 
 		res = relieve(in, s, w, slack_frac, res, tmp, load);
 		opt_sol_copy(best, s, in);
 	}
-	if (res > 1.0 && polish && res < 1.05) {
+	if (res > 1.0 && polish && res < OPT_LP_POLISH_BELOW) {
 		double r = opt_deadlines_lp(in, s, slack_frac, deadline_s);
 		if (r < res)
 			res = r;
