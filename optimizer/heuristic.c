@@ -338,7 +338,7 @@ static size_t improve_fixed(struct heur *h, struct opt_sol *s, const struct cand
 /* Full re-packs tried per local search (each one worst-fit packing and deadline rules): past the
  * deadline-keeping moves, a move that needs new deadlines costs a pack, and at 120 tasks the old
  * every-task-every-option search spent 95 % of the heuristic's time here for little gain. */
-#define OPT_IMPROVE_PACKS 48
+#define OPT_IMPROVE_PACKS 16
 
 /* Local search: move single tasks to cheaper options while the plan still packs. s packs on entry
  * with its own cores and deadlines (possibly the LP's, which the fast packer cannot reproduce), and
@@ -531,6 +531,50 @@ static bool try_vector(struct heur *h, double lb, double power_cap_w, struct opt
 	return exact;
 }
 
+/*
+ * Warm start for a descent step: the incumbent's placement at the OPP vector v (islands, then
+ * accelerators; v need not be canonical: a valid plan is valid at any vector). When only island OPPs
+ * changed and every CPU task still fits its own deadline and core (runtime <= deadline, core density
+ * <= cap: an O(tasks) check, paths and FIFO queues unchanged), the incumbent's cores and deadlines
+ * stay; otherwise the island assignment is re-packed (the LP when close). No repair (the full
+ * try_vector at that vector already ran). Then the local search. Returns true when best improved.
+ * Often finds a better plan than the fresh placement when the incumbent is already tight.
+ */
+static bool try_warm(struct heur *h, const size_t *v, double power_cap_w, struct opt_sol *best)
+{
+	const struct opt_inst *in = h->in;
+	struct opt_sol *s = &h->cur;
+	double before = best->power_w;
+	bool acc_same = true;
+	opt_sol_copy(s, best, in);
+	for (size_t x = 0; x < in->n_isl + in->n_acc; x++)
+		if (x < in->n_isl)
+			s->isl_opp[x] = v[x];
+		else
+			acc_same = acc_same && s->acc_opp[x - in->n_isl] == v[x], s->acc_opp[x - in->n_isl] = v[x];
+	double *load = calloc(in->n_cores + 1, sizeof(double));
+	bool ok = load != NULL;
+	for (size_t i = 0; i < in->n_tasks && ok; i++)
+		ok = opt_option_fits(in, s, i, option_of(h, s->where[i]), h->slack_frac);
+	bool keep = ok && acc_same;
+	for (size_t i = 0; i < in->n_tasks && keep; i++)
+		keep = s->where[i] < 0 || (double)opt_exec_ns(in, s, i) <= s->d_ns[i];
+	double r = keep ? core_loads(in, s, load) : INFINITY;
+	free(load);
+	if (ok && r > 1.0) {
+		r = opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s);
+		if (r > 1.0 && r < OPT_LP_POLISH_BELOW)
+			r = opt_pack(in, s, h->ws, h->slack_frac, true, h->deadline_s);
+	}
+	if (!ok || r > 1.0)
+		return false;
+	improve(h, s);
+	if (!opt_evaluate(in, s, NULL, 0) || s->power_w > power_cap_w || !(s->power_w < before - 1e-12))
+		return false;
+	opt_sol_copy(best, s, in);
+	return true;
+}
+
 /* Weak but valid bound without enumerating vectors: cheapest idle per island / GPU plus each task's
  * cheapest option at any OPP. */
 static double separable_bound(struct heur *h)
@@ -630,6 +674,87 @@ static void set_vector(struct heur *h, const size_t *vec)
 			h->cur.acc_opp[x - in->n_isl] = vec[x];
 }
 
+/* Whether the OPPs of s are the vector v (islands, then accelerators). */
+static bool at_vector(const struct opt_inst *in, const struct opt_sol *s, const size_t *v)
+{
+	for (size_t x = 0; x < in->n_isl + in->n_acc; x++)
+		if ((x < in->n_isl ? s->isl_opp[x] : s->acc_opp[x - in->n_isl]) != v[x])
+			return false;
+	return true;
+}
+
+/* A descent step from vector vec to raw, whose canonical form is cand: the full try at cand, then,
+ * when that did not improve best and best is the plan at vec, the warm start at raw. Returns true
+ * when the warm start improved best (best is then at raw, not cand). l: unused (the bound is
+ * recomputed with the cheapest placement try_vector starts from). */
+static bool step_to(struct heur *h, double power_cap_w, struct opt_sol *best, const size_t *vec, const size_t *raw,
+		    const size_t *cand, double l)
+{
+	double before = best->ok ? best->power_w : INFINITY;
+	bool at_inc = best->ok && at_vector(h->in, best, vec);
+	set_vector(h, cand);
+	l = vector_lb(h, &h->cur); /* also the cheapest placement in h->cur, which try_vector starts from */
+	if (isfinite(l))
+		try_vector(h, l, power_cap_w, best);
+	if (best->ok && best->power_w < before - 1e-12)
+		return false;
+	return at_inc && try_warm(h, raw, power_cap_w, best);
+}
+
+/* The first island of k's class of identical islands (symmetry.c). */
+static size_t twin_root(const struct opt_inst *in, size_t k)
+{
+	while (in->isl_prev_twin[k] >= 0)
+		k = (size_t)in->isl_prev_twin[k];
+	return k;
+}
+
+/*
+ * Identical islands (Xavier's four Carmel clusters) step down together while that improves: a
+ * balanced level is where their optimum usually lies, and one island at a time from the top reaches
+ * it only through many single steps (each a full try), if at all (a lone island low and its twins
+ * at the top stalls the descent). Returns whether anything improved.
+ */
+static bool group_steps(struct heur *h, double power_cap_w, struct opt_sol *best, size_t *vec, size_t *cand,
+			size_t *raw, size_t **tried, size_t *n_tried, size_t *cap_tried)
+{
+	const struct opt_inst *in = h->in;
+	size_t nc = in->n_isl + in->n_acc;
+	bool any = false;
+	for (size_t k0 = 0; k0 < in->n_isl; k0++) {
+		if (in->isl_prev_twin[k0] >= 0)
+			continue;
+		size_t members = 0;
+		for (size_t k = k0; k < in->n_isl; k++)
+			members += twin_root(in, k) == k0;
+		if (members < 2)
+			continue;
+		while (opt_now_s() < h->deadline_s) {
+			bool lowered = false;
+			for (size_t x = 0; x < nc; x++)
+				raw[x] = vec[x];
+			for (size_t k = k0; k < in->n_isl; k++)
+				if (twin_root(in, k) == k0 && raw[k] > 0)
+					raw[k]--, lowered = true;
+			if (!lowered)
+				break;
+			memcpy(cand, raw, nc * sizeof(size_t));
+			canonical_sort(in, cand);
+			set_vector(h, cand);
+			double before = best->ok ? best->power_w : INFINITY;
+			double l = vector_lb(h, &h->cur);
+			if (!isfinite(l) || l >= before || seen_vector(tried, n_tried, cap_tried, cand, 0, cand[0], nc))
+				break;
+			bool warm = step_to(h, power_cap_w, best, vec, raw, cand, l);
+			if (!(best->ok && best->power_w < before - 1e-12))
+				break;
+			memcpy(vec, warm ? raw : cand, nc * sizeof(size_t));
+			any = true;
+		}
+	}
+	return any;
+}
+
 /* Exchange steps tried when no single step down improves, smallest bound first. */
 #define OPT_EXCHANGE_TRIES 4
 
@@ -661,12 +786,12 @@ static bool exchange(struct heur *h, double power_cap_w, struct opt_sol *best, s
 					cand[x] = vec[x];
 				cand[c] = vec[c] - 1;
 				cand[u] = vec[u] + up;
+				memcpy(vecs + n * nc, cand, nc * sizeof(size_t)); /* as stepped (warm start) */
 				canonical_sort(in, cand);
 				set_vector(h, cand);
 				double l = vector_lb(h, &h->cur);
 				if (!isfinite(l) || l >= before)
 					continue;
-				memcpy(vecs + n * nc, cand, nc * sizeof(size_t));
 				list[n] = (struct vec){n, l};
 				n++;
 			}
@@ -676,14 +801,14 @@ static bool exchange(struct heur *h, double power_cap_w, struct opt_sol *best, s
 	int tries = 0;
 	for (size_t t = 0; t < n && tries < OPT_EXCHANGE_TRIES && opt_now_s() < h->deadline_s; t++) {
 		const size_t *v = vecs + list[t].id * nc;
-		if (seen_vector(tried, n_tried, cap_tried, v, 0, v[0], nc))
+		memcpy(cand, v, nc * sizeof(size_t));
+		canonical_sort(in, cand);
+		if (seen_vector(tried, n_tried, cap_tried, cand, 0, cand[0], nc))
 			continue;
 		tries++;
-		set_vector(h, v);
-		double l = vector_lb(h, &h->cur);
-		try_vector(h, l, power_cap_w, best);
+		bool warm = step_to(h, power_cap_w, best, vec, v, cand, list[t].lb_w);
 		if (best->ok && best->power_w < before - 1e-12) {
-			memcpy(vec, v, nc * sizeof(size_t));
+			memcpy(vec, warm ? v : cand, nc * sizeof(size_t));
 			improved = true;
 			break;
 		}
@@ -698,10 +823,10 @@ static void descend(struct heur *h, double power_cap_w, struct opt_sol *best)
 {
 	const struct opt_inst *in = h->in;
 	size_t nc = in->n_isl + in->n_acc;
-	size_t *vec = calloc(nc, sizeof(size_t)), *cand = calloc(nc, sizeof(size_t));
+	size_t *vec = calloc(nc, sizeof(size_t)), *cand = calloc(nc, sizeof(size_t)), *raw = calloc(nc, sizeof(size_t));
 	size_t *tried = NULL, n_tried = 0, cap_tried = 0;
-	if (!vec || !cand) {
-		free(vec), free(cand);
+	if (!vec || !cand || !raw) {
+		free(vec), free(cand), free(raw);
 		return;
 	}
 	for (size_t c = 0; c < nc; c++)
@@ -717,11 +842,11 @@ static void descend(struct heur *h, double power_cap_w, struct opt_sol *best)
 			try_vector(h, l, power_cap_w, best);
 	}
 	for (bool improved = true; improved && opt_now_s() < h->deadline_s;) {
-		improved = false;
+		improved = group_steps(h, power_cap_w, best, vec, cand, raw, &tried, &n_tried, &cap_tried);
 		for (size_t c = 0; c < nc && opt_now_s() < h->deadline_s; c++) {
 			for (size_t j = vec[c]; j-- > 0 && opt_now_s() < h->deadline_s;) {
 				for (size_t x = 0; x < nc; x++)
-					cand[x] = x == c ? j : vec[x];
+					raw[x] = cand[x] = x == c ? j : vec[x];
 				/* the equivalent canonical vector (symmetry.c): the same plans, and a vector
 				 * reached twice in another order is tried once */
 				canonical_sort(in, cand);
@@ -738,11 +863,12 @@ static void descend(struct heur *h, double power_cap_w, struct opt_sol *best)
 				 * (the incumbent only got better since) would fail again */
 				if (seen_vector(&tried, &n_tried, &cap_tried, cand, 0, cand[0], nc))
 					break;
-				try_vector(h, l, power_cap_w, best);
+				bool warm = step_to(h, power_cap_w, best, vec, raw, cand, l);
 				if (!(best->ok && best->power_w < before - 1e-12))
 					break; /* one step down did not help: next coordinate */
 				bool moved = cand[c] != j; /* the sort gave coordinate c another island's OPP */
-				memcpy(vec, cand, nc * sizeof(size_t));
+				memcpy(vec, warm ? raw : cand, nc * sizeof(size_t));
+				moved = moved && !warm;
 				improved = true;
 				if (moved)
 					break;
@@ -753,6 +879,7 @@ static void descend(struct heur *h, double power_cap_w, struct opt_sol *best)
 	}
 	free(vec);
 	free(cand);
+	free(raw);
 	free(tried);
 }
 
