@@ -985,6 +985,24 @@ out:
 	return rc;
 }
 
+void opt_heur_improve(const struct opt_inst *in, struct opt_sol *s, double deadline_s)
+{
+	struct heur h = {.in = in, .slack_frac = 0, .deadline_s = deadline_s, .cutoff_w = INFINITY};
+	h.n_opt = in->n_isl + in->n_srv;
+	h.ws = opt_ws_new(in);
+	h.opt_where = calloc(h.n_opt, sizeof(int));
+	if (h.ws && h.opt_where && !opt_sol_init(&h.cur, in) && !opt_sol_init(&h.tmp, in) && !opt_sol_init(&h.keep, in)) {
+		for (size_t o = 0; o < h.n_opt; o++)
+			h.opt_where[o] = opt_option_where(in, o);
+		improve(&h, s);
+	}
+	opt_sol_free(&h.cur);
+	opt_sol_free(&h.tmp);
+	opt_sol_free(&h.keep);
+	opt_ws_free(h.ws);
+	free(h.opt_where);
+}
+
 /* A placement from elsewhere (the exact mode's master): pack it; if it does not pack, repair it
  * (power-aware moves), then improve it. Returns true when s became a feasible plan. */
 bool opt_heur_polish(const struct opt_inst *in, struct opt_sol *s, double deadline_s)

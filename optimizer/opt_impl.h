@@ -252,6 +252,10 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
  * cheapest idle power, each task's cheapest busy power anywhere; -INFINITY without memory. */
 double opt_quick_bound(const struct opt_inst *in);
 
+/* The heuristic's local search alone, on s that packs with its own cores and deadlines (max core
+ * density <= cap): single-task moves to cheaper options, each keeping it packed (tests). */
+void opt_heur_improve(const struct opt_inst *in, struct opt_sol *s, double deadline_s);
+
 /* Pack, repair (power-aware moves) and improve a placement found elsewhere; true when feasible. */
 bool opt_heur_polish(const struct opt_inst *in, struct opt_sol *s, double deadline_s);
 
