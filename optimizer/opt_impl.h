@@ -172,9 +172,10 @@ double opt_ws_path_exec(const struct opt_ws *w, size_t i);
 double opt_deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double slack_frac, double deadline_s);
 
 /* opt_pack with polish runs the deadline LP when the fast rules leave the max density below this
- * (over cap): at high load the fast rules stay up to ~6 % above the LP's optimum (1.052 against 0.998
- * on the cores of a proven-optimal 120-task XU4 plan), and one LP costs a few ms at 120 tasks. */
-#define OPT_LP_POLISH_BELOW 1.10
+ * (over cap): at high load the fast rules stay up to ~5 % above the LP's optimum (1.052 against 0.998
+ * on the cores of a proven-optimal 120-task XU4 plan). 1.10 found the same plans or slightly better
+ * ones on Xavier but cost 40 % more instructions there (most of them in GLPK's simplex). */
+#define OPT_LP_POLISH_BELOW 1.06
 
 /*
  * Completes an island-level assignment (where[] < 0 for accel tasks; for CPU tasks the island is
