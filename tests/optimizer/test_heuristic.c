@@ -12,7 +12,7 @@
  *   steps and warm starts run) pass the independent checker, and a second run gives the same plan.
  */
 #include "optimizer/checker/pd_check.h"
-#include "optimizer/opt_internal.h"
+#include "optimizer/opt_impl.h"
 #include "helper_opt.h"
 #include "pd_test.h"
 
