@@ -29,6 +29,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Slack-reclaim passes after each rule (each one sweep); 0 turns it off. */
+#ifndef OPT_RECLAIM_LOOP
+#define OPT_RECLAIM_LOOP 1
+#endif
+#ifndef OPT_RECLAIM_FINAL
+#define OPT_RECLAIM_FINAL 2
+#endif
+
 struct opt_ws *opt_ws_new(const struct opt_inst *in)
 {
 	struct opt_ws *w = calloc(1, sizeof(*w));
@@ -37,7 +45,8 @@ struct opt_ws *opt_ws_new(const struct opt_inst *in)
 	size_t n = in->n_tasks ? in->n_tasks : 1, nc = in->n_cores ? in->n_cores : 1;
 	w->n = n;
 	w->nc = nc;
-	double **arrs[] = {&w->e, &w->w, &w->ef, &w->eb, &w->wf, &w->wb, &w->rf, &w->rb, &w->dbest, &w->keep};
+	double **arrs[] = {&w->e, &w->w, &w->ef, &w->eb, &w->wf, &w->wb, &w->rf, &w->rb, &w->dbest, &w->keep,
+			   &w->x, &w->xf, &w->xb};
 	bool ok = true;
 	for (size_t j = 0; j < sizeof(arrs) / sizeof(arrs[0]); j++)
 		ok = (*arrs[j] = calloc(n, sizeof(double))) && ok;
@@ -61,6 +70,7 @@ void opt_ws_free(struct opt_ws *w)
 	if (!w)
 		return;
 	free(w->e), free(w->w), free(w->ef), free(w->eb), free(w->wf), free(w->wb), free(w->keep);
+	free(w->x), free(w->xf), free(w->xb);
 	free(w->rf), free(w->rb), free(w->mu), free(w->load), free(w->dbest), free(w->r), free(w->pload), free(w->bload), free(w->keys);
 	opt_sol_free(&w->pbest);
 	opt_sol_free(&w->ptmp);
@@ -108,6 +118,37 @@ static double max_load(const struct opt_inst *in, const struct opt_sol *s, struc
 	return m / in->cap;
 }
 
+/* Slack reclaim: the rule above is conservative (task i's share uses the worst execution sum and the
+ * worst weight sum over its paths, often two different paths), so most paths end before D'. The same
+ * argument applied again with x = the current delays (d_i for CPU tasks, R_i for accelerated ones)
+ * gives every CPU task d_i += w_i (D' - Lmax_i) / Wmax_i, Lmax_i / Wmax_i the largest sums of x / w over
+ * the paths through i: for every path P through i, Lmax_i >= L(P) and Wmax_i >= W(P), so P grows by at
+ * most (D' - L(P)) and still fits. Deadlines only grow, so every density only falls. Reads the weight
+ * sweeps w->w / wf / wb of the rule just applied; w->x / xf / xb are its scratch. */
+static void reclaim(const struct opt_inst *in, const struct opt_sol *s, struct opt_ws *w, double slack_frac,
+		    double *d, int passes)
+{
+	for (int p = 0; p < passes; p++) {
+		for (size_t i = 0; i < in->n_tasks; i++)
+			w->x[i] = s->where[i] >= 0 ? d[i] : w->e[i];
+		sweep(in, w->x, w->xf, w->xb);
+		bool grew = false;
+		for (size_t i = 0; i < in->n_tasks; i++) {
+			if (s->where[i] < 0)
+				continue;
+			double D = (double)in->D_ns[i] * (1.0 - slack_frac);
+			double lmax = w->xf[i] + w->xb[i] - w->x[i], wmax = w->wf[i] + w->wb[i] - w->w[i];
+			if (wmax <= 0 || lmax >= D)
+				continue;
+			double nd = opt_min(d[i] + w->w[i] * (D - lmax) / wmax, (double)in->T_ns[i]);
+			grew = grew || nd > d[i] * (1 + 1e-6);
+			d[i] = opt_max(d[i], nd);
+		}
+		if (!grew)
+			break;
+	}
+}
+
 /* One application of both rules with the current mu; the better one goes to s->d_ns. */
 static double apply_rules(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, double slack_frac)
 {
@@ -128,6 +169,7 @@ static double apply_rules(const struct opt_inst *in, struct opt_sol *s, struct o
 	}
 	if (worst > 1.0)
 		return OPT_PATH_INFEASIBLE + worst; /* graded, so that a repair can see progress */
+	reclaim(in, s, w, slack_frac, w->dbest, OPT_RECLAIM_LOOP);
 	best = max_load(in, s, w, w->dbest);
 	memcpy(s->d_ns, w->dbest, in->n_tasks * sizeof(double));
 	memcpy(w->bload, w->load, in->n_cores * sizeof(double));
@@ -147,6 +189,7 @@ static double apply_rules(const struct opt_inst *in, struct opt_sol *s, struct o
 		ok = w->dbest[i] >= w->e[i];
 	}
 	if (ok) {
+		reclaim(in, s, w, slack_frac, w->dbest, OPT_RECLAIM_LOOP);
 		double m = max_load(in, s, w, w->dbest);
 		if (m < best) {
 			best = m;
@@ -200,8 +243,13 @@ double opt_deadlines_fast(const struct opt_inst *in, struct opt_sol *s, struct o
 			w->mu[c] *= x * sqrt(x);
 		}
 	}
-	if (best < OPT_PATH_INFEASIBLE)
+	if (best < OPT_PATH_INFEASIBLE) {
+		if (OPT_RECLAIM_FINAL > 0) { /* any positive weights keep every path: the last round's */
+			reclaim(in, s, w, slack_frac, keep, OPT_RECLAIM_FINAL);
+			best = opt_min(best, max_load(in, s, w, keep));
+		}
 		memcpy(s->d_ns, keep, in->n_tasks * sizeof(double));
+	}
 	return best;
 }
 
@@ -350,7 +398,10 @@ double opt_deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double sla
 		}
 		/* every caller only asks "does it pack" (r <= 1, the evaluator then checks the floored
 		 * plan against cap_raw, above cap): past that point more cuts only cost time */
-		if (!added || best <= 1.0 || glp_get_obj_val(lp) / in->cap > best * (1 - 1e-7))
+		/* the LP's optimum is a lower bound on the max density of any deadlines for these cores
+		 * (tangents under-estimate C/d): above cap, nothing packs them */
+		double lb = glp_get_obj_val(lp) / in->cap;
+		if (!added || best <= 1.0 || lb > best * (1 - 1e-7) || lb > 1.0 + 1e-9)
 			break;
 	}
 out:

@@ -242,44 +242,144 @@ static double repair(struct heur *h, struct opt_sol *s, double r)
 	free(hot);
 	free(load);
 	free(mv);
-	if (r > 1.0 && r < 1.05)
+	if (r > 1.0 && r < OPT_LP_POLISH_BELOW)
 		r = opt_pack(in, s, h->ws, h->slack_frac, true, h->deadline_s);
 	return r;
 }
 
+/* Per-core densities of the CPU tasks of s under its own cores and deadlines; returns the largest
+ * over cap (what opt_pack calls r). */
+static double core_loads(const struct opt_inst *in, const struct opt_sol *s, double *load)
+{
+	memset(load, 0, in->n_cores * sizeof(double));
+	for (size_t i = 0; i < in->n_tasks; i++)
+		if (s->where[i] >= 0)
+			load[s->where[i]] += (double)opt_exec_ns(in, s, i) / s->d_ns[i];
+	double m = 0;
+	for (size_t c = 0; c < in->n_cores; c++)
+		m = opt_max(m, load[c]);
+	return m / in->cap;
+}
+
+/* A local-search candidate: task i to option o saves `save` W. */
+struct cand {
+	size_t i, o;
+	double save;
+};
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	if (x->save != y->save)
+		return (x->save < y->save) - (x->save > y->save); /* largest saving first */
+	if (x->i != y->i)
+		return (x->i > y->i) - (x->i < y->i);
+	return (x->o > y->o) - (x->o < y->o);
+}
+
+/* The moves of single tasks to options that cost less busy power (FIFO options only when
+ * with_servers), largest saving first; returns the count (cs holds n_tasks * n_opt). */
+static size_t cheaper_moves(struct heur *h, const struct opt_sol *s, struct cand *cs)
+{
+	const struct opt_inst *in = h->in;
+	size_t n = 0;
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		double curw = opt_task_busy_w(in, s, i, s->where[i]);
+		size_t cur = option_of(h, s->where[i]);
+		for (size_t o = 0; o < h->n_opt; o++) {
+			if (o == cur || !opt_option_fits(in, s, i, o, h->slack_frac))
+				continue;
+			double save = curw - opt_task_busy_w(in, s, i, h->opt_where[o]);
+			if (save > 1e-12)
+				cs[n++] = (struct cand){i, o, save};
+		}
+	}
+	qsort(cs, n, sizeof(*cs), cmp_cand);
+	return n;
+}
+
+/*
+ * Moves that keep every deadline (O(cores of the island) each): CPU task i goes to another island,
+ * onto its core with the least density, when its runtime there is at most its deadline and that
+ * core's density stays within cap. No deadline changes, so no path changes, and the core left only
+ * gets lighter: the plan still packs with its own deadlines (invariant: load[] are the densities of
+ * s, every one <= cap). Candidates in cs (largest saving first, computed at entry: a task moves once
+ * per call). Returns the number of moves made.
+ */
+static size_t improve_fixed(struct heur *h, struct opt_sol *s, const struct cand *cs, size_t n, double *load)
+{
+	const struct opt_inst *in = h->in;
+	size_t moved = 0;
+	for (size_t m = 0; m < n; m++) {
+		size_t i = cs[m].i, o = cs[m].o;
+		if (s->where[i] < 0 || o >= in->n_isl || in->core_isl[s->where[i]] == o)
+			continue;
+		/* the saving was computed from the option i had at entry: it must still be that one */
+		if (opt_task_busy_w(in, s, i, s->where[i]) - opt_task_busy_w(in, s, i, h->opt_where[o]) < cs[m].save - 1e-12)
+			continue;
+		double q = (double)runtime_at(in, i, o, s->isl_opp[o]);
+		if (q > s->d_ns[i])
+			continue;
+		size_t c0 = in->isl_core0[o], low = c0;
+		for (size_t c = c0; c < c0 + in->isl_ncores[o]; c++)
+			if (load[c] < load[low])
+				low = c;
+		double u = q / s->d_ns[i];
+		if (load[low] + u > in->cap)
+			continue;
+		load[s->where[i]] -= (double)opt_exec_ns(in, s, i) / s->d_ns[i];
+		s->where[i] = (int)low;
+		load[low] += u;
+		moved++;
+	}
+	return moved;
+}
+
+/* Full re-packs tried per local search (each one worst-fit packing and deadline rules): past the
+ * deadline-keeping moves, a move that needs new deadlines costs a pack, and at 120 tasks the old
+ * every-task-every-option search spent 95 % of the heuristic's time here for little gain. */
+#define OPT_IMPROVE_PACKS 16
+
 /* Local search: move single tasks to cheaper options while the plan still packs. s packs on entry
- * (possibly only with the LP's deadlines, which the fast packer cannot reproduce): then the entry
- * plan is what stays when nothing better packs. */
+ * with its own cores and deadlines (possibly the LP's, which the fast packer cannot reproduce), and
+ * keeps packing after every accepted move: deadline-keeping moves first (improve_fixed), then moves
+ * that need a re-pack (FIFO options, or no room at the current deadlines), largest saving first and
+ * at most OPT_IMPROVE_PACKS of them. */
 static void improve(struct heur *h, struct opt_sol *s)
 {
 	const struct opt_inst *in = h->in;
-	struct opt_sol *entry = &h->keep;
-	opt_sol_copy(entry, s, in);
-	for (int pass = 0; pass < 3; pass++) {
-		bool moved = false;
-		for (size_t i = 0; i < in->n_tasks && opt_now_s() < h->deadline_s; i++) {
-			double curw = opt_task_busy_w(in, s, i, s->where[i]);
-			size_t cur = option_of(h, s->where[i]);
-			for (size_t o = 0; o < h->n_opt; o++) {
-				if (o == cur || !opt_option_fits(in, s, i, o, h->slack_frac) ||
-				    opt_task_busy_w(in, s, i, h->opt_where[o]) >= curw - 1e-12)
-					continue;
-				opt_sol_copy(&h->tmp, s, in);
-				h->tmp.where[i] = h->opt_where[o];
-				spread_slots(in, &h->tmp);
-				if (opt_pack(in, &h->tmp, h->ws, h->slack_frac, false, h->deadline_s) <= 1.0 &&
-				    cost_of(h, &h->tmp) < cost_of(h, s) - 1e-12) {
-					opt_sol_copy(s, &h->tmp, in);
-					curw = opt_task_busy_w(in, s, i, s->where[i]);
-					moved = true;
-				}
+	struct cand *cs = calloc(in->n_tasks * h->n_opt + 1, sizeof(*cs));
+	double *load = calloc(in->n_cores + 1, sizeof(double));
+	if (!cs || !load || core_loads(in, s, load) > 1.0 + 1e-12)
+		goto out; /* not packed as given: nothing safe to do incrementally */
+	int packs = 0;
+	for (int pass = 0; pass < 3 && opt_now_s() < h->deadline_s; pass++) {
+		size_t n = cheaper_moves(h, s, cs);
+		size_t moved = improve_fixed(h, s, cs, n, load);
+		for (size_t m = 0; m < n && packs < OPT_IMPROVE_PACKS && opt_now_s() < h->deadline_s; m++) {
+			size_t i = cs[m].i, o = cs[m].o;
+			if (option_of(h, s->where[i]) == o ||
+			    opt_task_busy_w(in, s, i, s->where[i]) - opt_task_busy_w(in, s, i, h->opt_where[o]) < cs[m].save - 1e-12)
+				continue; /* already moved (by improve_fixed or an earlier pack) */
+			opt_sol_copy(&h->tmp, s, in);
+			h->tmp.where[i] = h->opt_where[o];
+			spread_slots(in, &h->tmp);
+			packs++;
+			if (cost_of(h, &h->tmp) < cost_of(h, s) - 1e-12 &&
+			    opt_pack(in, &h->tmp, h->ws, h->slack_frac, false, h->deadline_s) <= 1.0) {
+				opt_sol_copy(s, &h->tmp, in);
+				core_loads(in, s, load);
+				moved++;
+				/* new deadlines: the deadline-keeping moves may have room again */
+				moved += improve_fixed(h, s, cs + m + 1, n - m - 1, load);
 			}
 		}
 		if (!moved)
 			break;
 	}
-	if (opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s) > 1.0)
-		opt_sol_copy(s, entry, in);
+out:
+	free(cs);
+	free(load);
 }
 
 /* Every task on its fastest option that fits alone at the OPPs of s (paths most likely to fit). */
@@ -415,6 +515,8 @@ static bool try_vector(struct heur *h, double lb, double power_cap_w, struct opt
 			}
 			r = r2;
 		}
+		if (r > 1.0 && r < OPT_LP_POLISH_BELOW)
+			r = opt_pack(in, s, h->ws, h->slack_frac, true, h->deadline_s);
 		if (r > 1.0)
 			r = repair(h, s, r);
 		if (r > 1.0)
@@ -427,6 +529,50 @@ static bool try_vector(struct heur *h, double lb, double power_cap_w, struct opt
 	if ((s->power_w < best->power_w - 1e-12 || !best->ok) && s->power_w <= power_cap_w)
 		opt_sol_copy(best, s, in);
 	return exact;
+}
+
+/*
+ * Warm start for a descent step: the incumbent's placement at the OPP vector v (islands, then
+ * accelerators; v need not be canonical: a valid plan is valid at any vector). When only island OPPs
+ * changed and every CPU task still fits its own deadline and core (runtime <= deadline, core density
+ * <= cap: an O(tasks) check, paths and FIFO queues unchanged), the incumbent's cores and deadlines
+ * stay; otherwise the island assignment is re-packed (the LP when close). No repair (the full
+ * try_vector at that vector already ran). Then the local search. Returns true when best improved.
+ * Often finds a better plan than the fresh placement when the incumbent is already tight.
+ */
+static bool try_warm(struct heur *h, const size_t *v, double power_cap_w, struct opt_sol *best)
+{
+	const struct opt_inst *in = h->in;
+	struct opt_sol *s = &h->cur;
+	double before = best->power_w;
+	bool acc_same = true;
+	opt_sol_copy(s, best, in);
+	for (size_t x = 0; x < in->n_isl + in->n_acc; x++)
+		if (x < in->n_isl)
+			s->isl_opp[x] = v[x];
+		else
+			acc_same = acc_same && s->acc_opp[x - in->n_isl] == v[x], s->acc_opp[x - in->n_isl] = v[x];
+	double *load = calloc(in->n_cores + 1, sizeof(double));
+	bool ok = load != NULL;
+	for (size_t i = 0; i < in->n_tasks && ok; i++)
+		ok = opt_option_fits(in, s, i, option_of(h, s->where[i]), h->slack_frac);
+	bool keep = ok && acc_same;
+	for (size_t i = 0; i < in->n_tasks && keep; i++)
+		keep = s->where[i] < 0 || (double)opt_exec_ns(in, s, i) <= s->d_ns[i];
+	double r = keep ? core_loads(in, s, load) : INFINITY;
+	free(load);
+	if (ok && r > 1.0) {
+		r = opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s);
+		if (r > 1.0 && r < OPT_LP_POLISH_BELOW)
+			r = opt_pack(in, s, h->ws, h->slack_frac, true, h->deadline_s);
+	}
+	if (!ok || r > 1.0)
+		return false;
+	improve(h, s);
+	if (!opt_evaluate(in, s, NULL, 0) || s->power_w > power_cap_w || !(s->power_w < before - 1e-12))
+		return false;
+	opt_sol_copy(best, s, in);
+	return true;
 }
 
 /* Weak but valid bound without enumerating vectors: cheapest idle per island / GPU plus each task's
@@ -517,14 +663,170 @@ static void canonical_sort(const struct opt_inst *in, size_t *vec)
 	}
 }
 
+/* Sets the OPPs of h->cur from a vector (islands, then accelerators). */
+static void set_vector(struct heur *h, const size_t *vec)
+{
+	const struct opt_inst *in = h->in;
+	for (size_t x = 0; x < in->n_isl + in->n_acc; x++)
+		if (x < in->n_isl)
+			h->cur.isl_opp[x] = vec[x];
+		else
+			h->cur.acc_opp[x - in->n_isl] = vec[x];
+}
+
+/* Whether the OPPs of s are the vector v (islands, then accelerators). */
+static bool at_vector(const struct opt_inst *in, const struct opt_sol *s, const size_t *v)
+{
+	for (size_t x = 0; x < in->n_isl + in->n_acc; x++)
+		if ((x < in->n_isl ? s->isl_opp[x] : s->acc_opp[x - in->n_isl]) != v[x])
+			return false;
+	return true;
+}
+
+/* A descent step from vector vec to raw, whose canonical form is cand: the full try at cand, then,
+ * when that did not improve best and best is the plan at vec, the warm start at raw. Returns true
+ * when the warm start improved best (best is then at raw, not cand). l: unused (the bound is
+ * recomputed with the cheapest placement try_vector starts from). */
+static bool step_to(struct heur *h, double power_cap_w, struct opt_sol *best, const size_t *vec, const size_t *raw,
+		    const size_t *cand, double l)
+{
+	double before = best->ok ? best->power_w : INFINITY;
+	bool at_inc = best->ok && at_vector(h->in, best, vec);
+	set_vector(h, cand);
+	l = vector_lb(h, &h->cur); /* also the cheapest placement in h->cur, which try_vector starts from */
+	if (isfinite(l))
+		try_vector(h, l, power_cap_w, best);
+	if (best->ok && best->power_w < before - 1e-12)
+		return false;
+	return at_inc && try_warm(h, raw, power_cap_w, best);
+}
+
+/* The first island of k's class of identical islands (symmetry.c). */
+static size_t twin_root(const struct opt_inst *in, size_t k)
+{
+	while (in->isl_prev_twin[k] >= 0)
+		k = (size_t)in->isl_prev_twin[k];
+	return k;
+}
+
+/*
+ * Identical islands (Xavier's four Carmel clusters) step down together while that improves: a
+ * balanced level is where their optimum usually lies, and one island at a time from the top reaches
+ * it only through many single steps (each a full try), if at all (a lone island low and its twins
+ * at the top stalls the descent). Returns whether anything improved.
+ */
+static bool group_steps(struct heur *h, double power_cap_w, struct opt_sol *best, size_t *vec, size_t *cand,
+			size_t *raw, size_t **tried, size_t *n_tried, size_t *cap_tried)
+{
+	const struct opt_inst *in = h->in;
+	size_t nc = in->n_isl + in->n_acc;
+	bool any = false;
+	for (size_t k0 = 0; k0 < in->n_isl; k0++) {
+		if (in->isl_prev_twin[k0] >= 0)
+			continue;
+		size_t members = 0;
+		for (size_t k = k0; k < in->n_isl; k++)
+			members += twin_root(in, k) == k0;
+		if (members < 2)
+			continue;
+		while (opt_now_s() < h->deadline_s) {
+			bool lowered = false;
+			for (size_t x = 0; x < nc; x++)
+				raw[x] = vec[x];
+			for (size_t k = k0; k < in->n_isl; k++)
+				if (twin_root(in, k) == k0 && raw[k] > 0)
+					raw[k]--, lowered = true;
+			if (!lowered)
+				break;
+			memcpy(cand, raw, nc * sizeof(size_t));
+			canonical_sort(in, cand);
+			set_vector(h, cand);
+			double before = best->ok ? best->power_w : INFINITY;
+			double l = vector_lb(h, &h->cur);
+			if (!isfinite(l) || l >= before || seen_vector(tried, n_tried, cap_tried, cand, 0, cand[0], nc))
+				break;
+			bool warm = step_to(h, power_cap_w, best, vec, raw, cand, l);
+			if (!(best->ok && best->power_w < before - 1e-12))
+				break;
+			memcpy(vec, warm ? raw : cand, nc * sizeof(size_t));
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* Exchange steps tried when no single step down improves, smallest bound first. */
+#define OPT_EXCHANGE_TRIES 4
+
+/*
+ * When no coordinate can go down alone, one island / GPU one step down while another goes one or two
+ * steps up: the plan at a lower OPP often packs only with the load shifted to a faster neighbour
+ * (XU4: big down, LITTLE up). Tries the OPT_EXCHANGE_TRIES such vectors with the smallest bounds
+ * below the incumbent; moves vec to the first that improves it. cand: scratch of nc.
+ */
+static bool exchange(struct heur *h, double power_cap_w, struct opt_sol *best, size_t *vec, size_t *cand,
+		     size_t **tried, size_t *n_tried, size_t *cap_tried)
+{
+	const struct opt_inst *in = h->in;
+	size_t nc = in->n_isl + in->n_acc;
+	struct vec *list = calloc(nc * nc * 2 + 1, sizeof(*list));
+	size_t *vecs = calloc((nc * nc * 2 + 1) * nc, sizeof(size_t));
+	bool improved = false;
+	if (!list || !vecs)
+		goto out;
+	size_t n = 0;
+	double before = best->ok ? best->power_w : INFINITY;
+	for (size_t c = 0; c < nc; c++) {
+		if (vec[c] == 0)
+			continue;
+		for (size_t u = 0; u < nc; u++) {
+			size_t top = u < in->n_isl ? in->isl_nopp[u] : in->acc_nopp[u - in->n_isl];
+			for (size_t up = 1; up <= 2 && u != c && vec[u] + up < top; up++) {
+				for (size_t x = 0; x < nc; x++)
+					cand[x] = vec[x];
+				cand[c] = vec[c] - 1;
+				cand[u] = vec[u] + up;
+				memcpy(vecs + n * nc, cand, nc * sizeof(size_t)); /* as stepped (warm start) */
+				canonical_sort(in, cand);
+				set_vector(h, cand);
+				double l = vector_lb(h, &h->cur);
+				if (!isfinite(l) || l >= before)
+					continue;
+				list[n] = (struct vec){n, l};
+				n++;
+			}
+		}
+	}
+	qsort(list, n, sizeof(*list), cmp_vec);
+	int tries = 0;
+	for (size_t t = 0; t < n && tries < OPT_EXCHANGE_TRIES && opt_now_s() < h->deadline_s; t++) {
+		const size_t *v = vecs + list[t].id * nc;
+		memcpy(cand, v, nc * sizeof(size_t));
+		canonical_sort(in, cand);
+		if (seen_vector(tried, n_tried, cap_tried, cand, 0, cand[0], nc))
+			continue;
+		tries++;
+		bool warm = step_to(h, power_cap_w, best, vec, v, cand, list[t].lb_w);
+		if (best->ok && best->power_w < before - 1e-12) {
+			memcpy(vec, warm ? v : cand, nc * sizeof(size_t));
+			improved = true;
+			break;
+		}
+	}
+out:
+	free(list);
+	free(vecs);
+	return improved;
+}
+
 static void descend(struct heur *h, double power_cap_w, struct opt_sol *best)
 {
 	const struct opt_inst *in = h->in;
 	size_t nc = in->n_isl + in->n_acc;
-	size_t *vec = calloc(nc, sizeof(size_t)), *cand = calloc(nc, sizeof(size_t));
+	size_t *vec = calloc(nc, sizeof(size_t)), *cand = calloc(nc, sizeof(size_t)), *raw = calloc(nc, sizeof(size_t));
 	size_t *tried = NULL, n_tried = 0, cap_tried = 0;
-	if (!vec || !cand) {
-		free(vec), free(cand);
+	if (!vec || !cand || !raw) {
+		free(vec), free(cand), free(raw);
 		return;
 	}
 	for (size_t c = 0; c < nc; c++)
@@ -540,11 +842,11 @@ static void descend(struct heur *h, double power_cap_w, struct opt_sol *best)
 			try_vector(h, l, power_cap_w, best);
 	}
 	for (bool improved = true; improved && opt_now_s() < h->deadline_s;) {
-		improved = false;
+		improved = group_steps(h, power_cap_w, best, vec, cand, raw, &tried, &n_tried, &cap_tried);
 		for (size_t c = 0; c < nc && opt_now_s() < h->deadline_s; c++) {
 			for (size_t j = vec[c]; j-- > 0 && opt_now_s() < h->deadline_s;) {
 				for (size_t x = 0; x < nc; x++)
-					cand[x] = x == c ? j : vec[x];
+					raw[x] = cand[x] = x == c ? j : vec[x];
 				/* the equivalent canonical vector (symmetry.c): the same plans, and a vector
 				 * reached twice in another order is tried once */
 				canonical_sort(in, cand);
@@ -561,19 +863,23 @@ static void descend(struct heur *h, double power_cap_w, struct opt_sol *best)
 				 * (the incumbent only got better since) would fail again */
 				if (seen_vector(&tried, &n_tried, &cap_tried, cand, 0, cand[0], nc))
 					break;
-				try_vector(h, l, power_cap_w, best);
+				bool warm = step_to(h, power_cap_w, best, vec, raw, cand, l);
 				if (!(best->ok && best->power_w < before - 1e-12))
 					break; /* one step down did not help: next coordinate */
 				bool moved = cand[c] != j; /* the sort gave coordinate c another island's OPP */
-				memcpy(vec, cand, nc * sizeof(size_t));
+				memcpy(vec, warm ? raw : cand, nc * sizeof(size_t));
+				moved = moved && !warm;
 				improved = true;
 				if (moved)
 					break;
 			}
 		}
+		if (!improved && opt_now_s() < h->deadline_s)
+			improved = exchange(h, power_cap_w, best, vec, cand, &tried, &n_tried, &cap_tried);
 	}
 	free(vec);
 	free(cand);
+	free(raw);
 	free(tried);
 }
 
@@ -677,6 +983,24 @@ out:
 	free(vs);
 	(void)p;
 	return rc;
+}
+
+void opt_heur_improve(const struct opt_inst *in, struct opt_sol *s, double deadline_s)
+{
+	struct heur h = {.in = in, .slack_frac = 0, .deadline_s = deadline_s, .cutoff_w = INFINITY};
+	h.n_opt = in->n_isl + in->n_srv;
+	h.ws = opt_ws_new(in);
+	h.opt_where = calloc(h.n_opt, sizeof(int));
+	if (h.ws && h.opt_where && !opt_sol_init(&h.cur, in) && !opt_sol_init(&h.tmp, in) && !opt_sol_init(&h.keep, in)) {
+		for (size_t o = 0; o < h.n_opt; o++)
+			h.opt_where[o] = opt_option_where(in, o);
+		improve(&h, s);
+	}
+	opt_sol_free(&h.cur);
+	opt_sol_free(&h.tmp);
+	opt_sol_free(&h.keep);
+	opt_ws_free(h.ws);
+	free(h.opt_where);
 }
 
 /* A placement from elsewhere (the exact mode's master): pack it; if it does not pack, repair it

@@ -153,6 +153,7 @@ struct opt_ws {
 	size_t n, nc;
 	double *e, *w, *ef, *eb, *wf, *wb, *rf, *rb, *mu, *load, *dbest, *keep, *pload;
 	double *bload; /* per core: loads of the deadlines opt_deadlines_fast applied last */
+	double *x, *xf, *xb; /* slack reclaim: current delays and their sweeps */
 	int64_t *r;
 	void *keys;                  /* pack: n (index, density) pairs */
 	struct opt_sol pbest, ptmp;  /* pack */
@@ -169,6 +170,12 @@ double opt_deadlines_fast(const struct opt_inst *in, struct opt_sol *s, struct o
 double opt_ws_path_exec(const struct opt_ws *w, size_t i);
 /* Exact: LP (GLPK dual simplex) + Kelley tangent cuts minimising the max core density. */
 double opt_deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double slack_frac, double deadline_s);
+
+/* opt_pack with polish runs the deadline LP when the fast rules leave the max density below this
+ * (over cap): at high load the fast rules stay up to ~5 % above the LP's optimum (1.052 against 0.998
+ * on the cores of a proven-optimal 120-task XU4 plan). 1.10 found the same plans or slightly better
+ * ones on Xavier but cost 40 % more instructions there (most of them in GLPK's simplex). */
+#define OPT_LP_POLISH_BELOW 1.06
 
 /*
  * Completes an island-level assignment (where[] < 0 for accel tasks; for CPU tasks the island is
@@ -245,6 +252,10 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 /* A weak but valid bound (W) computed in microseconds: base power, each island's and accelerator's
  * cheapest idle power, each task's cheapest busy power anywhere; -INFINITY without memory. */
 double opt_quick_bound(const struct opt_inst *in);
+
+/* The heuristic's local search alone, on s that packs with its own cores and deadlines (max core
+ * density <= cap): single-task moves to cheaper options, each keeping it packed (tests). */
+void opt_heur_improve(const struct opt_inst *in, struct opt_sol *s, double deadline_s);
 
 /* Pack, repair (power-aware moves) and improve a placement found elsewhere; true when feasible. */
 bool opt_heur_polish(const struct opt_inst *in, struct opt_sol *s, double deadline_s);

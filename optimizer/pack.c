@@ -44,7 +44,8 @@ static void wfd(const struct opt_inst *in, struct opt_sol *s, struct key *keys, 
 	}
 }
 
-static size_t fullest_core(const struct opt_inst *in, const struct opt_sol *s, double *load)
+/* Core densities of s under its own deadlines; returns the fullest core. */
+static size_t loads_of(const struct opt_inst *in, const struct opt_sol *s, double *load)
 {
 	memset(load, 0, in->n_cores * sizeof(double));
 	for (size_t i = 0; i < in->n_tasks; i++)
@@ -57,36 +58,55 @@ static size_t fullest_core(const struct opt_inst *in, const struct opt_sol *s, d
 	return top;
 }
 
-/* Moves single tasks from the fullest core to the emptiest core of its island while that lowers the
- * max density. */
+/*
+ * Moves single tasks from the fullest core to the emptiest core of its island while that lowers the
+ * max density. Inside one island a task keeps its runtime, and under the current deadlines its
+ * density too, so a move's effect on the two cores is exact without new deadlines: the move chosen is
+ * the one that leaves the smaller of the two cores' maxima lowest (O(tasks) per round, no deadline
+ * rule per candidate). The deadline rules then run once on the new cores (their multipliers follow
+ * the new loads); whichever of the two deadline sets is better stays. cur: the max density / cap of s
+ * as given (with its deadlines). tmp: scratch.
+ */
 static double relieve(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, double slack_frac,
 		      double cur, struct opt_sol *tmp, double *load)
 {
 	for (int round = 0; round < 4 * (int)in->n_cores && cur > 1.0; round++) {
-		size_t top = fullest_core(in, s, load), k = in->core_isl[top];
+		size_t top = loads_of(in, s, load), k = in->core_isl[top];
 		size_t c0 = in->isl_core0[k], low = c0;
 		for (size_t c = c0; c < c0 + in->isl_ncores[k]; c++)
 			if (load[c] < load[low])
 				low = c;
 		if (low == top)
 			break;
-		double best = cur;
+		double best = load[top];
 		long pick = -1;
 		for (size_t i = 0; i < in->n_tasks; i++) {
 			if (s->where[i] != (int)top)
 				continue;
-			opt_sol_copy(tmp, s, in);
-			tmp->where[i] = (int)low;
-			double r = opt_deadlines_fast(in, tmp, w, slack_frac, 6);
-			if (r < best - 1e-9)
-				best = r, pick = (long)i;
-			if (best <= 1.0)
-				break; /* it packs: the callers only ask whether, and power does not depend on it */
+			double u = (double)opt_exec_ns(in, s, i) / s->d_ns[i];
+			double m = opt_max(load[top] - u, load[low] + u);
+			if (m < best - 1e-12)
+				best = m, pick = (long)i;
 		}
 		if (pick < 0)
 			break;
+		double u = (double)opt_exec_ns(in, s, (size_t)pick) / s->d_ns[pick];
+		load[top] -= u;
+		load[low] += u;
+		double m = 0; /* the moved plan under its current deadlines: exact */
+		for (size_t c = 0; c < in->n_cores; c++)
+			m = opt_max(m, load[c]);
+		m /= in->cap;
 		s->where[pick] = (int)low;
-		cur = opt_deadlines_fast(in, s, w, slack_frac, 6);
+		opt_sol_copy(tmp, s, in);
+		double r = opt_deadlines_fast(in, tmp, w, slack_frac, 6);
+		if (!(opt_min(m, r) < cur - 1e-9)) {
+			s->where[pick] = (int)top; /* no progress: undo (s keeps its deadlines) */
+			break;
+		}
+		if (r < m)
+			opt_sol_copy(s, tmp, in), m = r;
+		cur = m;
 	}
 	return cur;
 }
@@ -119,7 +139,7 @@ double opt_pack(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, 
 		res = relieve(in, s, w, slack_frac, res, tmp, load);
 		opt_sol_copy(best, s, in);
 	}
-	if (res > 1.0 && polish && res < 1.05) {
+	if (res > 1.0 && polish && res < OPT_LP_POLISH_BELOW) {
 		double r = opt_deadlines_lp(in, s, slack_frac, deadline_s);
 		if (r < res)
 			res = r;

@@ -71,11 +71,17 @@ pd_plan *pd_to_generated(unsigned n_dags, unsigned lo, unsigned hi, double util,
 
 pd_plan *pd_to_bench_set(unsigned n_dags, unsigned per_dag, uint64_t seed, const char *platform)
 {
+	return pd_to_bench_set_accel(n_dags, per_dag, seed, platform, 0);
+}
+
+pd_plan *pd_to_bench_set_accel(unsigned n_dags, unsigned per_dag, uint64_t seed, const char *platform, double accel)
+{
 	struct pd_gen_params g;
 	pd_dags_gen_defaults(&g);
 	g.n_dags = n_dags;
 	g.min_tasks = g.max_tasks = per_dag;
 	g.util = 0.06 * n_dags;
+	g.accel_ratio = accel;
 	g.seed = seed;
 	g.layers_min = 5;
 	g.layers_max = 8;

@@ -20,5 +20,8 @@ pd_plan *pd_to_generated(unsigned n_dags, unsigned lo, unsigned hi, double util,
 /* A set shaped as bench/optimizer/run.sh makes them: utilisation 0.06 per DAG, 5-8 layers, tasks
  * of at least 20 us, no accelerators. */
 pd_plan *pd_to_bench_set(unsigned n_dags, unsigned per_dag, uint64_t seed, const char *platform);
+/* The same with a share of tasks that also have an accelerator implementation (bench: ZCU102 0.2,
+ * Xavier 0.1). */
+pd_plan *pd_to_bench_set_accel(unsigned n_dags, unsigned per_dag, uint64_t seed, const char *platform, double accel);
 
 #endif

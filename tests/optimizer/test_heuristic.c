@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The heuristic's building blocks keep the invariants the rest relies on, on bench-shaped sets at
+ * random OPP vectors and placements (a fixed-seed generator, so every run checks the same cases):
+ * - the fast deadline rules (with their slack reclaim) fit every path, keep Q <= d <= T, and report
+ *   exactly the max core density of the deadlines they write;
+ * - a pack (its incremental relieve moves, the LP polish) reports exactly the max density of the
+ *   cores and deadlines it leaves in the solution;
+ * - the local search (deadline-keeping moves with incremental core loads, bounded re-packs) keeps a
+ *   packed plan packed and never raises its power;
+ * - the heuristic's plans at 80 tasks (XU4; Xavier with GPU tasks, where the descent, its group
+ *   steps and warm starts run) pass the independent checker, and a second run gives the same plan.
+ */
+#include "optimizer/checker/pd_check.h"
+#include "optimizer/opt_impl.h"
+#include "helper_opt.h"
+#include "pd_test.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+struct fx {
+	pd_plan *plan;
+	struct opt_inst in;
+	struct opt_sol s;
+	struct opt_ws *w;
+	uint64_t rng;
+};
+
+static void fx_init(struct fx *f, pd_plan *plan)
+{
+	f->plan = plan;
+	pd_err e = {0};
+	ck_assert_msg(opt_inst_build(&f->in, pd_plan_dags(plan), pd_plan_platform(plan), 1e-5, &e) == 0, "%s", e.msg);
+	ck_assert_int_eq(opt_sol_init(&f->s, &f->in), 0);
+	f->w = opt_ws_new(&f->in);
+	ck_assert_ptr_nonnull(f->w);
+	f->rng = 0x9e3779b97f4a7c15ULL;
+}
+
+static void fx_free(struct fx *f)
+{
+	opt_ws_free(f->w);
+	opt_sol_free(&f->s);
+	opt_inst_free(&f->in);
+	pd_plan_free(f->plan);
+}
+
+static size_t rnd(struct fx *f, size_t n)
+{
+	f->rng = f->rng * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (size_t)((f->rng >> 33) % n);
+}
+
+/* A random vector in the upper half of every OPP range and a random option that fits for every task
+ * (a random core of its island); false when some task fits nowhere. */
+static bool random_plan(struct fx *f)
+{
+	const struct opt_inst *in = &f->in;
+	for (size_t k = 0; k < in->n_isl; k++)
+		f->s.isl_opp[k] = in->isl_nopp[k] / 2 + rnd(f, in->isl_nopp[k] - in->isl_nopp[k] / 2);
+	for (size_t a = 0; a < in->n_acc; a++)
+		f->s.acc_opp[a] = in->acc_nopp[a] / 2 + rnd(f, in->acc_nopp[a] - in->acc_nopp[a] / 2);
+	size_t n_opt = in->n_isl + in->n_srv;
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		size_t fits[64], n = 0;
+		for (size_t o = 0; o < n_opt && n < 64; o++)
+			if (opt_option_fits(in, &f->s, i, o, 0))
+				fits[n++] = o;
+		if (!n)
+			return false;
+		size_t o = fits[rnd(f, n)];
+		f->s.where[i] = opt_option_where(in, o);
+		if (o < in->n_isl)
+			f->s.where[i] += (int)rnd(f, in->isl_ncores[o]);
+	}
+	return true;
+}
+
+/* Max core density / cap of s under its own cores and deadlines. */
+static double density_of(const struct opt_inst *in, const struct opt_sol *s)
+{
+	double load[256] = {0}, m = 0;
+	ck_assert_uint_le(in->n_cores, 256);
+	for (size_t i = 0; i < in->n_tasks; i++)
+		if (s->where[i] >= 0)
+			load[s->where[i]] += (double)opt_exec_ns(in, s, i) / s->d_ns[i];
+	for (size_t c = 0; c < in->n_cores; c++)
+		m = fmax(m, load[c]);
+	return m / in->cap;
+}
+
+/* Q <= d <= T for CPU tasks and every path (d, or the FIFO bound R) within D. */
+static void assert_deadlines_fit(const struct opt_inst *in, const struct opt_sol *s)
+{
+	int64_t *r = calloc(in->n_tasks, sizeof(int64_t));
+	double *x = calloc(in->n_tasks, sizeof(double));
+	ck_assert(r && x);
+	opt_fifo_response(in, s, r);
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		if (s->where[i] >= 0) {
+			double q = (double)opt_exec_ns(in, s, i);
+			ck_assert_msg(s->d_ns[i] >= q * (1 - 1e-12), "task %zu: d %.1f < Q %.1f", i, s->d_ns[i], q);
+			ck_assert_msg(s->d_ns[i] <= (double)in->T_ns[i] * (1 + 1e-12), "task %zu: d above T", i);
+		}
+		x[i] = s->where[i] >= 0 ? s->d_ns[i] : (double)r[i];
+	}
+	for (size_t g = 0; g < in->n_dags; g++) {
+		double end = pd_dags_longest_path_d(in->dags, g, x, NULL, NULL);
+		double D = (double)pd_dags_dag(in->dags, g)->deadline_ns;
+		ck_assert_msg(end <= D * (1 + 1e-9), "DAG %zu: path %.1f > D %.1f", g, end, D);
+	}
+	free(r);
+	free(x);
+}
+
+static pd_plan *set_of(int which, uint64_t seed)
+{
+	if (which == 0)
+		return pd_to_bench_set(8, 10, seed, "platforms/odroid-xu4.yaml");
+	return pd_to_bench_set_accel(8, 10, seed, "platforms/xavier-agx.yaml", 0.1);
+}
+
+START_TEST(fast_deadlines_fit_paths_and_report_density)
+{
+	int checked = 0;
+	for (int which = 0; which < 2; which++) {
+		struct fx f;
+		fx_init(&f, set_of(which, 41 + (uint64_t)which));
+		for (int t = 0; t < 40; t++) {
+			if (!random_plan(&f))
+				continue;
+			int iters = 1 + (int)rnd(&f, 8);
+			double r = opt_deadlines_fast(&f.in, &f.s, f.w, 0, iters);
+			if (r >= OPT_PATH_INFEASIBLE)
+				continue;
+			checked++;
+			assert_deadlines_fit(&f.in, &f.s);
+			ck_assert_double_eq_tol(density_of(&f.in, &f.s), r, 1e-9 * fmax(1, r));
+		}
+		fx_free(&f);
+	}
+	ck_assert_int_ge(checked, 40);
+}
+END_TEST
+
+START_TEST(pack_reports_its_plan)
+{
+	int checked = 0;
+	for (int which = 0; which < 2; which++) {
+		struct fx f;
+		fx_init(&f, set_of(which, 51 + (uint64_t)which));
+		for (int t = 0; t < 24; t++) {
+			if (!random_plan(&f))
+				continue;
+			bool polish = t % 2;
+			double r = opt_pack(&f.in, &f.s, f.w, 0, polish, opt_now_s() + 30);
+			if (r >= OPT_PATH_INFEASIBLE)
+				continue;
+			checked++;
+			assert_deadlines_fit(&f.in, &f.s);
+			ck_assert_double_eq_tol(density_of(&f.in, &f.s), r, 1e-9 * fmax(1, r));
+			if (r <= 1.0) /* the heuristic then adopts it after the exact evaluator's check */
+				ck_assert(opt_evaluate(&f.in, &f.s, NULL, 0));
+		}
+		fx_free(&f);
+	}
+	ck_assert_int_ge(checked, 24);
+}
+END_TEST
+
+/* The local search's moves (deadline-keeping ones with their incremental core loads, and re-packs)
+ * leave a packed plan that costs no more: the recomputed max density stays within cap. */
+START_TEST(local_search_keeps_plan_packed)
+{
+	int improved = 0, checked = 0;
+	for (int which = 0; which < 2; which++) {
+		struct fx f;
+		fx_init(&f, set_of(which, 61 + (uint64_t)which));
+		for (int t = 0; t < 40; t++) {
+			if (!random_plan(&f) || opt_pack(&f.in, &f.s, f.w, 0, t % 2, opt_now_s() + 30) > 1.0 ||
+			    !opt_evaluate(&f.in, &f.s, NULL, 0))
+				continue;
+			double before = f.s.power_w;
+			opt_heur_improve(&f.in, &f.s, opt_now_s() + 30);
+			checked++;
+			ck_assert_double_le(density_of(&f.in, &f.s), 1.0 + 1e-12);
+			assert_deadlines_fit(&f.in, &f.s);
+			char why[256] = "";
+			ck_assert_msg(opt_evaluate(&f.in, &f.s, why, sizeof(why)), "after the local search: %s", why);
+			ck_assert_double_le(f.s.power_w, before + 1e-12);
+			improved += f.s.power_w < before - 1e-9;
+		}
+		fx_free(&f);
+	}
+	ck_assert_int_ge(checked, 10);
+	ck_assert_int_ge(improved, 5); /* random plans leave room: the search must find some of it */
+}
+END_TEST
+
+START_TEST(heuristic_plans_check_and_repeat)
+{
+	for (int which = 0; which < 2; which++) {
+		pd_plan *first = NULL;
+		for (int run = 0; run < 2; run++) {
+			pd_plan *plan = set_of(which, 7);
+			struct pd_opt_params p;
+			pd_opt_defaults(&p);
+			p.solver = PD_SOLVER_HEURISTIC;
+			p.time_limit_s = 120; /* never cut by the clock: the search then depends on its input only */
+			struct pd_opt_result r;
+			pd_err e = {0};
+			ck_assert_msg(pd_optimize(plan, &p, &r, &e) == 0, "set %d: %s", which, e.msg);
+			ck_assert_double_le(r.lower_bound_w, r.power_w + 1e-9);
+			pd_check_report *cr = pd_check_plan(plan, &e);
+			ck_assert_ptr_nonnull(cr);
+			ck_assert_msg(cr->schedulable, "set %d: the checker rejects the heuristic's plan", which);
+			pd_check_report_free(cr);
+			if (run == 0) {
+				first = plan;
+				continue;
+			}
+			const pd_platform *pl = pd_plan_platform(plan);
+			for (size_t k = 0; k < pd_platform_island_count(pl); k++)
+				ck_assert_uint_eq(pd_plan_island_opp(plan, k), pd_plan_island_opp(first, k));
+			for (size_t a = 0; a < pd_platform_accel_count(pl); a++)
+				ck_assert_uint_eq(pd_plan_accel_opp(plan, a), pd_plan_accel_opp(first, a));
+			for (size_t i = 0; i < pd_dags_task_count(pd_plan_dags(plan)); i++) {
+				const struct pd_plan_task *a = pd_plan_task_c(first, i), *b = pd_plan_task_c(plan, i);
+				ck_assert_int_eq(a->place.kind, b->place.kind);
+				ck_assert_int_eq(a->place.cpu, b->place.cpu);
+				ck_assert_uint_eq(a->place.accel, b->place.accel);
+				ck_assert_int_eq(a->deadline_ns, b->deadline_ns);
+			}
+			ck_assert_int_eq(pd_plan_meta_c(plan)->power_uw, pd_plan_meta_c(first)->power_uw);
+			pd_plan_free(plan);
+		}
+		pd_plan_free(first);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("heuristic");
+	TCase *tc = tcase_create("heuristic");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, fast_deadlines_fit_paths_and_report_density);
+	tcase_add_test(tc, pack_reports_its_plan);
+	tcase_add_test(tc, local_search_keeps_plan_packed);
+	tcase_add_test(tc, heuristic_plans_check_and_repeat);
+	suite_add_tcase(s, tc);
+	return pd_test_main(s);
+}
