@@ -13,48 +13,29 @@
  * Otherwise a repair moves tasks off the overloaded resource to the option with the best power
  * increase per relief, then a local search moves tasks to cheaper options while the plan packs.
  *
- * Length (~670 lines, above the usual ~600): placement, repair, local search and the two vector
- * searches (enumeration, descent) all work on struct heur and its scratch solutions; split, that
- * state would have to become a shared internal type for one caller.
+ * The searches over OPP vectors beyond the plain enumeration (the separable bound, the descent with
+ * its group and exchange steps, the bound strengthening) are in heur_search.c; both files work on
+ * struct heur (heur_impl.h).
  */
-#include "optimizer/opt_impl.h"
+#include "optimizer/heur_impl.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct vec {
-	size_t id;
-	double lb_w;
-};
 
-/* Above this many tasks only OPT_LARGE_TRIES vectors are tried in bound order, then a descent. */
-#define OPT_DESCEND_TASKS 60
 
-struct heur {
-	const struct opt_inst *in;
-	struct opt_ws *ws;
-	double slack_frac, deadline_s;
-	size_t n_opt;  /* options per task: islands then servers */
-	int *opt_where; /* option -> where value (island's core 0, or -(1 + server)) */
-	struct opt_sol cur, tmp, keep;
-	/* A repair does not try moves that make the plan cost more than this (W): the caller only wants
-	 * plans that beat its incumbent, and the local search after a repair recovers little. */
-	double cutoff_w;
-};
 
-/* Slack above the incumbent that a repair may still spend (the local search may win it back). */
-#define OPT_REPAIR_MARGIN 0.02
 
-static int cmp_vec(const void *a, const void *b)
+int heur_cmp_vec(const void *a, const void *b)
 {
 	double x = ((const struct vec *)a)->lb_w, y = ((const struct vec *)b)->lb_w;
 	return (x > y) - (x < y);
 }
 
 /* LB(vector) and, into s->where, the cheapest placement (INFINITY when a task fits nowhere). */
-static double vector_lb(struct heur *h, struct opt_sol *s)
+double heur_vector_lb(struct heur *h, struct opt_sol *s)
 {
 	const struct opt_inst *in = h->in;
 	if (!opt_vector_paths_ok(in, s, h->slack_frac, h->tmp.d_ns))
@@ -492,7 +473,7 @@ static void place_capacity(struct heur *h, struct opt_sol *s)
 /* Tries the vector of h->cur (whose where[] holds the cheapest placement); updates best when a
  * better feasible plan is found. Returns true when the vector was solved exactly (its LB attained):
  * the cheapest placement packed. Otherwise: fastest placement, repair if needed, then improve. */
-static bool try_vector(struct heur *h, double lb, double power_cap_w, struct opt_sol *best)
+bool heur_try_vector(struct heur *h, double lb, double power_cap_w, struct opt_sol *best)
 {
 	const struct opt_inst *in = h->in;
 	struct opt_sol *s = &h->cur;
@@ -540,7 +521,7 @@ static bool try_vector(struct heur *h, double lb, double power_cap_w, struct opt
  * try_vector at that vector already ran). Then the local search. Returns true when best improved.
  * Often finds a better plan than the fresh placement when the incumbent is already tight.
  */
-static bool try_warm(struct heur *h, const size_t *v, double power_cap_w, struct opt_sol *best)
+bool heur_try_warm(struct heur *h, const size_t *v, double power_cap_w, struct opt_sol *best)
 {
 	const struct opt_inst *in = h->in;
 	struct opt_sol *s = &h->cur;
@@ -575,334 +556,6 @@ static bool try_warm(struct heur *h, const size_t *v, double power_cap_w, struct
 	return true;
 }
 
-/* Weak but valid bound without enumerating vectors: cheapest idle per island / GPU plus each task's
- * cheapest option at any OPP. */
-static double separable_bound(struct heur *h)
-{
-	const struct opt_inst *in = h->in;
-	double p = in->base_w;
-	for (size_t k = 0; k < in->n_isl; k++) {
-		double m = INFINITY;
-		for (size_t j = 0; j < in->isl_nopp[k]; j++)
-			m = fmin(m, (double)in->isl_ncores[k] * in->idle_w[k][j]);
-		p += m;
-	}
-	for (size_t a = 0; a < in->n_acc; a++) {
-		double m = INFINITY;
-		for (size_t j = 0; j < in->acc_nopp[a]; j++)
-			m = fmin(m, in->acc_idle_w[a][j]);
-		p += m;
-	}
-	for (size_t i = 0; i < in->n_tasks; i++) {
-		double m = INFINITY;
-		for (size_t k = 0; k < in->n_isl; k++)
-			for (size_t j = 0; j < in->isl_nopp[k]; j++) {
-				h->cur.isl_opp[k] = j;
-				m = fmin(m, opt_task_busy_w(in, &h->cur, i, (int)in->isl_core0[k]));
-			}
-		for (size_t v = 0; v < in->n_srv; v++)
-			for (size_t j = 0; j < in->acc_nopp[in->srv[v].accel] && in->impl[i * in->n_srv + v] >= 0; j++) {
-				h->cur.acc_opp[in->srv[v].accel] = j;
-				m = fmin(m, opt_task_busy_w(in, &h->cur, i, opt_where_server(v)));
-			}
-		p += m;
-	}
-	return p;
-}
-
-double opt_quick_bound(const struct opt_inst *in)
-{
-	struct heur h = {.in = in};
-	if (opt_sol_init(&h.cur, in))
-		return -INFINITY;
-	double b = separable_bound(&h);
-	opt_sol_free(&h.cur);
-	return b;
-}
-
-/* Coordinate descent over OPP vectors from the top one: lower one island's / GPU's OPP at a time,
- * keep the best plan, until nothing improves (for platforms with too many vectors to enumerate). */
-/* Whether the vector vec with coordinate c set to j is in tried (n of cap rows of nc); adds it if
- * not. An allocation failure answers "not seen" (the search then only repeats work). */
-static bool seen_vector(size_t **tried, size_t *n, size_t *cap, const size_t *vec, size_t c, size_t j, size_t nc)
-{
-	for (size_t t = 0; t < *n; t++) {
-		const size_t *row = *tried + t * nc;
-		size_t x = 0;
-		while (x < nc && row[x] == (x == c ? j : vec[x]))
-			x++;
-		if (x == nc)
-			return true;
-	}
-	if (*n == *cap) {
-		size_t ncap = *cap ? 2 * *cap : 64;
-		size_t *g = realloc(*tried, ncap * nc * sizeof(size_t));
-		if (!g)
-			return false;
-		*tried = g, *cap = ncap;
-	}
-	for (size_t x = 0; x < nc; x++)
-		(*tried)[*n * nc + x] = x == c ? j : vec[x];
-	(*n)++;
-	return false;
-}
-
-/* Sorts the OPPs of every class of identical islands (symmetry.c) in vec (islands first). */
-static void canonical_sort(const struct opt_inst *in, size_t *vec)
-{
-	for (bool swapped = true; swapped;) {
-		swapped = false;
-		for (size_t k = 0; k < in->n_isl; k++) {
-			long j = in->isl_prev_twin[k];
-			if (j >= 0 && vec[j] > vec[k]) {
-				size_t t = vec[j];
-				vec[j] = vec[k], vec[k] = t;
-				swapped = true;
-			}
-		}
-	}
-}
-
-/* Sets the OPPs of h->cur from a vector (islands, then accelerators). */
-static void set_vector(struct heur *h, const size_t *vec)
-{
-	const struct opt_inst *in = h->in;
-	for (size_t x = 0; x < in->n_isl + in->n_acc; x++)
-		if (x < in->n_isl)
-			h->cur.isl_opp[x] = vec[x];
-		else
-			h->cur.acc_opp[x - in->n_isl] = vec[x];
-}
-
-/* Whether the OPPs of s are the vector v (islands, then accelerators). */
-static bool at_vector(const struct opt_inst *in, const struct opt_sol *s, const size_t *v)
-{
-	for (size_t x = 0; x < in->n_isl + in->n_acc; x++)
-		if ((x < in->n_isl ? s->isl_opp[x] : s->acc_opp[x - in->n_isl]) != v[x])
-			return false;
-	return true;
-}
-
-/* A descent step from vector vec to raw, whose canonical form is cand: the full try at cand, then,
- * when that did not improve best and best is the plan at vec, the warm start at raw. Returns true
- * when the warm start improved best (best is then at raw, not cand). l: unused (the bound is
- * recomputed with the cheapest placement try_vector starts from). */
-static bool step_to(struct heur *h, double power_cap_w, struct opt_sol *best, const size_t *vec, const size_t *raw,
-		    const size_t *cand, double l)
-{
-	double before = best->ok ? best->power_w : INFINITY;
-	bool at_inc = best->ok && at_vector(h->in, best, vec);
-	set_vector(h, cand);
-	l = vector_lb(h, &h->cur); /* also the cheapest placement in h->cur, which try_vector starts from */
-	if (isfinite(l))
-		try_vector(h, l, power_cap_w, best);
-	if (best->ok && best->power_w < before - 1e-12)
-		return false;
-	return at_inc && try_warm(h, raw, power_cap_w, best);
-}
-
-/* The first island of k's class of identical islands (symmetry.c). */
-static size_t twin_root(const struct opt_inst *in, size_t k)
-{
-	while (in->isl_prev_twin[k] >= 0)
-		k = (size_t)in->isl_prev_twin[k];
-	return k;
-}
-
-/*
- * Identical islands (Xavier's four Carmel clusters) step down together while that improves: a
- * balanced level is where their optimum usually lies, and one island at a time from the top reaches
- * it only through many single steps (each a full try), if at all (a lone island low and its twins
- * at the top stalls the descent). Returns whether anything improved.
- */
-static bool group_steps(struct heur *h, double power_cap_w, struct opt_sol *best, size_t *vec, size_t *cand,
-			size_t *raw, size_t **tried, size_t *n_tried, size_t *cap_tried)
-{
-	const struct opt_inst *in = h->in;
-	size_t nc = in->n_isl + in->n_acc;
-	bool any = false;
-	for (size_t k0 = 0; k0 < in->n_isl; k0++) {
-		if (in->isl_prev_twin[k0] >= 0)
-			continue;
-		size_t members = 0;
-		for (size_t k = k0; k < in->n_isl; k++)
-			members += twin_root(in, k) == k0;
-		if (members < 2)
-			continue;
-		while (opt_now_s() < h->deadline_s) {
-			bool lowered = false;
-			for (size_t x = 0; x < nc; x++)
-				raw[x] = vec[x];
-			for (size_t k = k0; k < in->n_isl; k++)
-				if (twin_root(in, k) == k0 && raw[k] > 0)
-					raw[k]--, lowered = true;
-			if (!lowered)
-				break;
-			memcpy(cand, raw, nc * sizeof(size_t));
-			canonical_sort(in, cand);
-			set_vector(h, cand);
-			double before = best->ok ? best->power_w : INFINITY;
-			double l = vector_lb(h, &h->cur);
-			if (!isfinite(l) || l >= before || seen_vector(tried, n_tried, cap_tried, cand, 0, cand[0], nc))
-				break;
-			bool warm = step_to(h, power_cap_w, best, vec, raw, cand, l);
-			if (!(best->ok && best->power_w < before - 1e-12))
-				break;
-			memcpy(vec, warm ? raw : cand, nc * sizeof(size_t));
-			any = true;
-		}
-	}
-	return any;
-}
-
-/* Exchange steps tried when no single step down improves, smallest bound first. */
-#define OPT_EXCHANGE_TRIES 4
-
-/*
- * When no coordinate can go down alone, one island / GPU one step down while another goes one or two
- * steps up: the plan at a lower OPP often packs only with the load shifted to a faster neighbour
- * (XU4: big down, LITTLE up). Tries the OPT_EXCHANGE_TRIES such vectors with the smallest bounds
- * below the incumbent; moves vec to the first that improves it. cand: scratch of nc.
- */
-static bool exchange(struct heur *h, double power_cap_w, struct opt_sol *best, size_t *vec, size_t *cand,
-		     size_t **tried, size_t *n_tried, size_t *cap_tried)
-{
-	const struct opt_inst *in = h->in;
-	size_t nc = in->n_isl + in->n_acc;
-	struct vec *list = calloc(nc * nc * 2 + 1, sizeof(*list));
-	size_t *vecs = calloc((nc * nc * 2 + 1) * nc, sizeof(size_t));
-	bool improved = false;
-	if (!list || !vecs)
-		goto out;
-	size_t n = 0;
-	double before = best->ok ? best->power_w : INFINITY;
-	for (size_t c = 0; c < nc; c++) {
-		if (vec[c] == 0)
-			continue;
-		for (size_t u = 0; u < nc; u++) {
-			size_t top = u < in->n_isl ? in->isl_nopp[u] : in->acc_nopp[u - in->n_isl];
-			for (size_t up = 1; up <= 2 && u != c && vec[u] + up < top; up++) {
-				for (size_t x = 0; x < nc; x++)
-					cand[x] = vec[x];
-				cand[c] = vec[c] - 1;
-				cand[u] = vec[u] + up;
-				memcpy(vecs + n * nc, cand, nc * sizeof(size_t)); /* as stepped (warm start) */
-				canonical_sort(in, cand);
-				set_vector(h, cand);
-				double l = vector_lb(h, &h->cur);
-				if (!isfinite(l) || l >= before)
-					continue;
-				list[n] = (struct vec){n, l};
-				n++;
-			}
-		}
-	}
-	qsort(list, n, sizeof(*list), cmp_vec);
-	int tries = 0;
-	for (size_t t = 0; t < n && tries < OPT_EXCHANGE_TRIES && opt_now_s() < h->deadline_s; t++) {
-		const size_t *v = vecs + list[t].id * nc;
-		memcpy(cand, v, nc * sizeof(size_t));
-		canonical_sort(in, cand);
-		if (seen_vector(tried, n_tried, cap_tried, cand, 0, cand[0], nc))
-			continue;
-		tries++;
-		bool warm = step_to(h, power_cap_w, best, vec, v, cand, list[t].lb_w);
-		if (best->ok && best->power_w < before - 1e-12) {
-			memcpy(vec, warm ? v : cand, nc * sizeof(size_t));
-			improved = true;
-			break;
-		}
-	}
-out:
-	free(list);
-	free(vecs);
-	return improved;
-}
-
-static void descend(struct heur *h, double power_cap_w, struct opt_sol *best)
-{
-	const struct opt_inst *in = h->in;
-	size_t nc = in->n_isl + in->n_acc;
-	size_t *vec = calloc(nc, sizeof(size_t)), *cand = calloc(nc, sizeof(size_t)), *raw = calloc(nc, sizeof(size_t));
-	size_t *tried = NULL, n_tried = 0, cap_tried = 0;
-	if (!vec || !cand || !raw) {
-		free(vec), free(cand), free(raw);
-		return;
-	}
-	for (size_t c = 0; c < nc; c++)
-		vec[c] = c < in->n_isl ? in->isl_nopp[c] - 1 : in->acc_nopp[c - in->n_isl] - 1;
-	if (!best->ok) { /* the top vector itself first */
-		for (size_t x = 0; x < nc; x++)
-			if (x < in->n_isl)
-				h->cur.isl_opp[x] = vec[x];
-			else
-				h->cur.acc_opp[x - in->n_isl] = vec[x];
-		double l = vector_lb(h, &h->cur);
-		if (isfinite(l))
-			try_vector(h, l, power_cap_w, best);
-	}
-	for (bool improved = true; improved && opt_now_s() < h->deadline_s;) {
-		improved = group_steps(h, power_cap_w, best, vec, cand, raw, &tried, &n_tried, &cap_tried);
-		for (size_t c = 0; c < nc && opt_now_s() < h->deadline_s; c++) {
-			for (size_t j = vec[c]; j-- > 0 && opt_now_s() < h->deadline_s;) {
-				for (size_t x = 0; x < nc; x++)
-					raw[x] = cand[x] = x == c ? j : vec[x];
-				/* the equivalent canonical vector (symmetry.c): the same plans, and a vector
-				 * reached twice in another order is tried once */
-				canonical_sort(in, cand);
-				for (size_t x = 0; x < nc; x++)
-					if (x < in->n_isl)
-						h->cur.isl_opp[x] = cand[x];
-					else
-						h->cur.acc_opp[x - in->n_isl] = cand[x];
-				double before = best->ok ? best->power_w : INFINITY;
-				double l = vector_lb(h, &h->cur);
-				if (!isfinite(l) || l >= before)
-					continue;
-				/* try_vector is deterministic in the vector: one that failed to improve once
-				 * (the incumbent only got better since) would fail again */
-				if (seen_vector(&tried, &n_tried, &cap_tried, cand, 0, cand[0], nc))
-					break;
-				bool warm = step_to(h, power_cap_w, best, vec, raw, cand, l);
-				if (!(best->ok && best->power_w < before - 1e-12))
-					break; /* one step down did not help: next coordinate */
-				bool moved = cand[c] != j; /* the sort gave coordinate c another island's OPP */
-				memcpy(vec, warm ? raw : cand, nc * sizeof(size_t));
-				moved = moved && !warm;
-				improved = true;
-				if (moved)
-					break;
-			}
-		}
-		if (!improved && opt_now_s() < h->deadline_s)
-			improved = exchange(h, power_cap_w, best, vec, cand, &tried, &n_tried, &cap_tried);
-	}
-	free(vec);
-	free(cand);
-	free(raw);
-	free(tried);
-}
-
-/* Raises every vector's bound to the capacity-aware one (bound.c) where that is stronger; vectors
- * whose cheapest-option bound already reaches the incumbent keep it (they are pruned either way).
- * Stops at the time limit: the bounds not raised stay valid, only weaker. */
-static void strengthen(struct heur *h, struct vec *vs, size_t nv, const struct opt_sol *best)
-{
-	const struct opt_inst *in = h->in;
-	double inc = best->ok ? best->power_w : INFINITY;
-	struct opt_bound *b = opt_bound_new(in);
-	for (size_t j = 0; b && j < nv && opt_now_s() < h->deadline_s; j++) {
-		if (!isfinite(vs[j].lb_w) || vs[j].lb_w >= inc)
-			continue;
-		opt_vector_decode(in, &h->cur, vs[j].id);
-		vs[j].lb_w = fmax(vs[j].lb_w, opt_bound_vector(b, &h->cur, inc));
-	}
-	opt_bound_free(b);
-}
-
-/* Large sets: vectors tried in bound order before the descent (a repair there costs many packs). */
-#define OPT_LARGE_TRIES 6
-
 int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, double deadline_s, double power_cap_w,
 		  double slack_frac, struct opt_sol *best, struct opt_heur_result *hr)
 {
@@ -921,8 +574,8 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 	for (size_t o = 0; o < h.n_opt; o++)
 		h.opt_where[o] = opt_option_where(in, o);
 	if (nv > OPT_VECTOR_LIMIT) {
-		hr->lower_bound_w = separable_bound(&h);
-		descend(&h, power_cap_w, best);
+		hr->lower_bound_w = heur_separable_bound(&h);
+		heur_descend(&h, power_cap_w, best);
 		if (best->ok)
 			hr->lower_bound_w = fmin(hr->lower_bound_w, best->power_w);
 		rc = 0;
@@ -931,7 +584,7 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 	for (size_t id = 0; id < nv; id++) {
 		opt_vector_decode(in, &h.cur, id);
 		/* a vector that is not canonical has an equivalent that is (symmetry.c): skipped */
-		vs[id] = (struct vec){id, opt_vector_canonical(in, &h.cur) ? vector_lb(&h, &h.cur) : INFINITY};
+		vs[id] = (struct vec){id, opt_vector_canonical(in, &h.cur) ? heur_vector_lb(&h, &h.cur) : INFINITY};
 	}
 	/* A first incumbent from the fastest vector (all top OPPs): it prunes everything above it. */
 	if (!best->ok) {
@@ -939,12 +592,12 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 			h.cur.isl_opp[k] = in->isl_nopp[k] - 1;
 		for (size_t a = 0; a < in->n_acc; a++)
 			h.cur.acc_opp[a] = in->acc_nopp[a] - 1;
-		double l = vector_lb(&h, &h.cur);
+		double l = heur_vector_lb(&h, &h.cur);
 		if (isfinite(l))
-			try_vector(&h, l, power_cap_w, best);
+			heur_try_vector(&h, l, power_cap_w, best);
 	}
-	strengthen(&h, vs, nv, best);
-	qsort(vs, nv, sizeof(*vs), cmp_vec);
+	heur_strengthen(&h, vs, nv, best);
+	qsort(vs, nv, sizeof(*vs), heur_cmp_vec);
 	bool large = in->n_tasks > OPT_DESCEND_TASKS;
 	int tries = 0;
 	double lb = INFINITY;
@@ -957,8 +610,8 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 		if (opt_now_s() >= deadline_s || (large && tries++ >= OPT_LARGE_TRIES))
 			break;
 		opt_vector_decode(in, &h.cur, vs[j].id);
-		double l = vector_lb(&h, &h.cur);
-		bool solved = try_vector(&h, l, power_cap_w, best);
+		double l = heur_vector_lb(&h, &h.cur);
+		bool solved = heur_try_vector(&h, l, power_cap_w, best);
 		if (!solved && !lb_set) {
 			lb = vs[j].lb_w; /* this vector may hold something better than what we found */
 			lb_set = true;
@@ -969,7 +622,7 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 	hr->lower_bound_w = fmin(lb, rest);
 	/* large sets: a descent from the top vector may still find better plans (bound unchanged) */
 	if (large)
-		descend(&h, power_cap_w, best);
+		heur_descend(&h, power_cap_w, best);
 	if (best->ok)
 		hr->lower_bound_w = fmin(hr->lower_bound_w, best->power_w);
 	hr->proven = best->ok && hr->lower_bound_w >= best->power_w * (1 - 1e-9);
