@@ -162,7 +162,7 @@ static void finish_instance(struct pd_xtask *xt, uint64_t k, int64_t end_abs)
 	atomic_store(&d->done[s], 0);
 	struct pd_exec *x = xt->x;
 	int64_t rel = (int64_t)k * d->d->period_ns;
-	struct pd_rl_instance ir = {.dag = (uint32_t)(d - x->dags),
+	struct pd_runlog_instance_rec ir = {.dag = (uint32_t)(d - x->dags),
 				    .seq = k,
 				    .release_ns = rel,
 				    .finish_ns = fin - x->t0_ns,
@@ -172,7 +172,7 @@ static void finish_instance(struct pd_xtask *xt, uint64_t k, int64_t end_abs)
 		ir.miss = 1;
 		ir.finish_ns = ir.response_ns = -1;
 	}
-	pd_rlw_put(xt->ring, PD_RL_INSTANCE, &ir, sizeof(ir));
+	pd_runlog_put(xt->ring, PD_RUNLOG_INSTANCE, &ir, sizeof(ir));
 	if (x->gpio)
 		x->gpio->set(x->gpio->ctx, 0);
 }
@@ -244,14 +244,14 @@ static void skip_job(struct pd_xtask *xt, uint64_t k, int64_t release_abs)
 	atomic_store(&xt->dag->skipped[k % PD_XSLOTS], k + 1);
 	atomic_store(&xt->completed, k + 1);
 	int64_t now = exec_mono_ns();
-	struct pd_rl_job j = {.task = (uint32_t)xt->index,
+	struct pd_runlog_job_rec j = {.task = (uint32_t)xt->index,
 			      .seq = k,
 			      .release_ns = release_abs - x->t0_ns,
 			      .start_ns = now - x->t0_ns,
 			      .end_ns = now - x->t0_ns,
 			      .cpu = xt->t->cpu >= 0 ? sched_getcpu() : -1,
-			      .flags = PD_RL_JOB_SKIPPED};
-	pd_rlw_put(xt->ring, PD_RL_JOB, &j, sizeof(j));
+			      .flags = PD_RUNLOG_JOB_SKIPPED};
+	pd_runlog_put(xt->ring, PD_RUNLOG_JOB, &j, sizeof(j));
 	if (xt->t->n_succs == 0)
 		finish_instance(xt, k, now);
 }
@@ -307,7 +307,7 @@ static void run_job(struct pd_xtask *xt, uint64_t k, int64_t release_abs)
 	atomic_store(&xt->completed, k + 1);
 	if (!instance_over(xt, k, release_abs)) /* resync: late successors skip it when they next wake */
 		wake_successors(xt, k, end);
-	struct pd_rl_job j = {.task = (uint32_t)xt->index,
+	struct pd_runlog_job_rec j = {.task = (uint32_t)xt->index,
 			      .sigxcpu = throttles,
 			      .seq = k,
 			      .release_ns = release_abs - x->t0_ns,
@@ -316,9 +316,9 @@ static void run_job(struct pd_xtask *xt, uint64_t k, int64_t release_abs)
 			      .cpu_ns = cpu,
 			      .demand_ns = demand,
 			      .cpu = xt->t->cpu >= 0 ? sched_getcpu() : -1,
-			      .flags = (xt->t->cpu >= 0 && cpu > xt->t->runtime_ns ? PD_RL_JOB_OVERRUN : 0) |
-				       (rc ? PD_RL_JOB_FAILED : 0) | (late ? PD_RL_JOB_LATE : 0)};
-	pd_rlw_put(xt->ring, PD_RL_JOB, &j, sizeof(j));
+			      .flags = (xt->t->cpu >= 0 && cpu > xt->t->runtime_ns ? PD_RUNLOG_JOB_OVERRUN : 0) |
+				       (rc ? PD_RUNLOG_JOB_FAILED : 0) | (late ? PD_RUNLOG_JOB_LATE : 0)};
+	pd_runlog_put(xt->ring, PD_RUNLOG_JOB, &j, sizeof(j));
 	if (xt->t->n_succs == 0)
 		finish_instance(xt, k, end);
 }
@@ -444,12 +444,12 @@ int exec_test_inject_overrun(struct pd_exec *x, const struct pd_inject *inj, pd_
 	return pd_err_set(e, PD_EXIT_USAGE, "overrun injection: the plan has no task '%s/%s'", inj->dag, inj->task);
 }
 
-int exec_spawn(struct pd_exec *x, pd_rlw *w, pd_err *e)
+int exec_spawn(struct pd_exec *x, pd_runlog_writer *w, pd_err *e)
 {
 	for (size_t i = 0; i < x->n_tasks; i++) {
 		struct pd_xtask *xt = &x->tasks[i];
 		/* per thread ring: ~2 s of records at 1 kHz jobs, 64-byte slots */
-		xt->ring = pd_rlw_add_ring(w, 80, 2048);
+		xt->ring = pd_runlog_add_ring(w, 80, 2048);
 		if (!xt->ring)
 			return pd_err_set(e, PD_EXIT_ENV, "out of memory (run-log ring)");
 		int rc = pthread_create(&xt->th, NULL, task_main, xt);
@@ -591,7 +591,7 @@ void exec_join(struct pd_exec *x, int64_t drain_ns)
 	}
 }
 
-void exec_flush_unfinished(struct pd_exec *x, struct pd_rlw_ring *ring, int64_t end_ns)
+void exec_flush_unfinished(struct pd_exec *x, struct pd_runlog_ring *ring, int64_t end_ns)
 {
 	for (size_t g = 0; g < x->n_dags; g++) {
 		struct pd_xdag *d = &x->dags[g];
@@ -605,9 +605,9 @@ void exec_flush_unfinished(struct pd_exec *x, struct pd_rlw_ring *ring, int64_t 
 			int64_t rel = (int64_t)k * d->d->period_ns;
 			if (rel + d->d->deadline_ns > end_ns)
 				break; /* still within its deadline when the run stopped: not judged */
-			struct pd_rl_instance ir = {.dag = (uint32_t)g, .miss = 1, .seq = k, .release_ns = rel,
+			struct pd_runlog_instance_rec ir = {.dag = (uint32_t)g, .miss = 1, .seq = k, .release_ns = rel,
 						    .finish_ns = -1, .response_ns = -1};
-			pd_rlw_put(ring, PD_RL_INSTANCE, &ir, sizeof(ir));
+			pd_runlog_put(ring, PD_RUNLOG_INSTANCE, &ir, sizeof(ir));
 		}
 	}
 }

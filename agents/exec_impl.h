@@ -49,7 +49,7 @@ struct pd_xtask {
 	struct pd_xwork work;
 	uint64_t inject_seq;   /* test-only injected overrun: this job, UINT64_MAX none */
 	double inject_factor;
-	struct pd_rlw_ring *ring;
+	struct pd_runlog_ring *ring;
 	pthread_t th;
 	bool started;
 };
@@ -101,7 +101,7 @@ int exec_init(struct pd_exec *x, const struct pd_agent_spec *s, uint64_t seed, p
  * spec has no such task. */
 int exec_test_inject_overrun(struct pd_exec *x, const struct pd_inject *inj, pd_err *e);
 /* Creates every thread; they place themselves and calibrate, then wait on go. */
-int exec_spawn(struct pd_exec *x, pd_rlw *w, pd_err *e);
+int exec_spawn(struct pd_exec *x, pd_runlog_writer *w, pd_err *e);
 /* Waits until every thread is ready; returns the first failing task index or -1. */
 long exec_wait_ready(struct pd_exec *x);
 /* All-or-nothing admission: SCHED_DEADLINE for every CPU task, or none (reverted). */
@@ -114,7 +114,7 @@ void exec_join(struct pd_exec *x, int64_t drain_ns);
 void exec_abort(struct pd_exec *x);
 /* After join: an INSTANCE record (miss, finish_ns = response_ns = -1) for every released instance
  * that never finished although its deadline had passed by end_ns. */
-void exec_flush_unfinished(struct pd_exec *x, struct pd_rlw_ring *ring, int64_t end_ns);
+void exec_flush_unfinished(struct pd_exec *x, struct pd_runlog_ring *ring, int64_t end_ns);
 void exec_fini(struct pd_exec *x);
 void exec_install_sigxcpu(void);
 

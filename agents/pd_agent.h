@@ -313,9 +313,9 @@ int pd_agent_self_test(FILE *out);
 
 /* Starvation monitor (starve.c); used by run.c */
 typedef struct pd_starve pd_starve;
-struct pd_rlw_ring;
+struct pd_runlog_ring;
 pd_starve *pd_agent_starve_start(const int *cpus, size_t n, int64_t threshold_ns, int64_t t0_mono_ns,
-			   struct pd_rlw_ring *ring, pd_err *e);
+			   struct pd_runlog_ring *ring, pd_err *e);
 void pd_agent_starve_stop(pd_starve *s);
 
 #endif /* PD_AGENT_H */

@@ -140,13 +140,13 @@ static int64_t read_khz(const char *path, int64_t div)
 	return v < 0 ? -1 : v / div;
 }
 
-static void opp_snapshot(const struct pd_agent_spec *s, struct pd_rlw_ring *ring, int64_t t_ns)
+static void opp_snapshot(const struct pd_agent_spec *s, struct pd_runlog_ring *ring, int64_t t_ns)
 {
 	char p[512];
 	for (size_t k = 0; k < s->n_islands; k++) {
 		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpufreq/%s/scaling_cur_freq", s->islands[k].policy);
-		struct pd_rl_opp o = {PD_RL_OPP_ISLAND, (uint32_t)k, t_ns, read_khz(p, 1)};
-		pd_rlw_put(ring, PD_RL_OPP, &o, sizeof(o));
+		struct pd_runlog_opp_rec o = {PD_RUNLOG_OPP_ISLAND, (uint32_t)k, t_ns, read_khz(p, 1)};
+		pd_runlog_put(ring, PD_RUNLOG_OPP, &o, sizeof(o));
 	}
 	for (size_t a = 0; a < s->n_accels; a++) {
 		int64_t f = -1;
@@ -154,8 +154,8 @@ static void opp_snapshot(const struct pd_agent_spec *s, struct pd_rlw_ring *ring
 			snprintf(p, sizeof(p), "/sys/class/devfreq/%s/cur_freq", s->accels[a].devfreq);
 			f = read_khz(p, 1000); /* devfreq is in Hz */
 		}
-		struct pd_rl_opp o = {PD_RL_OPP_ACCEL, (uint32_t)a, t_ns, f};
-		pd_rlw_put(ring, PD_RL_OPP, &o, sizeof(o));
+		struct pd_runlog_opp_rec o = {PD_RUNLOG_OPP_ACCEL, (uint32_t)a, t_ns, f};
+		pd_runlog_put(ring, PD_RUNLOG_OPP, &o, sizeof(o));
 	}
 }
 
@@ -215,7 +215,7 @@ struct run {
 	bool x_init;
 	pd_agent_cpusets *cs;
 	pd_power *pw;
-	pd_rlw *w;
+	pd_runlog_writer *w;
 	struct pd_agent_gpio_ops gpio;
 	bool gpio_open;
 	struct pd_agent_accel_ops accel;
@@ -323,7 +323,7 @@ static void revert_admission(struct run *r)
 }
 
 /* Waits for the run's end, drains and joins the threads, writes the END record and closes the log. */
-static int finish(struct run *r, pd_rlw *w, struct pd_rlw_ring *main_ring, pd_sampler *smp, pd_starve *stv,
+static int finish(struct run *r, pd_runlog_writer *w, struct pd_runlog_ring *main_ring, pd_sampler *smp, pd_starve *stv,
 		  int64_t t0, pd_err *e)
 {
 	const struct pd_agent_opts *o = r->o;
@@ -340,9 +340,9 @@ static int finish(struct run *r, pd_rlw *w, struct pd_rlw_ring *main_ring, pd_sa
 	int64_t end_t = exec_mono_ns() - t0;
 	exec_flush_unfinished(&r->x, main_ring, end_t);
 	opp_snapshot(r->s, main_ring, end_t);
-	struct pd_rl_end end = {.t_ns = end_t, .sampler_cpu_ns = smp_cpu, .process_cpu_ns = process_cpu_ns(),
+	struct pd_runlog_end_rec end = {.t_ns = end_t, .sampler_cpu_ns = smp_cpu, .process_cpu_ns = process_cpu_ns(),
 				.reason = by_signal ? 1u : 0u};
-	return pd_rlw_close(w, &end, e);
+	return pd_runlog_writer_close(w, &end, e);
 }
 
 /*
@@ -373,14 +373,14 @@ int pd_agent_run(const struct pd_agent_opts *o, pd_err *e)
 	pthread_sigmask(SIG_BLOCK, &all, &old); /* threads inherit: only task threads unblock SIGXCPU */
 
 	/* rings are registered on a writer without a file: the header needs t0, known after admission */
-	pd_rlw *w = pd_rlw_new();
+	pd_runlog_writer *w = pd_runlog_writer_new();
 	if (!w) {
 		rc = pd_err_set(e, PD_EXIT_ENV, "out of memory");
 		goto out_sigmask;
 	}
-	struct pd_rlw_ring *main_ring = pd_rlw_add_ring(w, 80, 8192);
-	struct pd_rlw_ring *pw_ring = pd_rlw_add_ring(w, 520, 4096);
-	struct pd_rlw_ring *starve_ring = pd_rlw_add_ring(w, 80, 256);
+	struct pd_runlog_ring *main_ring = pd_runlog_add_ring(w, 80, 8192);
+	struct pd_runlog_ring *pw_ring = pd_runlog_add_ring(w, 520, 4096);
+	struct pd_runlog_ring *starve_ring = pd_runlog_add_ring(w, 80, 256);
 	rc = exec_spawn(&r.x, w, e);
 	long bad = rc ? -1 : exec_wait_ready(&r.x);
 	if (!rc && bad >= 0) {
@@ -399,10 +399,10 @@ int pd_agent_run(const struct pd_agent_opts *o, pd_err *e)
 	char *hdr = header_json(r.s, o, t0, r.cs ? pd_agent_cpusets_describe(r.cs) : "none", r.pw, r.accel.name);
 	char final_path[4096];
 	snprintf(final_path, sizeof(final_path), "%s/run.pdlog", o->out_dir);
-	rc = pd_rlw_open(w, final_path, hdr, e);
+	rc = pd_runlog_writer_open(w, final_path, hdr, e);
 	free(hdr);
 	if (!rc)
-		rc = pd_rlw_start(w, PD_AGENT_FLUSH_MS, e);
+		rc = pd_runlog_writer_start(w, PD_AGENT_FLUSH_MS, e);
 	if (rc)
 		goto out_admitted;
 	opp_snapshot(r.s, main_ring, 0);
@@ -429,7 +429,7 @@ out_admitted:
 out_threads:
 	exec_abort(&r.x);
 	exec_join(&r.x, PD_NS_PER_S);
-	pd_rlw_close(w, NULL, NULL);
+	pd_runlog_writer_close(w, NULL, NULL);
 out_sigmask:
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 out_teardown:

@@ -21,7 +21,7 @@ struct pd_sampler {
 	pd_power *p;
 	size_t n;
 	int64_t period_ns, t0_ns;
-	struct pd_rlw_ring *ring;
+	struct pd_runlog_ring *ring;
 	pthread_t th;
 	_Atomic int stop;
 	int64_t cpu_ns;
@@ -40,8 +40,8 @@ static int64_t mono(void)
 
 static void close_gap(pd_sampler *s, size_t i, int64_t t)
 {
-	struct pd_rl_gap g = {.rail = (uint32_t)i, .err = s->gap_err[i], .start_ns = s->gap_start[i], .end_ns = t};
-	pd_rlw_put(s->ring, PD_RL_GAP, &g, sizeof(g));
+	struct pd_runlog_gap_rec g = {.rail = (uint32_t)i, .err = s->gap_err[i], .start_ns = s->gap_start[i], .end_ns = t};
+	pd_runlog_put(s->ring, PD_RUNLOG_GAP, &g, sizeof(g));
 	s->gap_start[i] = -1;
 }
 
@@ -50,11 +50,11 @@ static void tick(pd_sampler *s, int64_t t)
 	pd_agent_power_read(s->p, s->cur);
 	for (size_t first = 0; first < s->n; first += RAILS_PER_RECORD) {
 		size_t n = s->n - first < RAILS_PER_RECORD ? s->n - first : RAILS_PER_RECORD;
-		struct pd_rl_power h = {.t_ns = t, .first_rail = (uint32_t)first, .n = (uint32_t)n};
+		struct pd_runlog_power_rec h = {.t_ns = t, .first_rail = (uint32_t)first, .n = (uint32_t)n};
 		memcpy(s->rec, &h, sizeof(h));
 		for (size_t k = 0; k < n; k++)
 			memcpy(s->rec + sizeof(h) + k * 8, &s->cur[first + k].uw, 8);
-		pd_rlw_put(s->ring, PD_RL_POWER, s->rec, (uint32_t)(sizeof(h) + n * 8));
+		pd_runlog_put(s->ring, PD_RUNLOG_POWER, s->rec, (uint32_t)(sizeof(h) + n * 8));
 	}
 	for (size_t i = 0; i < s->n; i++) {
 		bool bad = s->cur[i].uw == INT64_MIN;
@@ -96,7 +96,7 @@ static void *sampler_main(void *arg)
 	return NULL;
 }
 
-pd_sampler *sampler_start(pd_power *p, size_t n_rails, int hz, int64_t t0_ns, struct pd_rlw_ring *ring, pd_err *e)
+pd_sampler *sampler_start(pd_power *p, size_t n_rails, int hz, int64_t t0_ns, struct pd_runlog_ring *ring, pd_err *e)
 {
 	pd_sampler *s = calloc(1, sizeof(*s));
 	if (!s)

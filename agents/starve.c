@@ -39,7 +39,7 @@ struct pd_starve {
 	int cpus[1024];
 	size_t n_cpus;
 	int64_t threshold_ns, t0_ns;
-	struct pd_rlw_ring *ring;
+	struct pd_runlog_ring *ring;
 	pthread_t th;
 	_Atomic int stop;
 	struct tracked *t;
@@ -129,9 +129,9 @@ static void boost(pd_starve *s, struct tracked *t, int cpu, int64_t now)
 				  .sched_flags = PD_SCHED_FLAG_RESET_ON_FORK, .sched_runtime = BOOST_RUNTIME_NS,
 				  .sched_deadline = BOOST_PERIOD_NS, .sched_period = BOOST_PERIOD_NS};
 	int rc = pd_agent_sched_setattr(t->tid, &a);
-	struct pd_rl_starve r = {.tid = t->tid, .cpu = cpu, .t_ns = now - s->t0_ns, .waited_ns = now - t->since_ns,
+	struct pd_runlog_starve_rec r = {.tid = t->tid, .cpu = cpu, .t_ns = now - s->t0_ns, .waited_ns = now - t->since_ns,
 				 .boost_runtime_ns = BOOST_RUNTIME_NS, .boost_period_ns = BOOST_PERIOD_NS, .result = -rc};
-	pd_rlw_put(s->ring, PD_RL_STARVE, &r, sizeof(r));
+	pd_runlog_put(s->ring, PD_RUNLOG_STARVE, &r, sizeof(r));
 	t->boosted_until = now + BOOST_HOLD_NS;
 	t->since_ns = now;
 }
@@ -212,7 +212,7 @@ static void *starve_main(void *arg)
 }
 
 pd_starve *pd_agent_starve_start(const int *cpus, size_t n, int64_t threshold_ns, int64_t t0_mono_ns,
-			   struct pd_rlw_ring *ring, pd_err *e)
+			   struct pd_runlog_ring *ring, pd_err *e)
 {
 	pd_starve *s = calloc(1, sizeof(*s));
 	if (!s || n > 1024 || !(s->t = calloc(MAX_TRACKED, sizeof(*s->t)))) {

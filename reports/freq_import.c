@@ -58,8 +58,8 @@ int rpt_import_freqs(struct rpt_run *r, const pd_runlog *log)
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < pd_runlog_opp_count(log); i++) {
-		const struct pd_rl_opp *o = pd_runlog_opp(log, i);
-		bool accel = o->kind == PD_RL_OPP_ACCEL;
+		const struct pd_runlog_opp_rec *o = pd_runlog_opp(log, i);
+		bool accel = o->kind == PD_RUNLOG_OPP_ACCEL;
 		if ((accel && o->index >= na) || (!accel && o->index >= ni))
 			continue;
 		struct rpt_freq *f = &r->freqs[accel ? ni + o->index : o->index];

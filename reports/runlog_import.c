@@ -43,14 +43,14 @@ static int map_names(struct rpt_run *r, const pd_runlog *log, struct import_maps
 	if (!m->task || !m->dag)
 		return pd_err_set(e, PD_EXIT_ENV, "out of memory");
 	for (size_t i = 0; i < nd; i++) {
-		const struct pd_rl_dag_info *d = pd_runlog_dag(log, i);
+		const struct pd_runlog_dag_info *d = pd_runlog_dag(log, i);
 		m->dag[i] = d->name ? pd_dags_find_dag(ds, d->name) : -1;
 		if (m->dag[i] < 0)
 			return pd_err_set(e, PD_EXIT_USAGE, "run log DAG '%s' is not in %s: the log is not of this plan",
 					  d->name ? d->name : "?", r->plan_path);
 	}
 	for (size_t i = 0; i < nt; i++) {
-		const struct pd_rl_task_info *t = pd_runlog_task(log, i);
+		const struct pd_runlog_task_info *t = pd_runlog_task(log, i);
 		m->task[i] = t->dag && t->name ? pd_dags_find_task(ds, t->dag, t->name) : -1;
 		if (m->task[i] < 0)
 			return pd_err_set(e, PD_EXIT_USAGE, "run log task '%s/%s' is not in %s: the log is not of this plan",
@@ -106,7 +106,7 @@ static int import_power(struct rpt_run *r, const pd_runlog *log, int64_t *last_t
 	if (!rails)
 		return -1;
 	for (size_t k = 0; k < nr; k++) {
-		const struct pd_rl_rail_info *ri = pd_runlog_rail(log, k);
+		const struct pd_runlog_rail_info *ri = pd_runlog_rail(log, k);
 		if (!(rails[k] = rpt_run_rail(r, ri->name ? ri->name : "?")))
 			goto oom;
 		if (ri->measures) /* the agent's copy of the sensor list wins: it is what was sampled */
@@ -123,7 +123,7 @@ static int import_power(struct rpt_run *r, const pd_runlog *log, int64_t *last_t
 			*last_t = t;
 	}
 	for (size_t g = 0; g < pd_runlog_gap_count(log); g++) {
-		const struct pd_rl_gap *lg = pd_runlog_gap(log, g);
+		const struct pd_runlog_gap_rec *lg = pd_runlog_gap(log, g);
 		struct rpt_gap gap = {lg->rail < nr ? rails[lg->rail]->name : NULL, lg->start_ns, lg->end_ns};
 		if (rpt_run_add_gap(r, &gap) < 0)
 			goto oom;
@@ -139,10 +139,10 @@ static int import_jobs(struct rpt_run *r, const pd_runlog *log, const struct imp
 {
 	size_t skipped = 0;
 	for (size_t i = 0; i < pd_runlog_job_count(log); i++) {
-		const struct pd_rl_job *j = pd_runlog_job(log, i);
+		const struct pd_runlog_job_rec *j = pd_runlog_job(log, i);
 		if (j->task >= pd_runlog_task_count(log))
 			continue;
-		if (j->flags & PD_RL_JOB_SKIPPED) { /* never executed: no execution time to report */
+		if (j->flags & PD_RUNLOG_JOB_SKIPPED) { /* never executed: no execution time to report */
 			skipped++;
 			continue;
 		}
@@ -154,8 +154,8 @@ static int import_jobs(struct rpt_run *r, const pd_runlog *log, const struct imp
 			.start_ns = j->start_ns,
 			.end_ns = j->end_ns,
 			.exec_ns = j->cpu >= 0 && j->cpu_ns > 0 ? j->cpu_ns : j->end_ns - j->start_ns,
-			.overrun = (j->flags & PD_RL_JOB_OVERRUN) || j->sigxcpu,
-			.failed = (j->flags & PD_RL_JOB_FAILED) != 0,
+			.overrun = (j->flags & PD_RUNLOG_JOB_OVERRUN) || j->sigxcpu,
+			.failed = (j->flags & PD_RUNLOG_JOB_FAILED) != 0,
 		};
 		if (rpt_run_add_job(r, &jb) < 0)
 			return -1;
@@ -205,7 +205,7 @@ static int import_instances(struct rpt_run *r, const pd_runlog *log, const struc
 {
 	size_t n = pd_runlog_instance_count(log);
 	for (size_t i = 0; i < n; i++) {
-		const struct pd_rl_instance *li = pd_runlog_instance(log, i);
+		const struct pd_runlog_instance_rec *li = pd_runlog_instance(log, i);
 		if (li->dag >= pd_runlog_dag_count(log))
 			continue;
 		struct rpt_inst in = {(size_t)m->dag[li->dag], li->seq, li->release_ns, li->finish_ns};
@@ -239,7 +239,7 @@ static int infer_unfinished(struct rpt_run *r)
 
 static void import_end(struct rpt_run *r, const pd_runlog *log, const char *path, int64_t last_t, int64_t exec_t)
 {
-	const struct pd_rl_end *end = pd_runlog_end(log);
+	const struct pd_runlog_end_rec *end = pd_runlog_end(log);
 	size_t torn = pd_runlog_dropped_bytes(log);
 	if (end) {
 		r->duration_ns = end->t_ns;

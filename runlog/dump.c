@@ -36,7 +36,7 @@ static int summary(const pd_runlog *r, FILE *o)
 	for (size_t g = 0; g < pd_runlog_dag_count(r); g++) {
 		size_t n = 0, m = 0, unfinished = 0;
 		for (size_t i = 0; i < ni; i++) {
-			const struct pd_rl_instance *in = pd_runlog_instance(r, i);
+			const struct pd_runlog_instance_rec *in = pd_runlog_instance(r, i);
 			if (in->dag != g)
 				continue;
 			m += in->miss != 0;
@@ -55,17 +55,17 @@ static int summary(const pd_runlog *r, FILE *o)
 	fprintf(o, "instances: %zu\nmisses: %zu\n", ni, misses);
 	size_t over = 0, sig = 0, ns = 0, skipped = 0, late = 0;
 	for (size_t j = 0; j < nj; j++) {
-		const struct pd_rl_job *jb = pd_runlog_job(r, j);
-		over += (jb->flags & PD_RL_JOB_OVERRUN) != 0;
-		skipped += (jb->flags & PD_RL_JOB_SKIPPED) != 0;
-		late += (jb->flags & PD_RL_JOB_LATE) != 0;
+		const struct pd_runlog_job_rec *jb = pd_runlog_job(r, j);
+		over += (jb->flags & PD_RUNLOG_JOB_OVERRUN) != 0;
+		skipped += (jb->flags & PD_RUNLOG_JOB_SKIPPED) != 0;
+		late += (jb->flags & PD_RUNLOG_JOB_LATE) != 0;
 		sig += jb->sigxcpu;
 	}
 	/* release latency = start - theoretical release, over the jobs of source tasks */
 	for (size_t j = 0; j < nj; j++) {
-		const struct pd_rl_job *jb = pd_runlog_job(r, j);
+		const struct pd_runlog_job_rec *jb = pd_runlog_job(r, j);
 		if (jb->task < pd_runlog_task_count(r) && pd_runlog_task(r, jb->task)->n_preds == 0 &&
-		    !(jb->flags & PD_RL_JOB_SKIPPED))
+		    !(jb->flags & PD_RUNLOG_JOB_SKIPPED))
 			lat[ns++] = jb->start_ns - jb->release_ns;
 	}
 	qsort(lat, ns, sizeof(int64_t), cmp_i64);
@@ -90,7 +90,7 @@ static int summary(const pd_runlog *r, FILE *o)
 			n ? sum / (double)n / 1e6 : 0.0, n);
 	}
 	fprintf(o, "gaps: %zu\nstarvation_interventions: %zu\n", pd_runlog_gap_count(r), pd_runlog_starve_count(r));
-	const struct pd_rl_end *e = pd_runlog_end(r);
+	const struct pd_runlog_end_rec *e = pd_runlog_end(r);
 	if (e)
 		fprintf(o, "end: %s at %.3f s\nsampler_cpu_ms: %.3f\nwriter_cpu_ms: %.3f\nprocess_cpu_ms: %.3f\n",
 			e->reason == 1 ? "signal" : e->reason == 0 ? "duration" : "error", (double)e->t_ns / 1e9,
@@ -111,14 +111,14 @@ int pd_runlog_dump(const pd_runlog *r, FILE *o, const char *what)
 	} else if (strcmp(what, "instances") == 0) {
 		fprintf(o, "dag,seq,release_ns,finish_ns,response_ns,miss\n");
 		for (size_t i = 0; i < pd_runlog_instance_count(r); i++) {
-			const struct pd_rl_instance *in = pd_runlog_instance(r, i);
+			const struct pd_runlog_instance_rec *in = pd_runlog_instance(r, i);
 			fprintf(o, "%s,%llu,%lld,%lld,%lld,%u\n", pd_runlog_dag(r, in->dag)->name, (unsigned long long)in->seq,
 				(long long)in->release_ns, (long long)in->finish_ns, (long long)in->response_ns, in->miss);
 		}
 	} else if (strcmp(what, "jobs") == 0) {
 		fprintf(o, "task,seq,release_ns,start_ns,end_ns,cpu_ns,demand_ns,cpu,sigxcpu,flags\n");
 		for (size_t i = 0; i < pd_runlog_job_count(r); i++) {
-			const struct pd_rl_job *j = pd_runlog_job(r, i);
+			const struct pd_runlog_job_rec *j = pd_runlog_job(r, i);
 			fprintf(o, "%s/%s,%llu,%lld,%lld,%lld,%lld,%lld,%d,%u,%u\n", pd_runlog_task(r, j->task)->dag,
 				pd_runlog_task(r, j->task)->name, (unsigned long long)j->seq, (long long)j->release_ns,
 				(long long)j->start_ns, (long long)j->end_ns, (long long)j->cpu_ns, (long long)j->demand_ns, j->cpu,
@@ -143,7 +143,7 @@ int pd_runlog_dump(const pd_runlog *r, FILE *o, const char *what)
 	} else if (strcmp(what, "gaps") == 0) {
 		fprintf(o, "rail,err,start_ns,end_ns\n");
 		for (size_t i = 0; i < pd_runlog_gap_count(r); i++) {
-			const struct pd_rl_gap *g = pd_runlog_gap(r, i);
+			const struct pd_runlog_gap_rec *g = pd_runlog_gap(r, i);
 			fprintf(o, "%s,%d,%lld,%lld\n", pd_runlog_rail(r, g->rail)->name, g->err, (long long)g->start_ns,
 				(long long)g->end_ns);
 		}

@@ -2,8 +2,9 @@
 /*
  * pd_runlog.h - the run log (RUNDIR/run.pdlog), format version 1, documented in docs/RUNLOG.md: the
  * contract between the agent, which writes it on the board, and reports, which read it on the host.
- * This module holds the format, the writer (pd_rlw_*), the reader (pd_runlog_*) and its text views,
- * and depends only on core and jansson, so that the host binary reads logs without linking the
+ * This module holds the format, the writer (pd_runlog_writer_*, its rings pd_runlog_ring), the
+ * reader (pd_runlog_*; the records are struct pd_runlog_*_rec) and its text views, and depends only
+ * on core and jansson, so that the host binary reads logs without linking the
  * agent's board libraries (libiio, libgpiod, XRT).
  *
  * Layout: one JSON header line (metadata: plan hash, kernel, board, tasks, DAGs, rails, t0), then
@@ -40,34 +41,34 @@
 #define PD_RUNLOG_MAX_ABS_UW PD_MAX_POWER_UW
 #define PD_RUNLOG_MAX_RAILS 4096
 
-enum pd_rl_type {
-	PD_RL_INSTANCE = 1, /* one DAG instance finished */
-	PD_RL_JOB = 2,      /* one job of one task */
-	PD_RL_POWER = 3,    /* one power sample of a range of rails */
-	PD_RL_GAP = 4,      /* a rail unreadable from start to end */
-	PD_RL_OPP = 5,      /* frequency snapshot of an island or accelerator */
-	PD_RL_STARVE = 6,   /* starvation-monitor intervention */
-	PD_RL_END = 7,      /* clean end of run (absent after kill -9) */
-	PD_RL_DROP = 8,     /* records lost because a producer's ring was full */
+enum pd_runlog_rec_type {
+	PD_RUNLOG_INSTANCE = 1, /* one DAG instance finished */
+	PD_RUNLOG_JOB = 2,      /* one job of one task */
+	PD_RUNLOG_POWER = 3,    /* one power sample of a range of rails */
+	PD_RUNLOG_GAP = 4,      /* a rail unreadable from start to end */
+	PD_RUNLOG_OPP = 5,      /* frequency snapshot of an island or accelerator */
+	PD_RUNLOG_STARVE = 6,   /* starvation-monitor intervention */
+	PD_RUNLOG_END = 7,      /* clean end of run (absent after kill -9) */
+	PD_RUNLOG_DROP = 8,     /* records lost because a producer's ring was full */
 };
 
 /* An instance abandoned by the late-instance policy resync (some job skipped, docs/MODEL.md) is
  * recorded with miss = 1 and finish_ns = response_ns = -1, like one that never finished; its
- * skipped jobs are JOB records flagged PD_RL_JOB_SKIPPED. */
-struct pd_rl_instance {
+ * skipped jobs are JOB records flagged PD_RUNLOG_JOB_SKIPPED. */
+struct pd_runlog_instance_rec {
 	uint32_t dag;
 	uint32_t miss; /* 1 when response_ns > the DAG's deadline, or the instance never finished */
 	uint64_t seq;  /* instance number k; release = k * period */
 	int64_t release_ns, finish_ns, response_ns;
 };
 
-#define PD_RL_JOB_OVERRUN 0x1 /* cpu time above the SCHED_DEADLINE runtime */
-#define PD_RL_JOB_FAILED 0x2  /* plugin or accelerator returned an error */
-#define PD_RL_JOB_SKIPPED 0x4 /* not executed (late-instance policy resync): start = end = the decision,
+#define PD_RUNLOG_JOB_OVERRUN 0x1 /* cpu time above the SCHED_DEADLINE runtime */
+#define PD_RUNLOG_JOB_FAILED 0x2  /* plugin or accelerator returned an error */
+#define PD_RUNLOG_JOB_SKIPPED 0x4 /* not executed (late-instance policy resync): start = end = the decision,
 			       * cpu_ns = demand_ns = 0; absent from logs written before the policy */
-#define PD_RL_JOB_LATE 0x8    /* ended after the plan's latest finish F_i: the thread re-anchors its
+#define PD_RUNLOG_JOB_LATE 0x8    /* ended after the plan's latest finish F_i: the thread re-anchors its
 			       * reservation (resync rule 4, docs/MODEL.md) */
-struct pd_rl_job {
+struct pd_runlog_job_rec {
 	uint32_t task;
 	uint32_t sigxcpu; /* SIGXCPU (SCHED_FLAG_DL_OVERRUN) received during this job */
 	uint64_t seq;
@@ -79,32 +80,32 @@ struct pd_rl_job {
 	uint32_t flags;
 };
 
-struct pd_rl_power { /* followed by n int64_t microwatt values, rails first..first+n-1 */
+struct pd_runlog_power_rec { /* followed by n int64_t microwatt values, rails first..first+n-1 */
 	int64_t t_ns;
 	uint32_t first_rail, n;
 };
 
-struct pd_rl_gap {
+struct pd_runlog_gap_rec {
 	uint32_t rail;
 	int32_t err; /* errno of the first failure */
 	int64_t start_ns, end_ns;
 };
 
-enum pd_rl_opp_kind { PD_RL_OPP_ISLAND = 0, PD_RL_OPP_ACCEL = 1 };
-struct pd_rl_opp {
+enum pd_runlog_opp_kind { PD_RUNLOG_OPP_ISLAND = 0, PD_RUNLOG_OPP_ACCEL = 1 };
+struct pd_runlog_opp_rec {
 	uint32_t kind, index;
 	int64_t t_ns;
 	int64_t freq_khz; /* -1 when unreadable (no cpufreq/devfreq) */
 };
 
-struct pd_rl_starve {
+struct pd_runlog_starve_rec {
 	int32_t tid, cpu;
 	int64_t t_ns, waited_ns, boost_runtime_ns, boost_period_ns;
 	int32_t result; /* 0 boosted, else errno of the failed boost */
 	uint32_t zero;
 };
 
-struct pd_rl_end {
+struct pd_runlog_end_rec {
 	int64_t t_ns;
 	uint64_t dropped_records;
 	int64_t sampler_cpu_ns, writer_cpu_ns, process_cpu_ns;
@@ -112,23 +113,23 @@ struct pd_rl_end {
 	uint32_t zero;
 };
 
-struct pd_rl_drop {
+struct pd_runlog_drop_rec {
 	uint32_t ring, zero;
 	uint64_t count;
 };
 
 /* ---------------------------------------------------------------- reader */
-struct pd_rl_task_info {
+struct pd_runlog_task_info {
 	const char *name, *dag, *work;
 	int cpu; /* -1 accelerated */
 	int64_t runtime_ns, deadline_ns, period_ns, wcet_ns;
 	size_t n_preds; /* 0 for a source (released by the clock) */
 };
-struct pd_rl_dag_info {
+struct pd_runlog_dag_info {
 	const char *name;
 	int64_t period_ns, deadline_ns;
 };
-struct pd_rl_rail_info {
+struct pd_runlog_rail_info {
 	const char *name, *measures;
 };
 
@@ -152,29 +153,29 @@ const char *pd_runlog_meta(const pd_runlog *r, const char *key); /* string field
 int64_t pd_runlog_sample_hz(const pd_runlog *r);
 
 size_t pd_runlog_task_count(const pd_runlog *r);
-const struct pd_rl_task_info *pd_runlog_task(const pd_runlog *r, size_t i);
+const struct pd_runlog_task_info *pd_runlog_task(const pd_runlog *r, size_t i);
 size_t pd_runlog_dag_count(const pd_runlog *r);
-const struct pd_rl_dag_info *pd_runlog_dag(const pd_runlog *r, size_t i);
+const struct pd_runlog_dag_info *pd_runlog_dag(const pd_runlog *r, size_t i);
 size_t pd_runlog_rail_count(const pd_runlog *r);
-const struct pd_rl_rail_info *pd_runlog_rail(const pd_runlog *r, size_t i);
+const struct pd_runlog_rail_info *pd_runlog_rail(const pd_runlog *r, size_t i);
 
 size_t pd_runlog_instance_count(const pd_runlog *r);
-const struct pd_rl_instance *pd_runlog_instance(const pd_runlog *r, size_t i);
+const struct pd_runlog_instance_rec *pd_runlog_instance(const pd_runlog *r, size_t i);
 size_t pd_runlog_job_count(const pd_runlog *r);
-const struct pd_rl_job *pd_runlog_job(const pd_runlog *r, size_t i);
+const struct pd_runlog_job_rec *pd_runlog_job(const pd_runlog *r, size_t i);
 /* Power samples: t_ns[i] and rail values (PD_RUNLOG_NO_VALUE when missing), one row per sample
  * tick; rows[i * rail_count + rail]. */
 size_t pd_runlog_power_count(const pd_runlog *r);
 int64_t pd_runlog_power_t(const pd_runlog *r, size_t i);
 int64_t pd_runlog_power_uw(const pd_runlog *r, size_t i, size_t rail);
 size_t pd_runlog_gap_count(const pd_runlog *r);
-const struct pd_rl_gap *pd_runlog_gap(const pd_runlog *r, size_t i);
+const struct pd_runlog_gap_rec *pd_runlog_gap(const pd_runlog *r, size_t i);
 size_t pd_runlog_opp_count(const pd_runlog *r);
-const struct pd_rl_opp *pd_runlog_opp(const pd_runlog *r, size_t i);
+const struct pd_runlog_opp_rec *pd_runlog_opp(const pd_runlog *r, size_t i);
 size_t pd_runlog_starve_count(const pd_runlog *r);
-const struct pd_rl_starve *pd_runlog_starve(const pd_runlog *r, size_t i);
+const struct pd_runlog_starve_rec *pd_runlog_starve(const pd_runlog *r, size_t i);
 /* The END record, or NULL when the run did not end cleanly. */
-const struct pd_rl_end *pd_runlog_end(const pd_runlog *r);
+const struct pd_runlog_end_rec *pd_runlog_end(const pd_runlog *r);
 /* Sum of DROP records (ring overflows while running). */
 uint64_t pd_runlog_ring_drops(const pd_runlog *r);
 
@@ -199,27 +200,27 @@ uint32_t pd_runlog_crc32(uint32_t crc, const void *p, size_t n);
  * frames records and write()s them every flush period, so a kill -9 loses at most what the rings
  * held (< 1 s). A full ring never blocks its producer: the record is counted and a DROP record
  * reports the count at the end. The ring invariant is stated in write.c, next to the code. */
-struct pd_rlw_ring; /* one producer thread's ring (opaque) */
-typedef struct pd_rlw pd_rlw;
+struct pd_runlog_ring; /* one producer thread's ring (opaque) */
+typedef struct pd_runlog_writer pd_runlog_writer;
 
 /* Producer side: copies one record into the ring; false (and counted) when full or too big. */
-bool pd_rlw_put(struct pd_rlw_ring *r, uint16_t type, const void *payload, uint32_t len);
+bool pd_runlog_put(struct pd_runlog_ring *r, uint16_t type, const void *payload, uint32_t len);
 
 /* A writer with no file yet: rings can be registered before the header (which needs t0) is known. */
-pd_rlw *pd_rlw_new(void);
+pd_runlog_writer *pd_runlog_writer_new(void);
 /* Creates path (O_EXCL: a run never overwrites a log) and writes the header line at once. */
-int pd_rlw_open(pd_rlw *w, const char *path, const char *header_json, pd_err *e);
-/* Adds a ring before pd_rlw_start (not thread-safe). n_slots rounded up to a power of two. */
-struct pd_rlw_ring *pd_rlw_add_ring(pd_rlw *w, uint32_t slot_size, uint32_t n_slots);
+int pd_runlog_writer_open(pd_runlog_writer *w, const char *path, const char *header_json, pd_err *e);
+/* Adds a ring before pd_runlog_writer_start (not thread-safe). n_slots rounded up to a power of two. */
+struct pd_runlog_ring *pd_runlog_add_ring(pd_runlog_writer *w, uint32_t slot_size, uint32_t n_slots);
 /* Starts the writer thread, draining every flush_ms with one write(); flush_ms <= 0 means 50 and
  * flush_ms is at most PD_RUNLOG_MAX_FLUSH_MS: a record reaches the file within that bound, which
  * readers of a live or killed run rely on (reports/runlog_import.c). */
 #define PD_RUNLOG_MAX_FLUSH_MS 1000
-int pd_rlw_start(pd_rlw *w, int flush_ms, pd_err *e);
+int pd_runlog_writer_start(pd_runlog_writer *w, int flush_ms, pd_err *e);
 /* Stops the writer, drains every ring, writes DROP records and end (when non-NULL; its
  * dropped_records and writer_cpu_ns are filled here), fsyncs and closes (when a file was opened). Frees w. */
-int pd_rlw_close(pd_rlw *w, struct pd_rl_end *end, pd_err *e);
+int pd_runlog_writer_close(pd_runlog_writer *w, struct pd_runlog_end_rec *end, pd_err *e);
 /* Without a writer thread (tests, tools): drain now. */
-int pd_rlw_drain(pd_rlw *w);
+int pd_runlog_writer_drain(pd_runlog_writer *w);
 
 #endif /* PD_RUNLOG_H */

@@ -29,20 +29,20 @@ struct pd_runlog {
 	int version;
 	uint64_t plan_hash;
 	int64_t sample_hz;
-	struct pd_rl_task_info *tasks;
+	struct pd_runlog_task_info *tasks;
 	size_t n_tasks;
-	struct pd_rl_dag_info *dags;
+	struct pd_runlog_dag_info *dags;
 	size_t n_dags;
-	struct pd_rl_rail_info *rails;
+	struct pd_runlog_rail_info *rails;
 	size_t n_rails;
-	VEC(struct pd_rl_instance) inst;
-	VEC(struct pd_rl_job) jobs;
+	VEC(struct pd_runlog_instance_rec) inst;
+	VEC(struct pd_runlog_job_rec) jobs;
 	VEC(int64_t) pt;     /* power sample times */
 	VEC(int64_t) pv;     /* n_rails per sample */
-	VEC(struct pd_rl_gap) gaps;
-	VEC(struct pd_rl_opp) opps;
-	VEC(struct pd_rl_starve) starve;
-	struct pd_rl_end end;
+	VEC(struct pd_runlog_gap_rec) gaps;
+	VEC(struct pd_runlog_opp_rec) opps;
+	VEC(struct pd_runlog_starve_rec) starve;
+	struct pd_runlog_end_rec end;
 	bool has_end;
 	uint64_t ring_drops;
 	size_t records, dropped_bytes, unknown, invalid;
@@ -115,7 +115,7 @@ static int parse_header(pd_runlog *r, pd_err *e, const char *name)
 		return pd_err_set(e, PD_EXIT_ENV, "%s: out of memory", name);
 	for (size_t i = 0; i < r->n_tasks; i++) {
 		json_t *t = json_array_get(a, i);
-		r->tasks[i] = (struct pd_rl_task_info){jstr(t, "name"), jstr(t, "dag"), jstr(t, "work"),
+		r->tasks[i] = (struct pd_runlog_task_info){jstr(t, "name"), jstr(t, "dag"), jstr(t, "work"),
 						       (int)jint(t, "cpu", -1),   jint(t, "runtime_ns", 0),
 						       jint(t, "deadline_ns", 0), jint(t, "period_ns", 0),
 						       jint(t, "wcet_ns", 0), json_array_size(json_object_get(t, "preds"))};
@@ -127,7 +127,7 @@ static int parse_header(pd_runlog *r, pd_err *e, const char *name)
 		return pd_err_set(e, PD_EXIT_ENV, "%s: out of memory", name);
 	for (size_t i = 0; i < r->n_dags; i++) {
 		json_t *d = json_array_get(a, i);
-		r->dags[i] = (struct pd_rl_dag_info){jstr(d, "name"), jint(d, "period_ns", 0), jint(d, "deadline_ns", 0)};
+		r->dags[i] = (struct pd_runlog_dag_info){jstr(d, "name"), jint(d, "period_ns", 0), jint(d, "deadline_ns", 0)};
 	}
 	a = json_object_get(r->hj, "rails");
 	r->n_rails = json_array_size(a);
@@ -139,7 +139,7 @@ static int parse_header(pd_runlog *r, pd_err *e, const char *name)
 		return pd_err_set(e, PD_EXIT_ENV, "%s: out of memory", name);
 	for (size_t i = 0; i < r->n_rails; i++) {
 		json_t *d = json_array_get(a, i);
-		r->rails[i] = (struct pd_rl_rail_info){jstr(d, "name"), jstr(d, "measures")};
+		r->rails[i] = (struct pd_runlog_rail_info){jstr(d, "name"), jstr(d, "measures")};
 	}
 	return 0;
 }
@@ -148,28 +148,28 @@ static bool t_ok(int64_t t) { return t >= -PD_RUNLOG_MAX_ABS_NS && t <= PD_RUNLO
 static bool uw_ok(int64_t v) { return v == PD_RUNLOG_NO_VALUE || (v >= -PD_RUNLOG_MAX_ABS_UW && v <= PD_RUNLOG_MAX_ABS_UW); }
 
 /* The checks behind the reader's invariant (top of file), one per record type. */
-static bool instance_ok(const pd_runlog *r, const struct pd_rl_instance *x)
+static bool instance_ok(const pd_runlog *r, const struct pd_runlog_instance_rec *x)
 {
 	return x->dag < r->n_dags && t_ok(x->release_ns) && t_ok(x->finish_ns) && t_ok(x->response_ns);
 }
-static bool job_ok(const pd_runlog *r, const struct pd_rl_job *x)
+static bool job_ok(const pd_runlog *r, const struct pd_runlog_job_rec *x)
 {
 	return x->task < r->n_tasks && t_ok(x->release_ns) && t_ok(x->start_ns) && t_ok(x->end_ns) && t_ok(x->cpu_ns) &&
 	       t_ok(x->demand_ns);
 }
-static bool gap_ok(const pd_runlog *r, const struct pd_rl_gap *x)
+static bool gap_ok(const pd_runlog *r, const struct pd_runlog_gap_rec *x)
 {
 	return x->rail < r->n_rails && t_ok(x->start_ns) && t_ok(x->end_ns);
 }
-static bool opp_ok(const pd_runlog *r, const struct pd_rl_opp *x)
+static bool opp_ok(const pd_runlog *r, const struct pd_runlog_opp_rec *x)
 {
 	return t_ok(x->t_ns) && x->freq_khz >= -1; /* the index is checked against the header by its reader */
 }
-static bool starve_ok(const pd_runlog *r, const struct pd_rl_starve *x)
+static bool starve_ok(const pd_runlog *r, const struct pd_runlog_starve_rec *x)
 {
 	return t_ok(x->t_ns) && t_ok(x->waited_ns) && t_ok(x->boost_runtime_ns) && t_ok(x->boost_period_ns);
 }
-static bool end_ok(const pd_runlog *r, const struct pd_rl_end *x)
+static bool end_ok(const pd_runlog *r, const struct pd_runlog_end_rec *x)
 {
 	return t_ok(x->t_ns) && t_ok(x->sampler_cpu_ns) && t_ok(x->writer_cpu_ns) && t_ok(x->process_cpu_ns);
 }
@@ -192,23 +192,23 @@ static int decode(pd_runlog *r, uint16_t type, const unsigned char *p, uint32_t 
 			return -1;                 \
 	} while (0)
 	switch (type) {
-	case PD_RL_INSTANCE:
-		TAKE(struct pd_rl_instance, r->inst, instance_ok);
+	case PD_RUNLOG_INSTANCE:
+		TAKE(struct pd_runlog_instance_rec, r->inst, instance_ok);
 		return 0;
-	case PD_RL_JOB:
-		TAKE(struct pd_rl_job, r->jobs, job_ok);
+	case PD_RUNLOG_JOB:
+		TAKE(struct pd_runlog_job_rec, r->jobs, job_ok);
 		return 0;
-	case PD_RL_GAP:
-		TAKE(struct pd_rl_gap, r->gaps, gap_ok);
+	case PD_RUNLOG_GAP:
+		TAKE(struct pd_runlog_gap_rec, r->gaps, gap_ok);
 		return 0;
-	case PD_RL_OPP:
-		TAKE(struct pd_rl_opp, r->opps, opp_ok);
+	case PD_RUNLOG_OPP:
+		TAKE(struct pd_runlog_opp_rec, r->opps, opp_ok);
 		return 0;
-	case PD_RL_STARVE:
-		TAKE(struct pd_rl_starve, r->starve, starve_ok);
+	case PD_RUNLOG_STARVE:
+		TAKE(struct pd_runlog_starve_rec, r->starve, starve_ok);
 		return 0;
-	case PD_RL_END: {
-		struct pd_rl_end x;
+	case PD_RUNLOG_END: {
+		struct pd_runlog_end_rec x;
 		if (len < sizeof(x))
 			goto unknown;
 		memcpy(&x, p, sizeof(x));
@@ -218,16 +218,16 @@ static int decode(pd_runlog *r, uint16_t type, const unsigned char *p, uint32_t 
 		r->has_end = true;
 		return 0;
 	}
-	case PD_RL_DROP: {
-		struct pd_rl_drop d;
+	case PD_RUNLOG_DROP: {
+		struct pd_runlog_drop_rec d;
 		if (len < sizeof(d))
 			goto unknown;
 		memcpy(&d, p, sizeof(d));
 		r->ring_drops = add_sat(r->ring_drops, d.count);
 		return 0;
 	}
-	case PD_RL_POWER: {
-		struct pd_rl_power h;
+	case PD_RUNLOG_POWER: {
+		struct pd_runlog_power_rec h;
 		if (len < sizeof(h))
 			goto unknown;
 		memcpy(&h, p, sizeof(h));
@@ -356,25 +356,25 @@ const char *pd_runlog_meta(const pd_runlog *r, const char *key)
 	return json_string_value(json_object_get(r->hj, key));
 }
 size_t pd_runlog_task_count(const pd_runlog *r) { return r->n_tasks; }
-const struct pd_rl_task_info *pd_runlog_task(const pd_runlog *r, size_t i) { return &r->tasks[i]; }
+const struct pd_runlog_task_info *pd_runlog_task(const pd_runlog *r, size_t i) { return &r->tasks[i]; }
 size_t pd_runlog_dag_count(const pd_runlog *r) { return r->n_dags; }
-const struct pd_rl_dag_info *pd_runlog_dag(const pd_runlog *r, size_t i) { return &r->dags[i]; }
+const struct pd_runlog_dag_info *pd_runlog_dag(const pd_runlog *r, size_t i) { return &r->dags[i]; }
 size_t pd_runlog_rail_count(const pd_runlog *r) { return r->n_rails; }
-const struct pd_rl_rail_info *pd_runlog_rail(const pd_runlog *r, size_t i) { return &r->rails[i]; }
+const struct pd_runlog_rail_info *pd_runlog_rail(const pd_runlog *r, size_t i) { return &r->rails[i]; }
 size_t pd_runlog_instance_count(const pd_runlog *r) { return r->inst.n; }
-const struct pd_rl_instance *pd_runlog_instance(const pd_runlog *r, size_t i) { return &r->inst.v[i]; }
+const struct pd_runlog_instance_rec *pd_runlog_instance(const pd_runlog *r, size_t i) { return &r->inst.v[i]; }
 size_t pd_runlog_job_count(const pd_runlog *r) { return r->jobs.n; }
-const struct pd_rl_job *pd_runlog_job(const pd_runlog *r, size_t i) { return &r->jobs.v[i]; }
+const struct pd_runlog_job_rec *pd_runlog_job(const pd_runlog *r, size_t i) { return &r->jobs.v[i]; }
 size_t pd_runlog_power_count(const pd_runlog *r) { return r->pt.n; }
 int64_t pd_runlog_power_t(const pd_runlog *r, size_t i) { return r->pt.v[i]; }
 int64_t pd_runlog_power_uw(const pd_runlog *r, size_t i, size_t rail) { return r->pv.v[i * r->n_rails + rail]; }
 size_t pd_runlog_gap_count(const pd_runlog *r) { return r->gaps.n; }
-const struct pd_rl_gap *pd_runlog_gap(const pd_runlog *r, size_t i) { return &r->gaps.v[i]; }
+const struct pd_runlog_gap_rec *pd_runlog_gap(const pd_runlog *r, size_t i) { return &r->gaps.v[i]; }
 size_t pd_runlog_opp_count(const pd_runlog *r) { return r->opps.n; }
-const struct pd_rl_opp *pd_runlog_opp(const pd_runlog *r, size_t i) { return &r->opps.v[i]; }
+const struct pd_runlog_opp_rec *pd_runlog_opp(const pd_runlog *r, size_t i) { return &r->opps.v[i]; }
 size_t pd_runlog_starve_count(const pd_runlog *r) { return r->starve.n; }
-const struct pd_rl_starve *pd_runlog_starve(const pd_runlog *r, size_t i) { return &r->starve.v[i]; }
-const struct pd_rl_end *pd_runlog_end(const pd_runlog *r) { return r->has_end ? &r->end : NULL; }
+const struct pd_runlog_starve_rec *pd_runlog_starve(const pd_runlog *r, size_t i) { return &r->starve.v[i]; }
+const struct pd_runlog_end_rec *pd_runlog_end(const pd_runlog *r) { return r->has_end ? &r->end : NULL; }
 uint64_t pd_runlog_ring_drops(const pd_runlog *r) { return r->ring_drops; }
 size_t pd_runlog_records(const pd_runlog *r) { return r->records; }
 size_t pd_runlog_dropped_bytes(const pd_runlog *r) { return r->dropped_bytes; }

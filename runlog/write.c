@@ -17,9 +17,9 @@
 #define RLW_MAX_RINGS 256
 #define SLOT_HDR 8
 
-/* Invariant of a ring: only its producer thread moves head (pd_rlw_put), only the writer thread
- * moves tail (pd_rlw_drain); head - tail <= n_slots. */
-struct pd_rlw_ring {
+/* Invariant of a ring: only its producer thread moves head (pd_runlog_put), only the writer thread
+ * moves tail (pd_runlog_writer_drain); head - tail <= n_slots. */
+struct pd_runlog_ring {
 	uint32_t id;
 	uint32_t slot_size; /* bytes per slot, including the 8-byte slot header */
 	uint64_t mask;      /* n_slots - 1 (n_slots a power of two) */
@@ -28,10 +28,10 @@ struct pd_rlw_ring {
 	unsigned char *buf;
 };
 
-struct pd_rlw {
+struct pd_runlog_writer {
 	int fd;
 	char *path;
-	struct pd_rlw_ring *rings[RLW_MAX_RINGS];
+	struct pd_runlog_ring *rings[RLW_MAX_RINGS];
 	size_t n_rings;
 	pthread_t thread;
 	bool running;
@@ -43,7 +43,7 @@ struct pd_rlw {
 	int64_t writer_cpu_ns;
 };
 
-bool pd_rlw_put(struct pd_rlw_ring *r, uint16_t type, const void *payload, uint32_t len)
+bool pd_runlog_put(struct pd_runlog_ring *r, uint16_t type, const void *payload, uint32_t len)
 {
 	uint64_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
 	uint64_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
@@ -75,7 +75,7 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-static void frame_append(pd_rlw *w, uint16_t type, const void *payload, uint32_t len)
+static void frame_append(pd_runlog_writer *w, uint16_t type, const void *payload, uint32_t len)
 {
 	unsigned char hdr[8];
 	uint32_t l = len;
@@ -90,7 +90,7 @@ static void frame_append(pd_rlw *w, uint16_t type, const void *payload, uint32_t
 	pd_buf_append(&w->out, &crc, 4);
 }
 
-static void flush_out(pd_rlw *w)
+static void flush_out(pd_runlog_writer *w)
 {
 	if (w->fd < 0)
 		w->io_err = EBADF;
@@ -102,10 +102,10 @@ static void flush_out(pd_rlw *w)
 	w->out.len = 0;
 }
 
-int pd_rlw_drain(pd_rlw *w)
+int pd_runlog_writer_drain(pd_runlog_writer *w)
 {
 	for (size_t i = 0; i < w->n_rings; i++) {
-		struct pd_rlw_ring *r = w->rings[i];
+		struct pd_runlog_ring *r = w->rings[i];
 		uint64_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
 		uint64_t head = atomic_load_explicit(&r->head, memory_order_acquire);
 		for (; tail != head; tail++) {
@@ -122,9 +122,9 @@ int pd_rlw_drain(pd_rlw *w)
 	return w->io_err ? -w->io_err : 0;
 }
 
-pd_rlw *pd_rlw_new(void)
+pd_runlog_writer *pd_runlog_writer_new(void)
 {
-	pd_rlw *w = calloc(1, sizeof(*w));
+	pd_runlog_writer *w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;
 	w->fd = -1;
@@ -132,7 +132,7 @@ pd_rlw *pd_rlw_new(void)
 	return w;
 }
 
-int pd_rlw_open(pd_rlw *w, const char *path, const char *header_json, pd_err *e)
+int pd_runlog_writer_open(pd_runlog_writer *w, const char *path, const char *header_json, pd_err *e)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -149,14 +149,14 @@ int pd_rlw_open(pd_rlw *w, const char *path, const char *header_json, pd_err *e)
 	return 0;
 }
 
-struct pd_rlw_ring *pd_rlw_add_ring(pd_rlw *w, uint32_t slot_size, uint32_t n_slots)
+struct pd_runlog_ring *pd_runlog_add_ring(pd_runlog_writer *w, uint32_t slot_size, uint32_t n_slots)
 {
 	if (w->n_rings == RLW_MAX_RINGS || w->running)
 		return NULL;
 	uint64_t n = 1;
 	while (n < n_slots)
 		n <<= 1;
-	struct pd_rlw_ring *r = calloc(1, sizeof(*r));
+	struct pd_runlog_ring *r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;
 	r->buf = calloc(n, slot_size);
@@ -176,11 +176,11 @@ struct pd_rlw_ring *pd_rlw_add_ring(pd_rlw *w, uint32_t slot_size, uint32_t n_sl
  * fdatasync() was measured at ~0.05 % of a CPU (journal commits) for no gain against kill -9. */
 static void *writer_main(void *arg)
 {
-	pd_rlw *w = arg;
+	pd_runlog_writer *w = arg;
 	struct timespec period = {w->flush_ms / 1000, (long)(w->flush_ms % 1000) * PD_NS_PER_MS};
 	while (!atomic_load(&w->stop)) {
 		nanosleep(&period, NULL);
-		pd_rlw_drain(w);
+		pd_runlog_writer_drain(w);
 	}
 	struct timespec ts;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -188,7 +188,7 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-int pd_rlw_start(pd_rlw *w, int flush_ms, pd_err *e)
+int pd_runlog_writer_start(pd_runlog_writer *w, int flush_ms, pd_err *e)
 {
 	/* the bound readers rely on (pd_runlog.h) is kept here */
 	w->flush_ms = flush_ms <= 0 ? 50 : flush_ms > PD_RUNLOG_MAX_FLUSH_MS ? PD_RUNLOG_MAX_FLUSH_MS : flush_ms;
@@ -199,7 +199,7 @@ int pd_rlw_start(pd_rlw *w, int flush_ms, pd_err *e)
 	return 0;
 }
 
-int pd_rlw_close(pd_rlw *w, struct pd_rl_end *end, pd_err *e)
+int pd_runlog_writer_close(pd_runlog_writer *w, struct pd_runlog_end_rec *end, pd_err *e)
 {
 	if (w->running) {
 		atomic_store(&w->stop, 1);
@@ -214,20 +214,20 @@ int pd_rlw_close(pd_rlw *w, struct pd_rl_end *end, pd_err *e)
 		free(w);
 		return 0;
 	}
-	pd_rlw_drain(w);
+	pd_runlog_writer_drain(w);
 	uint64_t dropped = 0;
 	for (size_t i = 0; i < w->n_rings; i++) {
 		uint64_t d = atomic_load(&w->rings[i]->dropped);
 		if (d) {
-			struct pd_rl_drop dr = {.ring = (uint32_t)i, .count = d};
-			frame_append(w, PD_RL_DROP, &dr, sizeof(dr));
+			struct pd_runlog_drop_rec dr = {.ring = (uint32_t)i, .count = d};
+			frame_append(w, PD_RUNLOG_DROP, &dr, sizeof(dr));
 			dropped += d;
 		}
 	}
 	if (end) {
 		end->dropped_records = dropped;
 		end->writer_cpu_ns = w->writer_cpu_ns;
-		frame_append(w, PD_RL_END, end, sizeof(*end));
+		frame_append(w, PD_RUNLOG_END, end, sizeof(*end));
 	}
 	flush_out(w);
 	int rc = 0;

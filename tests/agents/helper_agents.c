@@ -60,7 +60,7 @@ size_t pd_th_instances(const pd_runlog *r, const char *dag, size_t *misses, int6
 	size_t n = 0, m = 0;
 	int64_t mx = 0;
 	for (size_t i = 0; i < pd_runlog_instance_count(r); i++) {
-		const struct pd_rl_instance *in = pd_runlog_instance(r, i);
+		const struct pd_runlog_instance_rec *in = pd_runlog_instance(r, i);
 		if (strcmp(pd_runlog_dag(r, in->dag)->name, dag) != 0)
 			continue;
 		n++;
@@ -78,14 +78,14 @@ size_t pd_th_instances(const pd_runlog *r, const char *dag, size_t *misses, int6
 void pd_th_describe_misses(const pd_runlog *r)
 {
 	for (size_t i = 0; i < pd_runlog_instance_count(r); i++) {
-		const struct pd_rl_instance *in = pd_runlog_instance(r, i);
+		const struct pd_runlog_instance_rec *in = pd_runlog_instance(r, i);
 		if (!in->miss)
 			continue;
 		fprintf(stderr, "  missed: dag %s instance %llu response %.3f ms\n", pd_runlog_dag(r, in->dag)->name,
 			(unsigned long long)in->seq, (double)in->response_ns / 1e6);
 		for (size_t j = 0; j < pd_runlog_job_count(r); j++) {
-			const struct pd_rl_job *jb = pd_runlog_job(r, j);
-			const struct pd_rl_task_info *t = pd_runlog_task(r, jb->task);
+			const struct pd_runlog_job_rec *jb = pd_runlog_job(r, j);
+			const struct pd_runlog_task_info *t = pd_runlog_task(r, jb->task);
 			if (jb->seq != in->seq || strcmp(t->dag, pd_runlog_dag(r, in->dag)->name) != 0)
 				continue;
 			fprintf(stderr, "    job %s: start +%.3f ms, wall %.3f ms, cpu %.3f ms, runtime %.3f ms\n", t->name,
@@ -107,10 +107,10 @@ void pd_th_judge(const pd_runlog *r, const char *dag, long long steal_ms, int64_
 {
 	*v = (struct pd_th_verdict){.steal_ms = steal_ms, .run_ms = run_ms};
 	for (size_t j = 0; j < pd_runlog_job_count(r); j++) {
-		const struct pd_rl_job *jb = pd_runlog_job(r, j);
-		const struct pd_rl_task_info *t = pd_runlog_task(r, jb->task);
+		const struct pd_runlog_job_rec *jb = pd_runlog_job(r, j);
+		const struct pd_runlog_task_info *t = pd_runlog_task(r, jb->task);
 		bool busy = t->work && strcmp(t->work, "builtin:busy") == 0;
-		v->stalls += busy && !(jb->flags & PD_RL_JOB_SKIPPED) && jb->cpu_ns > jb->demand_ns + 200 * PD_NS_PER_US;
+		v->stalls += busy && !(jb->flags & PD_RUNLOG_JOB_SKIPPED) && jb->cpu_ns > jb->demand_ns + 200 * PD_NS_PER_US;
 	}
 	v->quiet = steal_ms * 200 <= run_ms && v->stalls == 0;
 	for (size_t g = 0; g < pd_runlog_dag_count(r); g++) {
@@ -123,7 +123,7 @@ void pd_th_judge(const pd_runlog *r, const char *dag, long long steal_ms, int64_
 		bool *missed = calloc(top + 1, sizeof(*missed));
 		ck_assert_ptr_nonnull(missed);
 		for (size_t i = 0; i < pd_runlog_instance_count(r); i++) {
-			const struct pd_rl_instance *in = pd_runlog_instance(r, i);
+			const struct pd_runlog_instance_rec *in = pd_runlog_instance(r, i);
 			if (in->dag != g)
 				continue;
 			v->instances++;

@@ -50,20 +50,20 @@ START_TEST(checked_plan_runs_without_misses)
 	int cpu_of[4] = {0, 1, 0, 1};
 	size_t count[4] = {0};
 	for (size_t i = 0; i < pd_runlog_job_count(r); i++) {
-		const struct pd_rl_job *j = pd_runlog_job(r, i);
+		const struct pd_runlog_job_rec *j = pd_runlog_job(r, i);
 		ck_assert_uint_lt(j->seq, 50);
 		ck_assert_int_eq(j->cpu, cpu_of[j->task]);
 		ck_assert_int_eq(j->release_ns, (int64_t)j->seq * 20 * PD_NS_PER_MS);
 		if (v.quiet) /* a stall the kernel charged to the thread is an overrun too */
-			ck_assert_uint_eq(j->flags & PD_RL_JOB_OVERRUN, 0);
+			ck_assert_uint_eq(j->flags & PD_RUNLOG_JOB_OVERRUN, 0);
 		end_of[j->task][j->seq] = j->end_ns;
 		count[j->task]++;
 	}
 	for (int t = 0; t < 4; t++)
 		ck_assert_uint_eq(count[t], 50);
 	for (size_t i = 0; i < pd_runlog_job_count(r); i++) {
-		const struct pd_rl_job *j = pd_runlog_job(r, i);
-		if (j->flags & PD_RL_JOB_SKIPPED) /* a noisy run's abandoned instances: never executed */
+		const struct pd_runlog_job_rec *j = pd_runlog_job(r, i);
+		if (j->flags & PD_RUNLOG_JOB_SKIPPED) /* a noisy run's abandoned instances: never executed */
 			continue;
 		if ((long)j->task == b || (long)j->task == c)
 			ck_assert_int_ge(j->start_ns, end_of[a][j->seq]);
@@ -111,19 +111,19 @@ START_TEST(overrun_is_throttled_and_neighbours_keep_deadlines)
 	long h = pd_th_task(r, "hog", "h");
 	size_t hog_jobs = 0, flagged = 0, sig = 0, skipped = 0;
 	for (size_t i = 0; i < pd_runlog_job_count(r); i++) {
-		const struct pd_rl_job *j = pd_runlog_job(r, i);
+		const struct pd_runlog_job_rec *j = pd_runlog_job(r, i);
 		if ((long)j->task != h) {
 			if (v.quiet) /* a noisy run may abandon an instance of good (within its verdict) */
-				ck_assert_uint_eq(j->flags & (PD_RL_JOB_OVERRUN | PD_RL_JOB_SKIPPED), 0);
+				ck_assert_uint_eq(j->flags & (PD_RUNLOG_JOB_OVERRUN | PD_RUNLOG_JOB_SKIPPED), 0);
 			continue;
 		}
-		if (j->flags & PD_RL_JOB_SKIPPED) { /* late: resync (the default) abandons what piled up */
+		if (j->flags & PD_RUNLOG_JOB_SKIPPED) { /* late: resync (the default) abandons what piled up */
 			ck_assert_int_eq(j->cpu_ns, 0);
 			skipped++;
 			continue;
 		}
 		hog_jobs++;
-		flagged += (j->flags & PD_RL_JOB_OVERRUN) != 0;
+		flagged += (j->flags & PD_RUNLOG_JOB_OVERRUN) != 0;
 		sig += j->sigxcpu;
 		/* throttled: 6 ms of CPU at about 1 ms per 20 ms period spans 6 periods: more than 4 of wall
 		 * time wherever in its first period the job starts (unthrottled it would take 6 ms) */
@@ -234,7 +234,7 @@ START_TEST(plugin_gpio_and_accelerator)
 	/* jobs a noisy run abandoned (late-instance policy) are not run: count them per task */
 	size_t skipped[8] = {0};
 	for (size_t i = 0; i < pd_runlog_job_count(r); i++)
-		if (pd_runlog_job(r, i)->flags & PD_RL_JOB_SKIPPED && pd_runlog_job(r, i)->task < 8)
+		if (pd_runlog_job(r, i)->flags & PD_RUNLOG_JOB_SKIPPED && pd_runlog_job(r, i)->task < 8)
 			skipped[pd_runlog_job(r, i)->task]++;
 	long acc = pd_th_task(r, "mix", "acc"), plug = pd_th_task(r, "mix", "src");
 	ck_assert(acc >= 0 && plug >= 0);

@@ -89,7 +89,7 @@ static struct outcome run_once(const char *path, const char **dir, long long ste
 	struct outcome out = {0, 0, SIZE_MAX, 0, SIZE_MAX, false, false, false, {0}};
 	pd_th_judge(r, NULL, pd_th_steal_ms() - steal0, RUN_MS, &out.v);
 	for (size_t i = 0; i < pd_runlog_instance_count(r); i++) {
-		const struct pd_rl_instance *in = pd_runlog_instance(r, i);
+		const struct pd_runlog_instance_rec *in = pd_runlog_instance(r, i);
 		if (!in->miss)
 			continue;
 		out.misses++;
@@ -101,10 +101,10 @@ static struct outcome run_once(const char *path, const char **dir, long long ste
 			out.last_miss = in->seq;
 	}
 	for (size_t i = 0; i < pd_runlog_job_count(r); i++) {
-		const struct pd_rl_job *j = pd_runlog_job(r, i);
+		const struct pd_runlog_job_rec *j = pd_runlog_job(r, i);
 		if (j->seq == 20 && j->task == (uint32_t)pd_th_task(r, "chain", "b"))
-			out.b20_late = (j->flags & PD_RL_JOB_LATE) != 0;
-		if (j->flags & PD_RL_JOB_SKIPPED) {
+			out.b20_late = (j->flags & PD_RUNLOG_JOB_LATE) != 0;
+		if (j->flags & PD_RUNLOG_JOB_SKIPPED) {
 			ck_assert_int_eq(j->cpu_ns, 0); /* never executed */
 			if (j->seq < out.first_skip)
 				out.first_skip = j->seq;

@@ -68,7 +68,7 @@ START_TEST(thirty_seconds_without_a_miss)
 		for (size_t k = 0; k < 18; k++)
 			ck_assert_int_eq(pd_runlog_power_uw(r, i, k), 1250000);
 	ck_assert_uint_eq(pd_runlog_gap_count(r), 0);
-	const struct pd_rl_end *end = pd_runlog_end(r);
+	const struct pd_runlog_end_rec *end = pd_runlog_end(r);
 	ck_assert_ptr_nonnull(end);
 	/* the sampler sleeps between ticks (never spins): well under a fifth of one CPU. Its overhead
 	 * figure (2-3 % at 1 kHz on 18 rails) is bench/agent's to measure, not a unit test's: this VM

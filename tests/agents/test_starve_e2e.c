@@ -59,7 +59,7 @@ static void starve_once(struct pd_th_verdict *v)
 	pd_runlog *r = pd_th_log(dir);
 	size_t found = 0;
 	for (size_t i = 0; i < pd_runlog_starve_count(r); i++) {
-		const struct pd_rl_starve *s = pd_runlog_starve(r, i);
+		const struct pd_runlog_starve_rec *s = pd_runlog_starve(r, i);
 		ck_assert_int_ne(s->tid, hog); /* never the RT hog itself */
 		if (s->tid == victim) {
 			found++;

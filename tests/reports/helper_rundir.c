@@ -212,22 +212,22 @@ static void write_records(FILE *f, struct syn_run *s)
 {
 	/* frequency snapshots at the start: the island at its planned 1 GHz, the GPU at 900 MHz instead
 	 * of its planned 1 GHz; at the end the GPU's devfreq is unreadable (-1) */
-	struct pd_rl_opp opp[4] = {{PD_RL_OPP_ISLAND, 0, 0, 1000000}, {PD_RL_OPP_ACCEL, 0, 0, 900000},
-				   {PD_RL_OPP_ISLAND, 0, s->end_ns, 1000000}, {PD_RL_OPP_ACCEL, 0, s->end_ns, -1}};
-	put_record(f, PD_RL_OPP, &opp[0], sizeof(opp[0]));
-	put_record(f, PD_RL_OPP, &opp[1], sizeof(opp[1]));
+	struct pd_runlog_opp_rec opp[4] = {{PD_RUNLOG_OPP_ISLAND, 0, 0, 1000000}, {PD_RUNLOG_OPP_ACCEL, 0, 0, 900000},
+				   {PD_RUNLOG_OPP_ISLAND, 0, s->end_ns, 1000000}, {PD_RUNLOG_OPP_ACCEL, 0, s->end_ns, -1}};
+	put_record(f, PD_RUNLOG_OPP, &opp[0], sizeof(opp[0]));
+	put_record(f, PD_RUNLOG_OPP, &opp[1], sizeof(opp[1]));
 	/* interleaved in time order, as the agent's writer drains its rings */
 	size_t pi = 0, ii = 0;
 	while (pi < s->n_samples || ii < s->n_inst) {
 		if (pi < s->n_samples && (ii >= s->n_inst || s->t_ns[pi] <= s->inst[ii].finish_ns)) {
-			unsigned char buf[sizeof(struct pd_rl_power) + SYN_RAILS * 8];
-			struct pd_rl_power h = {s->t_ns[pi], 0, SYN_RAILS};
+			unsigned char buf[sizeof(struct pd_runlog_power_rec) + SYN_RAILS * 8];
+			struct pd_runlog_power_rec h = {s->t_ns[pi], 0, SYN_RAILS};
 			memcpy(buf, &h, sizeof(h));
 			for (size_t k = 0; k < SYN_RAILS; k++) {
 				int64_t v = s->has[pi][k] ? s->uw[pi][k] : PD_RUNLOG_NO_VALUE;
 				memcpy(buf + sizeof(h) + 8 * k, &v, 8);
 			}
-			put_record(f, PD_RL_POWER, buf, sizeof(buf));
+			put_record(f, PD_RUNLOG_POWER, buf, sizeof(buf));
 			pi++;
 			continue;
 		}
@@ -238,37 +238,37 @@ static void write_records(FILE *f, struct syn_run *s)
 			const struct syn_job *sj = &s->jobs[j];
 			if (sj->seq != in->seq || task_dag[sj->task] != in->dag)
 				continue;
-			struct pd_rl_job rj = {sj->task, 0, sj->seq, sj->release_ns, sj->start_ns, sj->end_ns,
-					       sj->cpu_ns, sj->cpu_ns, sj->cpu, sj->overrun ? PD_RL_JOB_OVERRUN : 0};
-			put_record(f, PD_RL_JOB, &rj, sizeof(rj));
+			struct pd_runlog_job_rec rj = {sj->task, 0, sj->seq, sj->release_ns, sj->start_ns, sj->end_ns,
+					       sj->cpu_ns, sj->cpu_ns, sj->cpu, sj->overrun ? PD_RUNLOG_JOB_OVERRUN : 0};
+			put_record(f, PD_RUNLOG_JOB, &rj, sizeof(rj));
 		}
-		struct pd_rl_instance ri = {in->dag, in->finish_ns - in->release_ns > s->deadline_ns[in->dag], in->seq,
+		struct pd_runlog_instance_rec ri = {in->dag, in->finish_ns - in->release_ns > s->deadline_ns[in->dag], in->seq,
 					    in->release_ns, in->finish_ns, in->finish_ns - in->release_ns};
-		put_record(f, PD_RL_INSTANCE, &ri, sizeof(ri));
+		put_record(f, PD_RUNLOG_INSTANCE, &ri, sizeof(ri));
 	}
 	/* at the end of the run the agent logs the instances that never finished */
 	fflush(f);
 	s->unfinished_offset = (size_t)ftell(f);
 	for (size_t i = 0; i < s->n_inst; i++)
 		if (!s->inst[i].finished) {
-			struct pd_rl_instance ri = {s->inst[i].dag, 1, s->inst[i].seq, s->inst[i].release_ns, -1, -1};
-			put_record(f, PD_RL_INSTANCE, &ri, sizeof(ri));
+			struct pd_runlog_instance_rec ri = {s->inst[i].dag, 1, s->inst[i].seq, s->inst[i].release_ns, -1, -1};
+			put_record(f, PD_RUNLOG_INSTANCE, &ri, sizeof(ri));
 			/* and, as under the late policy resync, its sink skips it when the run drains: a
 			 * JOB record that executed nothing (docs/RUNLOG.md flag 0x4) */
 			int64_t at = s->end_ns - PD_NS_PER_MS;
-			struct pd_rl_job sk = {s->inst[i].dag == 0 ? 1u : 2u, 0, s->inst[i].seq, s->inst[i].release_ns, at, at,
-					       0, 0, task_cpu[s->inst[i].dag == 0 ? 1 : 2], PD_RL_JOB_SKIPPED};
-			put_record(f, PD_RL_JOB, &sk, sizeof(sk));
+			struct pd_runlog_job_rec sk = {s->inst[i].dag == 0 ? 1u : 2u, 0, s->inst[i].seq, s->inst[i].release_ns, at, at,
+					       0, 0, task_cpu[s->inst[i].dag == 0 ? 1 : 2], PD_RUNLOG_JOB_SKIPPED};
+			put_record(f, PD_RUNLOG_JOB, &sk, sizeof(sk));
 			s->n_skipped++;
 		}
-	put_record(f, PD_RL_OPP, &opp[2], sizeof(opp[2]));
-	put_record(f, PD_RL_OPP, &opp[3], sizeof(opp[3]));
-	struct pd_rl_gap gap = {1, 5, s->gap_from_ns, s->gap_to_ns};
-	put_record(f, PD_RL_GAP, &gap, sizeof(gap));
+	put_record(f, PD_RUNLOG_OPP, &opp[2], sizeof(opp[2]));
+	put_record(f, PD_RUNLOG_OPP, &opp[3], sizeof(opp[3]));
+	struct pd_runlog_gap_rec gap = {1, 5, s->gap_from_ns, s->gap_to_ns};
+	put_record(f, PD_RUNLOG_GAP, &gap, sizeof(gap));
 	fflush(f);
 	s->end_record_offset = (size_t)ftell(f);
-	struct pd_rl_end end = {s->end_ns, 0, 1000, 1000, 5000, 0, 0};
-	put_record(f, PD_RL_END, &end, sizeof(end));
+	struct pd_runlog_end_rec end = {s->end_ns, 0, 1000, 1000, 5000, 0, 0};
+	put_record(f, PD_RUNLOG_END, &end, sizeof(end));
 }
 
 static int cmp_inst(const void *a, const void *b)

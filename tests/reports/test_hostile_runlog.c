@@ -51,12 +51,12 @@ static void rec(struct lg *l, uint16_t type, const void *payload, uint32_t len)
 
 static void power(struct lg *l, int64_t t, uint32_t first, uint32_t n, int64_t v)
 {
-	unsigned char p[sizeof(struct pd_rl_power) + 8 * 8];
-	struct pd_rl_power h = {.t_ns = t, .first_rail = first, .n = n};
+	unsigned char p[sizeof(struct pd_runlog_power_rec) + 8 * 8];
+	struct pd_runlog_power_rec h = {.t_ns = t, .first_rail = first, .n = n};
 	memcpy(p, &h, sizeof(h));
 	for (uint32_t k = 0; k < n && k < 8; k++)
 		memcpy(p + sizeof(h) + 8 * k, &v, 8);
-	rec(l, PD_RL_POWER, p, (uint32_t)(sizeof(h) + 8 * (n < 8 ? n : 8)));
+	rec(l, PD_RUNLOG_POWER, p, (uint32_t)(sizeof(h) + 8 * (n < 8 ? n : 8)));
 }
 
 /* The synthetic run directory with its run.pdlog replaced by the header line plus l's records. */
@@ -127,19 +127,19 @@ static char *report_all(const struct syn_run *s)
 START_TEST(index_out_of_range)
 {
 	struct lg l = {0};
-	struct pd_rl_instance in = {.dag = 1000, .seq = 0, .release_ns = 0, .finish_ns = 10, .response_ns = 10};
-	rec(&l, PD_RL_INSTANCE, &in, sizeof(in));
-	struct pd_rl_job j = {.task = UINT32_MAX, .start_ns = 1, .end_ns = 2, .cpu_ns = 1};
-	rec(&l, PD_RL_JOB, &j, sizeof(j));
-	struct pd_rl_gap g = {.rail = 99, .start_ns = 0, .end_ns = 10};
-	rec(&l, PD_RL_GAP, &g, sizeof(g));
+	struct pd_runlog_instance_rec in = {.dag = 1000, .seq = 0, .release_ns = 0, .finish_ns = 10, .response_ns = 10};
+	rec(&l, PD_RUNLOG_INSTANCE, &in, sizeof(in));
+	struct pd_runlog_job_rec j = {.task = UINT32_MAX, .start_ns = 1, .end_ns = 2, .cpu_ns = 1};
+	rec(&l, PD_RUNLOG_JOB, &j, sizeof(j));
+	struct pd_runlog_gap_rec g = {.rail = 99, .start_ns = 0, .end_ns = 10};
+	rec(&l, PD_RUNLOG_GAP, &g, sizeof(g));
 	power(&l, 5, 2, 2, 1000); /* rails 2..3 of 3 */
-	struct pd_rl_opp o = {.kind = PD_RL_OPP_ACCEL, .index = 1000, .t_ns = 0, .freq_khz = 5};
-	rec(&l, PD_RL_OPP, &o, sizeof(o));
-	struct pd_rl_instance ok = {.dag = 0, .seq = 0, .release_ns = 0, .finish_ns = 10, .response_ns = 10};
-	rec(&l, PD_RL_INSTANCE, &ok, sizeof(ok));
-	struct pd_rl_end end = {.t_ns = 100};
-	rec(&l, PD_RL_END, &end, sizeof(end));
+	struct pd_runlog_opp_rec o = {.kind = PD_RUNLOG_OPP_ACCEL, .index = 1000, .t_ns = 0, .freq_khz = 5};
+	rec(&l, PD_RUNLOG_OPP, &o, sizeof(o));
+	struct pd_runlog_instance_rec ok = {.dag = 0, .seq = 0, .release_ns = 0, .finish_ns = 10, .response_ns = 10};
+	rec(&l, PD_RUNLOG_INSTANCE, &ok, sizeof(ok));
+	struct pd_runlog_end_rec end = {.t_ns = 100};
+	rec(&l, PD_RUNLOG_END, &end, sizeof(end));
 	struct syn_run *s = hostile_dir(&l);
 	pd_runlog *r = dump_all(s, 4); /* the OPP index is the report's to check (header arrays) */
 	ck_assert_uint_eq(pd_runlog_instance_count(r), 1);
@@ -158,29 +158,29 @@ END_TEST
 START_TEST(extreme_times)
 {
 	struct lg l = {0};
-	struct pd_rl_instance in = {.dag = 0, .seq = UINT64_MAX, .release_ns = INT64_MIN, .finish_ns = INT64_MAX,
+	struct pd_runlog_instance_rec in = {.dag = 0, .seq = UINT64_MAX, .release_ns = INT64_MIN, .finish_ns = INT64_MAX,
 				    .response_ns = INT64_MAX};
-	rec(&l, PD_RL_INSTANCE, &in, sizeof(in));
-	struct pd_rl_job j = {.task = 0, .release_ns = INT64_MIN, .start_ns = INT64_MIN, .end_ns = INT64_MAX,
+	rec(&l, PD_RUNLOG_INSTANCE, &in, sizeof(in));
+	struct pd_runlog_job_rec j = {.task = 0, .release_ns = INT64_MIN, .start_ns = INT64_MIN, .end_ns = INT64_MAX,
 			      .cpu_ns = INT64_MIN, .demand_ns = 1};
-	rec(&l, PD_RL_JOB, &j, sizeof(j));
-	struct pd_rl_gap g = {.rail = 0, .start_ns = INT64_MIN, .end_ns = INT64_MAX};
-	rec(&l, PD_RL_GAP, &g, sizeof(g));
+	rec(&l, PD_RUNLOG_JOB, &j, sizeof(j));
+	struct pd_runlog_gap_rec g = {.rail = 0, .start_ns = INT64_MIN, .end_ns = INT64_MAX};
+	rec(&l, PD_RUNLOG_GAP, &g, sizeof(g));
 	power(&l, INT64_MIN, 0, 3, 1000);
 	/* at the limit: kept, and every difference and sum the report takes still fits */
 	const int64_t M = PD_RUNLOG_MAX_ABS_NS;
-	struct pd_rl_instance in2 = {.dag = 1, .seq = 0, .release_ns = -M, .finish_ns = M, .response_ns = M};
-	rec(&l, PD_RL_INSTANCE, &in2, sizeof(in2));
-	struct pd_rl_job j2 = {.task = 0, .release_ns = -M, .start_ns = -M, .end_ns = M, .cpu_ns = M, .demand_ns = M};
-	rec(&l, PD_RL_JOB, &j2, sizeof(j2));
+	struct pd_runlog_instance_rec in2 = {.dag = 1, .seq = 0, .release_ns = -M, .finish_ns = M, .response_ns = M};
+	rec(&l, PD_RUNLOG_INSTANCE, &in2, sizeof(in2));
+	struct pd_runlog_job_rec j2 = {.task = 0, .release_ns = -M, .start_ns = -M, .end_ns = M, .cpu_ns = M, .demand_ns = M};
+	rec(&l, PD_RUNLOG_JOB, &j2, sizeof(j2));
 	for (int i = 0; i < 8; i++) { /* overlapping logged gaps: their total must not wrap */
-		struct pd_rl_gap g2 = {.rail = 1, .start_ns = -M, .end_ns = M};
-		rec(&l, PD_RL_GAP, &g2, sizeof(g2));
+		struct pd_runlog_gap_rec g2 = {.rail = 1, .start_ns = -M, .end_ns = M};
+		rec(&l, PD_RUNLOG_GAP, &g2, sizeof(g2));
 	}
 	power(&l, -M, 0, 3, 1000);
 	power(&l, M, 0, 3, 2000);
-	struct pd_rl_end end = {.t_ns = INT64_MAX};
-	rec(&l, PD_RL_END, &end, sizeof(end));
+	struct pd_runlog_end_rec end = {.t_ns = INT64_MAX};
+	rec(&l, PD_RUNLOG_END, &end, sizeof(end));
 	struct syn_run *s = hostile_dir(&l);
 	pd_runlog *r = dump_all(s, 5);
 	ck_assert_uint_eq(pd_runlog_instance_count(r), 1);
@@ -202,11 +202,11 @@ START_TEST(extreme_power)
 	power(&l, 1, 0, 3, INT64_MIN + 1);
 	power(&l, 2, 0, 3, PD_RUNLOG_MAX_ABS_UW); /* kept: 3 rails at the limit still sum within int64_t */
 	power(&l, 3, 0, 3, PD_RUNLOG_MAX_ABS_UW);
-	struct pd_rl_drop d = {.count = UINT64_MAX};
-	rec(&l, PD_RL_DROP, &d, sizeof(d));
-	rec(&l, PD_RL_DROP, &d, sizeof(d));
-	struct pd_rl_end end = {.t_ns = 10, .dropped_records = UINT64_MAX};
-	rec(&l, PD_RL_END, &end, sizeof(end));
+	struct pd_runlog_drop_rec d = {.count = UINT64_MAX};
+	rec(&l, PD_RUNLOG_DROP, &d, sizeof(d));
+	rec(&l, PD_RUNLOG_DROP, &d, sizeof(d));
+	struct pd_runlog_end_rec end = {.t_ns = 10, .dropped_records = UINT64_MAX};
+	rec(&l, PD_RUNLOG_END, &end, sizeof(end));
 	struct syn_run *s = hostile_dir(&l);
 	pd_runlog *r = dump_all(s, 2);
 	ck_assert_uint_eq(pd_runlog_power_count(r), 2);
@@ -229,10 +229,10 @@ START_TEST(empty_power_no_rails)
 	struct lg l = {0};
 	put(&l, hdr, sizeof(hdr) - 1);
 	power(&l, 0, 0, 0, 0);
-	struct pd_rl_instance in = {.dag = 0, .finish_ns = 1, .response_ns = 1};
-	rec(&l, PD_RL_INSTANCE, &in, sizeof(in));
+	struct pd_runlog_instance_rec in = {.dag = 0, .finish_ns = 1, .response_ns = 1};
+	rec(&l, PD_RUNLOG_INSTANCE, &in, sizeof(in));
 	in.dag = 1;
-	rec(&l, PD_RL_INSTANCE, &in, sizeof(in));
+	rec(&l, PD_RUNLOG_INSTANCE, &in, sizeof(in));
 	pd_err e = {0};
 	pd_runlog *r = pd_runlog_from_bytes(l.b, l.n, "t", &e);
 	ck_assert_msg(r, "%s", e.msg);

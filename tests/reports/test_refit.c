@@ -183,36 +183,36 @@ static void write_header(FILE *fp, const pd_plan *p, const struct fab *f)
 /* POWER ticks every 10 ms over [0, 3 s] (301 ticks) interleaved with the jobs in time order. */
 static void write_records(FILE *fp, const struct fab *f)
 {
-	struct pd_rl_opp o0 = {PD_RL_OPP_ISLAND, 0, 0, 500000}, o1 = {PD_RL_OPP_ISLAND, 0, RUN_NS, 500000};
-	put_record(fp, PD_RL_OPP, &o0, sizeof(o0));
+	struct pd_runlog_opp_rec o0 = {PD_RUNLOG_OPP_ISLAND, 0, 0, 500000}, o1 = {PD_RUNLOG_OPP_ISLAND, 0, RUN_NS, 500000};
+	put_record(fp, PD_RUNLOG_OPP, &o0, sizeof(o0));
 	int k = 0;
 	for (int64_t t = 0; t <= RUN_NS; t += 10 * PD_NS_PER_MS) {
 		while (k < N_INST && f->start[k][N_TASKS - 1] + f->exec[k][N_TASKS - 1] <= t) {
 			for (int i = 0; i < N_TASKS; i++) {
-				struct pd_rl_job j = {(uint32_t)i, 0, (uint64_t)k, (int64_t)k * PERIOD_NS, f->start[k][i],
+				struct pd_runlog_job_rec j = {(uint32_t)i, 0, (uint64_t)k, (int64_t)k * PERIOD_NS, f->start[k][i],
 						      f->start[k][i] + f->exec[k][i], f->exec[k][i], f->exec[k][i],
 						      task_cpu[i], 0};
-				put_record(fp, PD_RL_JOB, &j, sizeof(j));
+				put_record(fp, PD_RUNLOG_JOB, &j, sizeof(j));
 			}
 			int64_t fin = f->start[k][N_TASKS - 1] + f->exec[k][N_TASKS - 1];
-			struct pd_rl_instance in = {0, 0, (uint64_t)k, (int64_t)k * PERIOD_NS, fin, fin - (int64_t)k * PERIOD_NS};
-			put_record(fp, PD_RL_INSTANCE, &in, sizeof(in));
+			struct pd_runlog_instance_rec in = {0, 0, (uint64_t)k, (int64_t)k * PERIOD_NS, fin, fin - (int64_t)k * PERIOD_NS};
+			put_record(fp, PD_RUNLOG_INSTANCE, &in, sizeof(in));
 			k++;
 		}
 		if (f->no_power)
 			continue;
 		int w = t >= 2 * PD_NS_PER_S ? 2 : (int)(t / PD_NS_PER_S);
-		unsigned char buf[sizeof(struct pd_rl_power) + 16];
-		struct pd_rl_power ph = {t, 0, 2};
+		unsigned char buf[sizeof(struct pd_runlog_power_rec) + 16];
+		struct pd_runlog_power_rec ph = {t, 0, 2};
 		int64_t v[2] = {true_little_uw(f->window_u[w]), TRUE_BASE_UW};
 		memcpy(buf, &ph, sizeof(ph));
 		memcpy(buf + sizeof(ph), v, 16);
-		put_record(fp, PD_RL_POWER, buf, sizeof(buf));
+		put_record(fp, PD_RUNLOG_POWER, buf, sizeof(buf));
 	}
 	ck_assert_int_eq(k, N_INST); /* every instance finished inside the run */
-	put_record(fp, PD_RL_OPP, &o1, sizeof(o1));
-	struct pd_rl_end end = {RUN_NS + PD_NS_PER_MS, 0, 1000, 1000, 5000, 0, 0};
-	put_record(fp, PD_RL_END, &end, sizeof(end));
+	put_record(fp, PD_RUNLOG_OPP, &o1, sizeof(o1));
+	struct pd_runlog_end_rec end = {RUN_NS + PD_NS_PER_MS, 0, 1000, 1000, 5000, 0, 0};
+	put_record(fp, PD_RUNLOG_END, &end, sizeof(end));
 }
 
 static void fab_write(struct fab *f)

@@ -21,31 +21,31 @@ static char *write_log(const char *dir, size_t n, size_t *len)
 	char path[512];
 	snprintf(path, sizeof(path), "%s/t.pdlog", dir);
 	pd_err e = {0};
-	pd_rlw *w = pd_rlw_new();
+	pd_runlog_writer *w = pd_runlog_writer_new();
 	ck_assert_ptr_nonnull(w);
-	struct pd_rlw_ring *r = pd_rlw_add_ring(w, 128, 4096);
-	ck_assert_int_eq(pd_rlw_open(w, path, HDR, &e), 0);
+	struct pd_runlog_ring *r = pd_runlog_add_ring(w, 128, 4096);
+	ck_assert_int_eq(pd_runlog_writer_open(w, path, HDR, &e), 0);
 	for (size_t i = 0; i < n; i++) {
-		struct pd_rl_instance in = {.dag = 0, .miss = i == 3, .seq = i, .release_ns = (int64_t)i * 7,
+		struct pd_runlog_instance_rec in = {.dag = 0, .miss = i == 3, .seq = i, .release_ns = (int64_t)i * 7,
 					    .finish_ns = (int64_t)i * 7 + 3, .response_ns = 3};
-		ck_assert(pd_rlw_put(r, PD_RL_INSTANCE, &in, sizeof(in)));
-		struct pd_rl_job j = {.task = 0, .seq = i, .start_ns = (int64_t)i, .end_ns = (int64_t)i + 2, .cpu_ns = 2};
-		ck_assert(pd_rlw_put(r, PD_RL_JOB, &j, sizeof(j)));
-		unsigned char pw[sizeof(struct pd_rl_power) + 16];
-		struct pd_rl_power h = {.t_ns = (int64_t)i * 10, .first_rail = 0, .n = 2};
+		ck_assert(pd_runlog_put(r, PD_RUNLOG_INSTANCE, &in, sizeof(in)));
+		struct pd_runlog_job_rec j = {.task = 0, .seq = i, .start_ns = (int64_t)i, .end_ns = (int64_t)i + 2, .cpu_ns = 2};
+		ck_assert(pd_runlog_put(r, PD_RUNLOG_JOB, &j, sizeof(j)));
+		unsigned char pw[sizeof(struct pd_runlog_power_rec) + 16];
+		struct pd_runlog_power_rec h = {.t_ns = (int64_t)i * 10, .first_rail = 0, .n = 2};
 		int64_t v[2] = {1000000 + (int64_t)i, i == 2 ? PD_RUNLOG_NO_VALUE : 250000};
 		memcpy(pw, &h, sizeof(h));
 		memcpy(pw + sizeof(h), v, 16);
-		ck_assert(pd_rlw_put(r, PD_RL_POWER, pw, sizeof(pw)));
+		ck_assert(pd_runlog_put(r, PD_RUNLOG_POWER, pw, sizeof(pw)));
 	}
-	struct pd_rl_gap g = {.rail = 1, .err = 5, .start_ns = 20, .end_ns = 30};
-	pd_rlw_put(r, PD_RL_GAP, &g, sizeof(g));
-	struct pd_rl_opp o = {.kind = PD_RL_OPP_ISLAND, .index = 0, .freq_khz = 1200000};
-	pd_rlw_put(r, PD_RL_OPP, &o, sizeof(o));
+	struct pd_runlog_gap_rec g = {.rail = 1, .err = 5, .start_ns = 20, .end_ns = 30};
+	pd_runlog_put(r, PD_RUNLOG_GAP, &g, sizeof(g));
+	struct pd_runlog_opp_rec o = {.kind = PD_RUNLOG_OPP_ISLAND, .index = 0, .freq_khz = 1200000};
+	pd_runlog_put(r, PD_RUNLOG_OPP, &o, sizeof(o));
 	uint64_t future = 42;
-	pd_rlw_put(r, 999, &future, sizeof(future));
-	struct pd_rl_end end = {.t_ns = 1000};
-	ck_assert_int_eq(pd_rlw_close(w, &end, &e), 0);
+	pd_runlog_put(r, 999, &future, sizeof(future));
+	struct pd_runlog_end_rec end = {.t_ns = 1000};
+	ck_assert_int_eq(pd_runlog_writer_close(w, &end, &e), 0);
 	char *data;
 	ck_assert_int_eq(pd_read_file(path, &data, len, 0, &e), 0);
 	return data;
@@ -165,18 +165,18 @@ START_TEST(full_ring_drops_and_reports)
 	char path[512];
 	snprintf(path, sizeof(path), "%s/d.pdlog", dir);
 	pd_err e = {0};
-	pd_rlw *w = pd_rlw_new();
-	struct pd_rlw_ring *r = pd_rlw_add_ring(w, 80, 8);
-	ck_assert_int_eq(pd_rlw_open(w, path, HDR, &e), 0);
-	struct pd_rl_instance in = {0};
+	pd_runlog_writer *w = pd_runlog_writer_new();
+	struct pd_runlog_ring *r = pd_runlog_add_ring(w, 80, 8);
+	ck_assert_int_eq(pd_runlog_writer_open(w, path, HDR, &e), 0);
+	struct pd_runlog_instance_rec in = {0};
 	int ok = 0;
 	for (int i = 0; i < 20; i++)
-		ok += pd_rlw_put(r, PD_RL_INSTANCE, &in, sizeof(in));
+		ok += pd_runlog_put(r, PD_RUNLOG_INSTANCE, &in, sizeof(in));
 	ck_assert_int_eq(ok, 8); /* never blocks, never overwrites */
 	char big[200] = {0};
-	ck_assert(!pd_rlw_put(r, PD_RL_INSTANCE, big, sizeof(big))); /* larger than a slot */
-	struct pd_rl_end end = {0};
-	ck_assert_int_eq(pd_rlw_close(w, &end, &e), 0);
+	ck_assert(!pd_runlog_put(r, PD_RUNLOG_INSTANCE, big, sizeof(big))); /* larger than a slot */
+	struct pd_runlog_end_rec end = {0};
+	ck_assert_int_eq(pd_runlog_writer_close(w, &end, &e), 0);
 	ck_assert_uint_eq(end.dropped_records, 13);
 	pd_runlog *rl = pd_runlog_open(path, &e);
 	ck_assert_ptr_nonnull(rl);
@@ -185,9 +185,9 @@ START_TEST(full_ring_drops_and_reports)
 	ck_assert_uint_eq(pd_runlog_end(rl)->dropped_records, 13);
 	pd_runlog_free(rl);
 	/* a second run never overwrites a log */
-	pd_rlw *w2 = pd_rlw_new();
-	ck_assert_int_eq(pd_rlw_open(w2, path, HDR, &e), PD_EXIT_USAGE);
-	pd_rlw_close(w2, NULL, NULL);
+	pd_runlog_writer *w2 = pd_runlog_writer_new();
+	ck_assert_int_eq(pd_runlog_writer_open(w2, path, HDR, &e), PD_EXIT_USAGE);
+	pd_runlog_writer_close(w2, NULL, NULL);
 }
 END_TEST
 

@@ -51,7 +51,7 @@ int pd_test_policy(uint64_t seq, int64_t budget_ns)
 	return 0;
 }
 
-/* Always fails: the job is flagged PD_RL_JOB_FAILED. */
+/* Always fails: the job is flagged PD_RUNLOG_JOB_FAILED. */
 int pd_test_fail(uint64_t seq, int64_t budget_ns);
 int pd_test_fail(uint64_t seq, int64_t budget_ns)
 {
