@@ -15,7 +15,8 @@
  *
  * The searches over OPP vectors beyond the plain enumeration (the separable bound, the descent with
  * its group and exchange steps, the bound strengthening) are in heur_search.c; both files work on
- * struct heur (heur_impl.h).
+ * struct heur (heur_impl.h). This file stays ~690 lines: placement, repair and the local search
+ * move the same scratch solutions and incremental core loads, whose invariants read best together.
  */
 #include "optimizer/heur_impl.h"
 

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: MIT *
+ * Longer than ~600 lines: one suite per command, its cases share the fixtures above.
+ */
 /*
  * The optimizer on hand-checkable instances: the optimum OPP of independent tasks computed by hand,
  * the sqrt(C) deadline split of a chain on one core, accelerator placement when it saves power,

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: MIT *
+ * Longer than ~600 lines: one suite per command, its cases share the fixtures above.
+ */
 /*
  * `powerdag refit` and the report's "model error at the measured utilisation", on run directories
  * fabricated here: the plan through the plan API, the run log byte by byte in the documented format

@@ -1,4 +1,6 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: MIT *
+ * Longer than ~600 lines: one suite per command, its cases share the fixtures above.
+ */
 /*
  * End-to-end test of the board twin (slow, serial, needs root): `powerdag twin up` in a private
  * state dir / netns / subnet, then talk to it as the deployer (libssh with strict host-key
