@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT *
- * Longer than ~600 lines: one suite per command, its cases share the fixtures above.
+ * Longer than ~600 lines: one suite per command or component; its cases share its fixtures.
  */
 /*
  * The optimizer on hand-checkable instances: the optimum OPP of independent tasks computed by hand,

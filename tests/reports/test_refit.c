@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT *
- * Longer than ~600 lines: one suite per command, its cases share the fixtures above.
+ * Longer than ~600 lines: one suite per command or component; its cases share its fixtures.
  */
 /*
  * `powerdag refit` and the report's "model error at the measured utilisation", on run directories

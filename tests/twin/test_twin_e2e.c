@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT *
- * Longer than ~600 lines: one suite per command, its cases share the fixtures above.
+ * Longer than ~600 lines: one suite per command or component; its cases share its fixtures.
  */
 /*
  * End-to-end test of the board twin (slow, serial, needs root): `powerdag twin up` in a private
