@@ -1,7 +1,7 @@
-/* SPDX-License-Identifier: MIT *
- * Longer than ~600 lines: one suite per command or component; its cases share its fixtures.
- */
+/* SPDX-License-Identifier: MIT */
 /*
+ * Longer than ~600 lines: one suite per command or component; its cases share its fixtures.
+ *
  * The optimizer on hand-checkable instances: the optimum OPP of independent tasks computed by hand,
  * the sqrt(C) deadline split of a chain on one core, accelerator placement when it saves power,
  * infeasibility with the reason, the time limit, the slack objective, and "every plan written passes

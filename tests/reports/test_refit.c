@@ -1,7 +1,7 @@
-/* SPDX-License-Identifier: MIT *
- * Longer than ~600 lines: one suite per command or component; its cases share its fixtures.
- */
+/* SPDX-License-Identifier: MIT */
 /*
+ * Longer than ~600 lines: one suite per command or component; its cases share its fixtures.
+ *
  * `powerdag refit` and the report's "model error at the measured utilisation", on run directories
  * fabricated here: the plan through the plan API, the run log byte by byte in the documented format
  * (docs/RUNLOG.md), NOT through the agent's writer. Every expected number is recomputed in this file

@@ -1,7 +1,7 @@
-/* SPDX-License-Identifier: MIT *
- * Longer than ~600 lines: one suite per command or component; its cases share its fixtures.
- */
+/* SPDX-License-Identifier: MIT */
 /*
+ * Longer than ~600 lines: one suite per command or component; its cases share its fixtures.
+ *
  * End-to-end test of the board twin (slow, serial, needs root): `powerdag twin up` in a private
  * state dir / netns / subnet, then talk to it as the deployer (libssh with strict host-key
  * checking, SFTP) and the agent (libiio network backend) do, check that the rails follow the
