@@ -256,18 +256,19 @@ static void skip_job(struct pd_xtask *xt, uint64_t k, int64_t release_abs)
 		finish_instance(xt, k, now);
 }
 
-/* Wakes (or, rule 4, abandons for) every successor whose job k this completion made ready. */
+/* Wakes every successor whose job k this completion made ready, unless one of them must not be woken
+ * yet (rule 4): then instance k is abandoned and none is woken for it (rule 2: a thread is woken only
+ * for work it will do); they skip it at their next real wake-up. */
 static void wake_successors(struct pd_xtask *xt, uint64_t k, int64_t now)
 {
-	for (size_t s = 0; s < xt->t->n_succs; s++) {
-		struct pd_xtask *su = xt->succs[s];
-		if (!succ_ready(su, k))
-			continue;
-		if (now < atomic_load(&su->reanchor_until))
-			abandon_instance(xt->dag, k); /* su skips it at its next (real) wake-up */
-		else
-			kick(&su->wake);
-	}
+	for (size_t s = 0; s < xt->t->n_succs; s++)
+		if (succ_ready(xt->succs[s], k) && now < atomic_load(&xt->succs[s]->reanchor_until)) {
+			abandon_instance(xt->dag, k);
+			return;
+		}
+	for (size_t s = 0; s < xt->t->n_succs; s++)
+		if (succ_ready(xt->succs[s], k))
+			kick(&xt->succs[s]->wake);
 }
 
 /* Test seam (PD_AGENT_INJECT_OVERRUN, exec_test_inject_overrun): job inject_seq of this task runs

@@ -224,6 +224,14 @@ void sim_job_done(struct sim *s, uint32_t ti, uint64_t seq, bool skipped)
 			t->st.max_response_ns = resp;
 	}
 	bool kick = !sim_instance_over(s, t, seq); /* always true under queue */
+	for (size_t j = 0; kick && j < t->n_succs; j++) { /* rule 4: one successor must not be woken yet */
+		const struct sim_task *su = &s->tasks[t->succs[j]];
+		size_t at = sl * d->n_tasks + (t->succs[j] - d->first_task);
+		if (d->preds_left[at] == 1 && su->kind == PD_PLACE_CPU && !su->has_job && s->now < su->reanchor_until) {
+			d->skipped[sl] = true; /* the instance is abandoned, nobody is woken for it */
+			kick = false;
+		}
+	}
 	for (size_t j = 0; j < t->n_succs; j++) {
 		size_t su = t->succs[j];
 		size_t at = sl * d->n_tasks + (su - d->first_task);
