@@ -583,7 +583,10 @@ bool heur_try_vector(struct heur *h, double lb, double power_cap_w, struct opt_s
 			}
 			r = r2;
 		}
-		if (r > 1.0 && r < OPT_BALANCE_BELOW) { /* both constructions over cap: the island balance */
+		if (r > 1.0 && r < OPT_BALANCE_BELOW && opt_twin_pairs(in) + 1 < in->n_isl) {
+			/* both constructions over cap: the island balance (it trades runtime growth between
+			 * islands of different speed; between identical ones every move weighs the same and
+			 * the packer balances already: Xavier's four Carmel islands, ZCU102's one) */
 			opt_sol_copy(&h->keep, s, in);
 			place_balance(h, s);
 			spread_slots(in, s);
