@@ -471,16 +471,14 @@ static void place_capacity(struct heur *h, struct opt_sol *s)
 	free(qload), free(qmin), free(qbits);
 }
 
-/* Rounds of the island balance (each: deadlines for the placement so far, then the moves). */
-#define OPT_BALANCE_ROUNDS 2
 /* The balance runs when the constructions leave the max density below this (over cap): on the XU4
  * 120-task sets the vectors where it then packed were at 1.05-1.35; far above, the vector is
  * hopeless and the balance only costs its packs. */
 #define OPT_BALANCE_BELOW 1.5
 
 /* Moves of the island balance at fixed deadlines d_ns (CPU tasks of s on core 0 of their islands);
- * L: per island, its density over n_k cap. Returns the largest L at the end. */
-static double balance_moves(const struct opt_inst *in, struct opt_sol *s, double *L)
+ * L: per island, its density over n_k cap (kept up to date). */
+static void balance_moves(const struct opt_inst *in, struct opt_sol *s, double *L)
 {
 	for (size_t mv = 0; mv < in->n_tasks; mv++) {
 		size_t t = 0;
@@ -509,10 +507,6 @@ static double balance_moves(const struct opt_inst *in, struct opt_sol *s, double
 		L[t] -= ut_b;
 		L[bk] += uk_b;
 	}
-	double m = 0;
-	for (size_t k = 0; k < in->n_isl; k++)
-		m = opt_max(m, L[k]);
-	return m;
 }
 
 /*
@@ -523,37 +517,30 @@ static double balance_moves(const struct opt_inst *in, struct opt_sol *s, double
  * runtime grows least on a slow island, go there first), while that lowers the larger of the two.
  * A task moves only where its runtime fits its deadline, so every path still fits under those
  * deadlines and every island density is exact for them (no deadline rule per move: O(tasks x
- * islands) per move). New deadlines for the balanced placement shift the loads again: a few
- * rounds, the best kept (h->tmp is scratch). Why: at high load the capacity-aware construction fills the cheap island
- * (XU4 LITTLE) with the densest tasks first and ends ~10 % over cap on both islands of the XU4
- * 120-task sets, where this balance ends at ~0.91 (every such set then had a plan).
+ * islands) per move). One round: new deadlines for the balanced placement and the moves again
+ * never ended better on the XU4 80- and 120-task sets. Why: at high load the capacity-aware
+ * construction fills the cheap island (XU4 LITTLE) with the densest tasks first and ends ~10 % over
+ * cap on both islands of the XU4 120-task sets, where this balance ends at ~0.91 (every such set
+ * then had a plan).
  */
 static void place_balance(struct heur *h, struct opt_sol *s)
 {
 	const struct opt_inst *in = h->in;
-	int *keep_where = h->tmp.where; /* scratch: the best round's placement */
-	double *L = calloc(in->n_isl + 1, sizeof(double)), best = INFINITY;
+	double *L = calloc(in->n_isl + 1, sizeof(double));
 	if (!L)
 		return;
 	place_fastest(h, s);
-	memcpy(keep_where, s->where, in->n_tasks * sizeof(int));
-	for (int round = 0; round < OPT_BALANCE_ROUNDS; round++) {
-		for (size_t i = 0; i < in->n_tasks; i++)
-			if (s->where[i] >= 0)
-				s->where[i] = (int)in->isl_core0[in->core_isl[s->where[i]]];
-		if (opt_deadlines_fast(in, s, h->ws, h->slack_frac, 4) >= OPT_PATH_INFEASIBLE)
-			break;
-		memset(L, 0, in->n_isl * sizeof(double));
+	for (size_t i = 0; i < in->n_tasks; i++)
+		if (s->where[i] >= 0)
+			s->where[i] = (int)in->isl_core0[in->core_isl[s->where[i]]];
+	if (opt_deadlines_fast(in, s, h->ws, h->slack_frac, 4) < OPT_PATH_INFEASIBLE) {
 		for (size_t i = 0; i < in->n_tasks; i++)
 			if (s->where[i] >= 0) {
 				size_t k = in->core_isl[s->where[i]];
 				L[k] += (double)opt_exec_ns(in, s, i) / s->d_ns[i] / ((double)in->isl_ncores[k] * in->cap);
 			}
-		double m = balance_moves(in, s, L);
-		if (m < best)
-			best = m, memcpy(keep_where, s->where, in->n_tasks * sizeof(int));
+		balance_moves(in, s, L);
 	}
-	memcpy(s->where, keep_where, in->n_tasks * sizeof(int));
 	free(L);
 }
 
