@@ -15,7 +15,7 @@
  *
  * The searches over OPP vectors beyond the plain enumeration (the separable bound, the descent with
  * its group and exchange steps, the bound strengthening) are in heur_search.c; both files work on
- * struct heur (heur_impl.h). This file stays ~690 lines: placement, repair and the local search
+ * struct heur (heur_impl.h). This file stays ~780 lines: placement, repair and the local search
  * move the same scratch solutions and incremental core loads, whose invariants read best together.
  */
 #include "optimizer/heur_impl.h"
@@ -471,6 +471,79 @@ static void place_capacity(struct heur *h, struct opt_sol *s)
 	free(qload), free(qmin), free(qbits);
 }
 
+/* The balance runs when the constructions leave the max density below this (over cap): on the XU4
+ * 120-task sets the vectors where it then packed were at 1.05-1.35; far above, the vector is
+ * hopeless and the balance only costs its packs. */
+#define OPT_BALANCE_BELOW 1.5
+
+/* Moves of the island balance at fixed deadlines d_ns (CPU tasks of s on core 0 of their islands);
+ * L: per island, its density over n_k cap (kept up to date). */
+static void balance_moves(const struct opt_inst *in, struct opt_sol *s, double *L)
+{
+	for (size_t mv = 0; mv < in->n_tasks; mv++) {
+		size_t t = 0;
+		for (size_t k = 1; k < in->n_isl; k++)
+			if (L[k] > L[t])
+				t = k;
+		double best = 0, ut_b = 0, uk_b = 0;
+		long bi = -1;
+		size_t bk = 0;
+		for (size_t i = 0; i < in->n_tasks; i++) {
+			if (s->where[i] < 0 || in->core_isl[s->where[i]] != t)
+				continue;
+			double ut = (double)opt_exec_ns(in, s, i) / s->d_ns[i] / ((double)in->isl_ncores[t] * in->cap);
+			for (size_t k = 0; k < in->n_isl; k++) {
+				double q = k == t ? INFINITY : (double)runtime_at(in, i, k, s->isl_opp[k]);
+				if (!(q <= s->d_ns[i]))
+					continue; /* the deadline must hold the runtime there: paths stay as they are */
+				double uk = q / s->d_ns[i] / ((double)in->isl_ncores[k] * in->cap);
+				if (L[k] + uk < L[t] - 1e-12 && ut / uk > best)
+					best = ut / uk, bi = (long)i, bk = k, ut_b = ut, uk_b = uk;
+			}
+		}
+		if (bi < 0)
+			break;
+		s->where[bi] = (int)in->isl_core0[bk];
+		L[t] -= ut_b;
+		L[bk] += uk_b;
+	}
+}
+
+/*
+ * Island balance (min-max of the island densities): from the fastest placement, island-level
+ * deadlines (every CPU task on core 0 of its island, the fast rules), then CPU tasks move off the
+ * fullest island (density over n_k cap), the move with the most relief there per unit of density
+ * added on the other island first (fractional-knapsack order: overhead-dominated tasks, whose
+ * runtime grows least on a slow island, go there first), while that lowers the larger of the two.
+ * A task moves only where its runtime fits its deadline, so every path still fits under those
+ * deadlines and every island density is exact for them (no deadline rule per move: O(tasks x
+ * islands) per move). One round: new deadlines for the balanced placement and the moves again
+ * never ended better on the XU4 80- and 120-task sets. Why: at high load the capacity-aware
+ * construction fills the cheap island (XU4 LITTLE) with the densest tasks first and ends ~10 % over
+ * cap on both islands of the XU4 120-task sets, where this balance ends at ~0.91 (every such set
+ * then had a plan).
+ */
+static void place_balance(struct heur *h, struct opt_sol *s)
+{
+	const struct opt_inst *in = h->in;
+	double *L = calloc(in->n_isl + 1, sizeof(double));
+	if (!L)
+		return;
+	place_fastest(h, s);
+	for (size_t i = 0; i < in->n_tasks; i++)
+		if (s->where[i] >= 0)
+			s->where[i] = (int)in->isl_core0[in->core_isl[s->where[i]]];
+	if (opt_deadlines_fast(in, s, h->ws, h->slack_frac, 4) < OPT_PATH_INFEASIBLE) {
+		for (size_t i = 0; i < in->n_tasks; i++)
+			if (s->where[i] >= 0) {
+				size_t k = in->core_isl[s->where[i]];
+				L[k] += (double)opt_exec_ns(in, s, i) / s->d_ns[i] / ((double)in->isl_ncores[k] * in->cap);
+			}
+		balance_moves(in, s, L);
+	}
+	free(L);
+}
+
 /* Tries the vector of h->cur (whose where[] holds the cheapest placement); updates best when a
  * better feasible plan is found. Returns true when the vector was solved exactly (its LB attained):
  * the cheapest placement packed. Otherwise: fastest placement, repair if needed, then improve. */
@@ -496,6 +569,19 @@ bool heur_try_vector(struct heur *h, double lb, double power_cap_w, struct opt_s
 				r2 = opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s);
 			}
 			r = r2;
+		}
+		if (r > 1.0 && r < OPT_BALANCE_BELOW && opt_twin_pairs(in) + 1 < in->n_isl) {
+			/* both constructions over cap: the island balance (it trades runtime growth between
+			 * islands of different speed; between identical ones every move weighs the same and
+			 * the packer balances already: Xavier's four Carmel islands, ZCU102's one) */
+			opt_sol_copy(&h->keep, s, in);
+			place_balance(h, s);
+			spread_slots(in, s);
+			double r2 = opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s);
+			if (r2 < r)
+				r = r2;
+			else
+				opt_sol_copy(s, &h->keep, in);
 		}
 		if (r > 1.0 && r < OPT_LP_POLISH_BELOW)
 			r = opt_pack(in, s, h->ws, h->slack_frac, true, h->deadline_s);
