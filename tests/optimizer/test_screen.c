@@ -165,8 +165,11 @@ END_TEST
  * over all ids), and at every canonical vector the screening bound, with its symmetry rows for the
  * islands at equal OPPs, is finite exactly where some assignment fits and never above the best
  * assignment found by enumerating all 27 (one core per island and no precedences: an island's tasks
- * fit iff their runtimes over the period sum to at most cap). Seen failing with the symmetry row
- * written over the wrong twin (a_ik <= sum_{j<i} a_jk): (1, 1, 1) became infeasible. */
+ * fit iff their runtimes over the period sum to at most cap). At 1000 MHz the 6- and 5-ms tasks need
+ * more than half a core and all three more than a third, so the cardinality rows (at most one / two
+ * of them per core) are in play too. Seen failing with the symmetry row written over the wrong twin
+ * (a_ik <= sum_{j<i} a_jk) and with the cardinality rows' limit one lower: (1, 1, 1) became
+ * infeasible. */
 START_TEST(symmetric_islands_canonical_and_valid)
 {
 	char plat[1024];
