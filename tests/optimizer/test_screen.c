@@ -70,15 +70,19 @@ START_TEST(one_island_bound_is_exact)
 }
 END_TEST
 
-/* Three tasks C = 6 ms at 1000 MHz need density >= 1.8 of the island's 1.9: feasible, but not once
- * 10 % of the capacity is held back (1.71); restoring it makes the vector feasible again. */
+/* Six tasks C = 3 ms at 1000 MHz need density >= 1.8 of the island's 1.9 (three per core, 0.9 each):
+ * feasible, but not once 10 % of the capacity is held back (1.71); restoring it makes the vector
+ * feasible again. */
 START_TEST(shrink_holds_capacity_back)
 {
 	struct fixture f;
 	setup(&f, pd_to_load("dags:\n"
-			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 6ms}]}\n"
-			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 6ms}]}\n"
-			     "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 6ms}]}\n",
+			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 3ms}]}\n"
+			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 3ms}]}\n"
+			     "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 3ms}]}\n"
+			     "  - {name: d, period: 10ms, tasks: [{name: t, wcet: 3ms}]}\n"
+			     "  - {name: e, period: 10ms, tasks: [{name: t, wcet: 3ms}]}\n"
+			     "  - {name: f, period: 10ms, tasks: [{name: t, wcet: 3ms}]}\n",
 			     pd_to_plat2));
 	bool inf = false;
 	ck_assert(isfinite(screen(&f, 1, &inf)));
@@ -89,6 +93,31 @@ START_TEST(shrink_holds_capacity_back)
 	ck_assert(isfinite(screen(&f, 1, &inf)));
 	opt_screen_shrink(f.S, 0);
 	ck_assert(isfinite(screen(&f, 1, &inf)));
+	teardown(&f);
+}
+END_TEST
+
+/* Three tasks C = 6 ms per 10 ms at 1000 MHz fit the island's aggregate capacity (1.8 of 1.9), but
+ * each needs more than half a core, so no two share one of the two cores: the cardinality rows make
+ * the relaxation infeasible (before them its bound was finite); with one task less it is feasible. */
+START_TEST(cardinality_rows_see_half_core_tasks)
+{
+	struct fixture f;
+	setup(&f, pd_to_load("dags:\n"
+			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 6ms}]}\n"
+			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 6ms}]}\n"
+			     "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 6ms}]}\n",
+			     pd_to_plat2));
+	bool inf = false;
+	ck_assert(isinf(screen(&f, 1, &inf)));
+	ck_assert(inf);
+	teardown(&f);
+	setup(&f, pd_to_load("dags:\n"
+			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 6ms}]}\n"
+			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 6ms}]}\n",
+			     pd_to_plat2));
+	ck_assert_double_eq_tol(screen(&f, 1, &inf), 1 + 2 * 0.2 + 2 * 0.8 * 0.6, 1e-9);
+	ck_assert(!inf);
 	teardown(&f);
 }
 END_TEST
@@ -232,6 +261,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, one_island_bound_is_exact);
 	tcase_add_test(tc, shrink_holds_capacity_back);
+	tcase_add_test(tc, cardinality_rows_see_half_core_tasks);
 	tcase_add_test(tc, infeasibility_is_monotone);
 	tcase_add_test(tc, bound_below_proven_optimum);
 	tcase_add_test(tc, symmetric_islands_canonical_and_valid);
