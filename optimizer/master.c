@@ -48,8 +48,33 @@ static double vector_bound(const struct opt_inst *in, struct opt_sol *s)
 	return p;
 }
 
+/* The smallest idle power of any vector: base, plus every island's and accelerator's cheapest idle. */
+static double min_idle_w(const struct opt_inst *in)
+{
+	double p = in->base_w;
+	for (size_t k = 0; k < in->n_isl; k++) {
+		double m = INFINITY;
+		for (size_t j = 0; j < in->isl_nopp[k]; j++)
+			m = fmin(m, (double)in->isl_ncores[k] * in->idle_w[k][j]);
+		p += m;
+	}
+	for (size_t a = 0; a < in->n_acc; a++) {
+		double m = INFINITY;
+		for (size_t j = 0; j < in->acc_nopp[a]; j++)
+			m = fmin(m, in->acc_idle_w[a][j]);
+		p += m;
+	}
+	return p;
+}
+
+/* Share of a vector's time that the island search's branch and bound gets (small sets); the island
+ * MILP gets the rest. On Xavier's 20-task sets the branch and bound closes the hard vector in about
+ * 300 nodes (2 s) where the MILP hardly moves its bound: with half the share it ran out at ~160. */
+#define OPT_BB_SHARE 0.9
+
 struct vec {
-	size_t id;
+	size_t id;  /* vector id (opt_vector_decode) */
+	size_t pos; /* index in the list of canonical vectors (M->scr_lb) */
 	double lb;
 };
 
@@ -64,7 +89,9 @@ static int cmp_vec(const void *a, const void *b)
 static bool dominated_infeasible(const struct master *M, const struct opt_sol *s, struct opt_sol *tmp)
 {
 	const struct opt_inst *in = M->in;
-	for (size_t j = 0; j < M->n_infeas; j++) {
+	/* a scan of the first 512 is enough in practice (any subset keeps the test valid), and keeps
+	 * it linear on Xavier's many canonical vectors */
+	for (size_t j = 0; j < M->n_infeas && j < 512; j++) {
 		opt_vector_decode(in, tmp, M->infeas[j]);
 		bool dom = true;
 		for (size_t k = 0; dom && k < in->n_isl; k++)
@@ -90,8 +117,8 @@ static void screen_vectors(struct master *M, struct vec *vs, size_t nv, const st
 		M->scr_lb = malloc(nv * sizeof(double));
 		M->infeas = malloc(nv * sizeof(size_t));
 		M->scr = opt_screen_new(in);
-		for (size_t id = 0; M->scr_lb && id < nv; id++)
-			M->scr_lb[id] = NAN;
+		for (size_t pos = 0; M->scr_lb && pos < nv; pos++)
+			M->scr_lb[pos] = NAN;
 	}
 	if (!M->scr_lb || !M->infeas || !M->scr || opt_sol_init(&s, in))
 		return;
@@ -101,8 +128,8 @@ static void screen_vectors(struct master *M, struct vec *vs, size_t nv, const st
 	}
 	double cut = cut_w(in, inc);
 	for (size_t j = 0; j < nv && vs[j].lb < cut; j++) {
-		size_t id = vs[j].id;
-		if (isnan(M->scr_lb[id]) && opt_now_s() < screen_dl) {
+		size_t id = vs[j].id, pos = vs[j].pos;
+		if (isnan(M->scr_lb[pos]) && opt_now_s() < screen_dl) {
 			opt_vector_decode(in, &s, id);
 			bool inf = dominated_infeasible(M, &s, &tmp);
 			double b = inf ? INFINITY
@@ -110,10 +137,10 @@ static void screen_vectors(struct master *M, struct vec *vs, size_t nv, const st
 			if (inf)
 				M->infeas[M->n_infeas++] = id;
 			if (b > -INFINITY || inf) /* -INFINITY: no LP optimum in time, screen again later */
-				M->scr_lb[id] = b;
+				M->scr_lb[pos] = b;
 		}
-		if (!isnan(M->scr_lb[id]))
-			vs[j].lb = fmax(vs[j].lb, M->scr_lb[id]);
+		if (!isnan(M->scr_lb[pos]))
+			vs[j].lb = fmax(vs[j].lb, M->scr_lb[pos]);
 	}
 	qsort(vs, nv, sizeof(*vs), cmp_vec);
 	opt_sol_free(&s);
@@ -265,7 +292,14 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 	struct master *V = per_core ? C : M;   /* the master solved per vector */
 	struct master *P = per_core ? NULL : C; /* exact packing checks of V's island assignments */
 	size_t nv = opt_vector_count(in);
-	if (nv > OPT_VECTOR_LIMIT) { /* one master with free OPP binaries */
+	size_t *canon = NULL; /* with identical islands: the canonical vectors only (symmetry.c) */
+	if (nv > OPT_VECTOR_LIMIT && opt_twin_pairs(in)) {
+		size_t nc = opt_canonical_vectors(in, NULL, OPT_CANON_LIMIT);
+		canon = nc != SIZE_MAX ? malloc(nc * sizeof(size_t)) : NULL;
+		if (canon)
+			nv = opt_canonical_vectors(in, canon, nc);
+	}
+	if (nv > OPT_VECTOR_LIMIT && !canon) { /* one master with free OPP binaries */
 		if (inc->ok)
 			glp_set_row_bnds(M->lp, M->cutoff_row, GLP_UP, 0, cut_w(in, inc) - in->base_w);
 		opt_mst_mip(M, deadline_s, finished);
@@ -283,13 +317,20 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 	/* each vector's bound: the stronger of "cheapest option per task" and the capacity-aware
 	 * Lagrangian bound (bound.c); both valid, so pruning at the incumbent stays exact */
 	struct opt_bound *lag = opt_bound_new(in);
-	for (size_t id = 0; id < nv; id++) {
+	/* idle power plus every task's cheapest option at any OPP: valid and O(islands) per vector, so
+	 * on Xavier's half a million canonical vectors only those it leaves below the incumbent get the
+	 * per-task bounds */
+	double sep = opt_quick_bound(in) - min_idle_w(in);
+	for (size_t pos = 0; pos < nv; pos++) {
+		size_t id = canon ? canon[pos] : pos;
 		opt_vector_decode(in, &s, id);
 		/* only canonical vectors (symmetry.c): the others have an equivalent among them */
-		double lb = opt_vector_canonical(in, &s) ? vector_bound(in, &s) : INFINITY;
+		double lb = opt_vector_canonical(in, &s) ? opt_vector_idle_w(in, &s) + sep : INFINITY;
+		if (isfinite(lb) && (!inc->ok || lb < inc->power_w))
+			lb = fmax(lb, vector_bound(in, &s));
 		if (lag && isfinite(lb) && (!inc->ok || lb < inc->power_w) && opt_now_s() < deadline_s)
 			lb = fmax(lb, opt_bound_vector(lag, &s, inc->ok ? inc->power_w : INFINITY));
-		vs[id] = (struct vec){id, lb};
+		vs[pos] = (struct vec){id, pos, lb};
 	}
 	opt_bound_free(lag);
 	qsort(vs, nv, sizeof(*vs), cmp_vec);
@@ -317,9 +358,9 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 		/* later vectors must leave time: at most half of what is left, at least 0.2 s */
 		double left = deadline_s - opt_now_s();
 		double dl = opt_now_s() + fmax(fmin(left, 0.2), 0.5 * left);
-		/* small sets: the branch and bound on the screening LP first, half of the vector's share */
+		/* small sets: the branch and bound on the screening LP first, OPT_BB_SHARE of the vector's share */
 		if (!per_core && in->n_tasks <= OPT_PER_CORE_TASKS &&
-		    opt_mst_vector_bb(M, P, &s, inc, opt_now_s() + 0.5 * (dl - opt_now_s())) == INFINITY) {
+		    opt_mst_vector_bb(M, P, &s, inc, opt_now_s() + OPT_BB_SHARE * (dl - opt_now_s())) == INFINITY) {
 			ob[j] = INFINITY;
 			continue;
 		}
@@ -352,6 +393,7 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 	rc = 0;
 out:
 	free(vs);
+	free(canon);
 	opt_mst_cand_free(&cd);
 	opt_sol_free(&s);
 	opt_sol_free(&tmp);

@@ -203,6 +203,10 @@ double opt_now_s(void);
 /* Above this many OPP vectors (islands x GPUs), vectors are searched by coordinate descent and the
  * exact mode solves one master with the OPP binaries free instead of one master per vector. */
 #define OPT_VECTOR_LIMIT 20000
+/* The exact mode searches vector by vector when the canonical vectors (symmetry.c) are at most this
+ * many (Xavier: 4 identical Carmel islands x 29 OPPs and 14 GPU OPPs = 503440 of 9.9 million), since
+ * a cheap idle-plus-separable bound leaves only the few near the incumbent to bound further. */
+#define OPT_CANON_LIMIT 1000000
 /* Up to this many tasks the exact mode first spends OPT_PER_CORE_SHARE of its time solving each OPP
  * vector with the core-level master directly (its optimum packs by construction), then runs the
  * island master plus exact packing checks; the larger of the two valid bounds is reported. */
@@ -226,6 +230,9 @@ bool opt_option_fits(const struct opt_inst *in, const struct opt_sol *s, size_t 
 int opt_symmetry_build(struct opt_inst *in);
 bool opt_vector_canonical(const struct opt_inst *in, const struct opt_sol *s);
 size_t opt_twin_pairs(const struct opt_inst *in);
+/* The canonical vectors' ids in increasing order into ids[0..cap) (ids may be NULL to count);
+ * returns their number, or SIZE_MAX when there are more than cap (or on allocation failure). */
+size_t opt_canonical_vectors(const struct opt_inst *in, size_t *ids, size_t cap);
 /* Time kept back from --time-limit for the final evaluation and the steps that are not interrupted
  * mid-way (optimize.c). */
 #define OPT_RESERVE_S 0.25

@@ -36,6 +36,8 @@
 /* The cut pool is dropped and rebuilt from the static tangents when it grows past this many rows
  * per task (an LP that only grows would make every later vector slower). */
 #define SCREEN_ROWS_PER_TASK 60
+/* Cardinality rows per island: p = 1 .. CARD_P. */
+#define CARD_P 2
 
 struct opt_screen {
 	const struct opt_inst *in;
@@ -47,6 +49,8 @@ struct opt_screen {
 	int *srv;        /* [s]: utilisation row */
 	int *path0;      /* [i]: first path row of task i (one per predecessor, or one) */
 	int *F;          /* [i] */
+	int *card;       /* [k * CARD_P + p - 1]: at most p n_k tasks of density > cap / (p + 1) on k */
+	int *sym;        /* [i * n_isl + k]: a_ik <= sum_{j<i} a_jp, p = k's previous twin (0: none) */
 	int n_static;    /* rows up to here survive a pool reset */
 	double idle_w;   /* idle power of the vector set last (added to every LP value) */
 	int *ind;
@@ -163,6 +167,32 @@ static void path_rows(struct opt_screen *S, const struct opt_sol *s)
 	}
 }
 
+/*
+ * Symmetry of identical islands at equal OPPs (symmetry.c): when island k and its previous twin p run
+ * the same OPP at the vector, swapping their tasks maps every plan to an equivalent one, so it is
+ * enough to search the assignments where p's lowest task index is below k's (islands ordered by their
+ * first task, empty ones last): a_ik <= sum_{j<i} a_jp for every task i. Along a run of equal twins
+ * these rows hold together for that ordering, so every plan keeps an equivalent that satisfies them
+ * and every bound and closure stays valid. Without them the branch and bound on Xavier (four Carmel
+ * islands, most often at one level) searched each assignment up to 24 times. Rows are free (GLP_FR)
+ * at vectors where the two OPPs differ.
+ */
+static void sym_rows(struct opt_screen *S)
+{
+	const struct opt_inst *in = S->in;
+	for (size_t k = 0; k < in->n_isl; k++) {
+		long p = in->isl_prev_twin[k];
+		for (size_t i = 0; p >= 0 && i < in->n_tasks; i++) {
+			int n = 0;
+			S->ind[++n] = S->a[i * in->n_isl + k], S->val[n] = 1.0;
+			for (size_t j = 0; j < i; j++)
+				S->ind[++n] = S->a[j * in->n_isl + (size_t)p], S->val[n] = -1.0;
+			S->sym[i * in->n_isl + k] = row(S->lp, GLP_UP, 0.0, n, S->ind, S->val);
+			glp_set_row_bnds(S->lp, S->sym[i * in->n_isl + k], GLP_FR, 0, 0);
+		}
+	}
+}
+
 static void build_rows(struct opt_screen *S)
 {
 	const struct opt_inst *in = S->in;
@@ -170,7 +200,12 @@ static void build_rows(struct opt_screen *S)
 		S->cap[k] = row(S->lp, GLP_UP, (double)in->isl_ncores[k] * in->cap, 0, S->ind, S->val);
 	for (size_t s = 0; s < in->n_srv; s++)
 		S->srv[s] = row(S->lp, GLP_UP, 1.0, 0, S->ind, S->val);
+	for (size_t k = 0; k < in->n_isl; k++)
+		for (int p = 1; p <= CARD_P; p++)
+			S->card[k * CARD_P + (size_t)p - 1] =
+				row(S->lp, GLP_UP, (double)(p * (int)in->isl_ncores[k]), 0, S->ind, S->val);
 	path_rows(S, NULL);
+	sym_rows(S);
 }
 
 struct opt_screen *opt_screen_new(const struct opt_inst *in)
@@ -182,12 +217,13 @@ struct opt_screen *opt_screen_new(const struct opt_inst *in)
 		return NULL;
 	S->in = in;
 	S->a = calloc(nik, sizeof(int)), S->d = calloc(nik, sizeof(int)), S->v = calloc(nik, sizeof(int));
-	S->dlo = calloc(nik, sizeof(int)), S->z = calloc(nis, sizeof(int));
+	S->dlo = calloc(nik, sizeof(int)), S->z = calloc(nis, sizeof(int)), S->sym = calloc(nik, sizeof(int));
+	S->card = calloc(in->n_isl * CARD_P + 1, sizeof(int));
 	S->cap = calloc(in->n_isl + 1, sizeof(int)), S->srv = calloc(in->n_srv + 1, sizeof(int));
 	S->path0 = calloc(in->n_tasks + 1, sizeof(int)), S->F = calloc(in->n_tasks + 1, sizeof(int));
 	S->ind = calloc(wide + 1, sizeof(int)), S->val = calloc(wide + 1, sizeof(double));
 	S->lp = glp_create_prob();
-	if (!S->a || !S->d || !S->v || !S->dlo || !S->z || !S->cap || !S->srv || !S->path0 || !S->F || !S->ind ||
+	if (!S->a || !S->d || !S->v || !S->dlo || !S->z || !S->sym || !S->card || !S->cap || !S->srv || !S->path0 || !S->F || !S->ind ||
 	    !S->val || !S->lp) {
 		opt_screen_free(S);
 		return NULL;
@@ -211,9 +247,30 @@ void opt_screen_free(struct opt_screen *S)
 		return;
 	if (S->lp)
 		glp_delete_prob(S->lp);
-	free(S->a), free(S->d), free(S->v), free(S->dlo), free(S->z), free(S->cap), free(S->srv);
+	free(S->a), free(S->d), free(S->v), free(S->dlo), free(S->z), free(S->sym), free(S->card), free(S->cap), free(S->srv);
 	free(S->path0), free(S->F), free(S->ind), free(S->val), free(S->x);
 	free(S);
+}
+
+/*
+ * Bin-packing cardinality rows of island k at vector s: a task on k has density Q / d >= Q / hi
+ * (hi: its longest possible deadline), and a core holds at most p tasks whose density exceeds
+ * cap / (p + 1), so island k holds at most p n_k of them. Valid for every plan; the island capacity
+ * row alone lets two such tasks share what is in fact one core each (Xavier's Carmel islands at their
+ * lowest OPPs, where most tasks need more than half a core).
+ */
+static void card_rows(struct opt_screen *S, const struct opt_sol *s, size_t k)
+{
+	const struct opt_inst *in = S->in;
+	for (int p = 1; p <= CARD_P; p++) {
+		int n = 0;
+		for (size_t i = 0; i < in->n_tasks; i++) {
+			double u = (double)runtime_at(in, i, k, s->isl_opp[k]) / opt_longest_d(in, i);
+			if (u > in->cap / (p + 1) * (1 + 1e-9))
+				S->ind[++n] = S->a[i * in->n_isl + k], S->val[n] = 1.0;
+		}
+		glp_set_mat_row(S->lp, S->card[k * CARD_P + (size_t)p - 1], n, S->ind, S->val);
+	}
 }
 
 /* Puts the OPP-dependent coefficients of vector s into the LP: objective, single-core rows,
@@ -238,6 +295,11 @@ static void set_vector(struct opt_screen *S, const struct opt_sol *s)
 			S->ind[++n] = S->v[ik], S->val[n] = ms(C);
 		}
 		glp_set_mat_row(S->lp, S->cap[k], n, S->ind, S->val);
+		card_rows(S, s, k);
+		long p = in->isl_prev_twin[k];
+		bool same = p >= 0 && s->isl_opp[p] == s->isl_opp[k];
+		for (size_t i = 0; p >= 0 && i < in->n_tasks; i++)
+			glp_set_row_bnds(S->lp, S->sym[i * in->n_isl + k], same ? GLP_UP : GLP_FR, 0, 0);
 	}
 	for (size_t v = 0; v < in->n_srv; v++) {
 		int n = 0;

@@ -14,6 +14,7 @@
  */
 #include "optimizer/opt_impl.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 static bool identical(const struct opt_inst *in, size_t k, size_t j)
@@ -61,5 +62,47 @@ size_t opt_twin_pairs(const struct opt_inst *in)
 	size_t n = 0;
 	for (size_t k = 0; k < in->n_isl; k++)
 		n += in->isl_prev_twin[k] >= 0;
+	return n;
+}
+
+/* Odometer over the islands' and accelerators' OPPs in id order (opt_vector_decode's mixed radix,
+ * island 0 fastest); false after the last vector. */
+static bool next_vector(const struct opt_inst *in, size_t *isl, size_t *acc)
+{
+	for (size_t k = 0; k < in->n_isl; k++) {
+		if (++isl[k] < in->isl_nopp[k])
+			return true;
+		isl[k] = 0;
+	}
+	for (size_t a = 0; a < in->n_acc; a++) {
+		if (++acc[a] < in->acc_nopp[a])
+			return true;
+		acc[a] = 0;
+	}
+	return false;
+}
+
+size_t opt_canonical_vectors(const struct opt_inst *in, size_t *ids, size_t cap)
+{
+	size_t *isl = calloc(in->n_isl + in->n_acc + 1, sizeof(size_t));
+	if (!isl)
+		return SIZE_MAX;
+	size_t *acc = isl + in->n_isl, n = 0, id = 0;
+	do {
+		bool canon = true;
+		for (size_t k = 0; canon && k < in->n_isl; k++)
+			canon = in->isl_prev_twin[k] < 0 || isl[in->isl_prev_twin[k]] <= isl[k];
+		if (canon) {
+			if (n >= cap) {
+				n = SIZE_MAX;
+				break;
+			}
+			if (ids)
+				ids[n] = id;
+			n++;
+		}
+		id++;
+	} while (next_vector(in, isl, acc));
+	free(isl);
 	return n;
 }

@@ -11,6 +11,8 @@
 #include "pd_test.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 
 struct fixture {
 	pd_plan *plan;
@@ -68,15 +70,19 @@ START_TEST(one_island_bound_is_exact)
 }
 END_TEST
 
-/* Three tasks C = 6 ms at 1000 MHz need density >= 1.8 of the island's 1.9: feasible, but not once
- * 10 % of the capacity is held back (1.71); restoring it makes the vector feasible again. */
+/* Six tasks C = 3 ms at 1000 MHz need density >= 1.8 of the island's 1.9 (three per core, 0.9 each):
+ * feasible, but not once 10 % of the capacity is held back (1.71); restoring it makes the vector
+ * feasible again. */
 START_TEST(shrink_holds_capacity_back)
 {
 	struct fixture f;
 	setup(&f, pd_to_load("dags:\n"
-			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 6ms}]}\n"
-			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 6ms}]}\n"
-			     "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 6ms}]}\n",
+			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 3ms}]}\n"
+			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 3ms}]}\n"
+			     "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 3ms}]}\n"
+			     "  - {name: d, period: 10ms, tasks: [{name: t, wcet: 3ms}]}\n"
+			     "  - {name: e, period: 10ms, tasks: [{name: t, wcet: 3ms}]}\n"
+			     "  - {name: f, period: 10ms, tasks: [{name: t, wcet: 3ms}]}\n",
 			     pd_to_plat2));
 	bool inf = false;
 	ck_assert(isfinite(screen(&f, 1, &inf)));
@@ -87,6 +93,31 @@ START_TEST(shrink_holds_capacity_back)
 	ck_assert(isfinite(screen(&f, 1, &inf)));
 	opt_screen_shrink(f.S, 0);
 	ck_assert(isfinite(screen(&f, 1, &inf)));
+	teardown(&f);
+}
+END_TEST
+
+/* Three tasks C = 6 ms per 10 ms at 1000 MHz fit the island's aggregate capacity (1.8 of 1.9), but
+ * each needs more than half a core, so no two share one of the two cores: the cardinality rows make
+ * the relaxation infeasible (before them its bound was finite); with one task less it is feasible. */
+START_TEST(cardinality_rows_see_half_core_tasks)
+{
+	struct fixture f;
+	setup(&f, pd_to_load("dags:\n"
+			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 6ms}]}\n"
+			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 6ms}]}\n"
+			     "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 6ms}]}\n",
+			     pd_to_plat2));
+	bool inf = false;
+	ck_assert(isinf(screen(&f, 1, &inf)));
+	ck_assert(inf);
+	teardown(&f);
+	setup(&f, pd_to_load("dags:\n"
+			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 6ms}]}\n"
+			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 6ms}]}\n",
+			     pd_to_plat2));
+	ck_assert_double_eq_tol(screen(&f, 1, &inf), 1 + 2 * 0.2 + 2 * 0.8 * 0.6, 1e-9);
+	ck_assert(!inf);
 	teardown(&f);
 }
 END_TEST
@@ -158,6 +189,71 @@ START_TEST(bound_below_proven_optimum)
 }
 END_TEST
 
+/* Three identical one-core islands (500 / 1000 MHz) and three independent tasks of 6, 5, 4 ms per
+ * 10 ms: the canonical vectors are the 4 sorted ones of 8 (the enumerator agrees with a brute force
+ * over all ids), and at every canonical vector the screening bound, with its symmetry rows for the
+ * islands at equal OPPs, is finite exactly where some assignment fits and never above the best
+ * assignment found by enumerating all 27 (one core per island and no precedences: an island's tasks
+ * fit iff their runtimes over the period sum to at most cap). At 1000 MHz the 6- and 5-ms tasks need
+ * more than half a core and all three more than a third, so the cardinality rows (at most one / two
+ * of them per core) are in play too. Seen failing with the symmetry row written over the wrong twin
+ * (a_ik <= sum_{j<i} a_jk) and with the cardinality rows' limit one lower: (1, 1, 1) became
+ * infeasible. */
+START_TEST(symmetric_islands_canonical_and_valid)
+{
+	char plat[1024];
+	int n = snprintf(plat, sizeof(plat), "platform:\n  name: three\n  reference_frequency: 1000MHz\n  base_power: 1W\n"
+					     "  dl: {max_util_per_cpu: 0.95, job_overhead: 0ns}\n  islands:\n");
+	for (int k = 0; k < 3; k++)
+		n += snprintf(plat + n, sizeof(plat) - (size_t)n,
+			      "    - {name: c%d, cpus: [%d], opps: [{freq: 500MHz, busy: 300mW, idle: 100mW}, "
+			      "{freq: 1000MHz, busy: 1W, idle: 200mW}]}\n", k, k);
+	struct fixture f;
+	setup(&f, pd_to_load("dags:\n"
+			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 6ms}]}\n"
+			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 5ms}]}\n"
+			     "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n",
+			     plat));
+	ck_assert_uint_eq(opt_twin_pairs(&f.in), 2);
+	size_t ids[8];
+	ck_assert_uint_eq(opt_canonical_vectors(&f.in, ids, 8), 4);
+	ck_assert_uint_eq(opt_canonical_vectors(&f.in, ids, 3), SIZE_MAX);
+	size_t nc = 0;
+	for (size_t id = 0; id < opt_vector_count(&f.in); id++) {
+		opt_vector_decode(&f.in, &f.s, id);
+		if (opt_vector_canonical(&f.in, &f.s))
+			ck_assert_uint_eq(ids[nc++], id);
+	}
+	ck_assert_uint_eq(nc, 4);
+	for (size_t c = 0; c < nc; c++) {
+		opt_vector_decode(&f.in, &f.s, ids[c]);
+		double best = INFINITY;
+		for (int a = 0; a < 27; a++) {
+			int isl[3] = {a % 3, a / 3 % 3, a / 9};
+			double load[3] = {0, 0, 0}, p = opt_vector_idle_w(&f.in, &f.s);
+			for (size_t i = 0; i < 3; i++) {
+				size_t k = (size_t)isl[i];
+				load[k] += (double)runtime_at(&f.in, i, k, f.s.isl_opp[k]) / (double)f.in.T_ns[i];
+				p += opt_task_busy_w(&f.in, &f.s, i, (int)f.in.isl_core0[k]);
+			}
+			if (load[0] <= f.in.cap && load[1] <= f.in.cap && load[2] <= f.in.cap)
+				best = fmin(best, p);
+		}
+		bool inf;
+		double lb = opt_screen_vector(f.S, &f.s, INFINITY, opt_now_s() + 5.0, &inf);
+		ck_assert_msg(inf == !isfinite(best), "vector %zu: infeasible %d, best %.9f W", ids[c], inf, best);
+		if (isfinite(best))
+			ck_assert_msg(lb <= best * (1 + 1e-9), "vector %zu: bound %.9f W above %.9f W", ids[c], lb, best);
+	}
+	/* all three at 1000 MHz: every assignment costs the same, and the bound is that cost */
+	f.s.isl_opp[0] = f.s.isl_opp[1] = f.s.isl_opp[2] = 1;
+	bool inf;
+	ck_assert_double_eq_tol(opt_screen_vector(f.S, &f.s, INFINITY, opt_now_s() + 5.0, &inf),
+				1 + 3 * 0.2 + 0.8 * 1.5, 1e-9);
+	teardown(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("optimizer_screen");
@@ -165,8 +261,10 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, one_island_bound_is_exact);
 	tcase_add_test(tc, shrink_holds_capacity_back);
+	tcase_add_test(tc, cardinality_rows_see_half_core_tasks);
 	tcase_add_test(tc, infeasibility_is_monotone);
 	tcase_add_test(tc, bound_below_proven_optimum);
+	tcase_add_test(tc, symmetric_islands_canonical_and_valid);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }
