@@ -12,11 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Weak but valid bound without enumerating vectors: cheapest idle per island / GPU plus each task's
- * cheapest option at any OPP. */
-double heur_separable_bound(struct heur *h)
+double opt_min_idle_w(const struct opt_inst *in)
 {
-	const struct opt_inst *in = h->in;
 	double p = in->base_w;
 	for (size_t k = 0; k < in->n_isl; k++) {
 		double m = INFINITY;
@@ -30,6 +27,15 @@ double heur_separable_bound(struct heur *h)
 			m = fmin(m, in->acc_idle_w[a][j]);
 		p += m;
 	}
+	return p;
+}
+
+/* Weak but valid bound without enumerating vectors: cheapest idle per island / GPU plus each task's
+ * cheapest option at any OPP. */
+double heur_separable_bound(struct heur *h)
+{
+	const struct opt_inst *in = h->in;
+	double p = opt_min_idle_w(in);
 	for (size_t i = 0; i < in->n_tasks; i++) {
 		double m = INFINITY;
 		for (size_t k = 0; k < in->n_isl; k++)

@@ -48,25 +48,6 @@ static double vector_bound(const struct opt_inst *in, struct opt_sol *s)
 	return p;
 }
 
-/* The smallest idle power of any vector: base, plus every island's and accelerator's cheapest idle. */
-static double min_idle_w(const struct opt_inst *in)
-{
-	double p = in->base_w;
-	for (size_t k = 0; k < in->n_isl; k++) {
-		double m = INFINITY;
-		for (size_t j = 0; j < in->isl_nopp[k]; j++)
-			m = fmin(m, (double)in->isl_ncores[k] * in->idle_w[k][j]);
-		p += m;
-	}
-	for (size_t a = 0; a < in->n_acc; a++) {
-		double m = INFINITY;
-		for (size_t j = 0; j < in->acc_nopp[a]; j++)
-			m = fmin(m, in->acc_idle_w[a][j]);
-		p += m;
-	}
-	return p;
-}
-
 /* Share of a vector's time that the island search's branch and bound gets (small sets); the island
  * MILP gets the rest. On Xavier's 20-task sets the branch and bound closes the hard vector in about
  * 300 nodes (2 s) where the MILP hardly moves its bound: with half the share it ran out at ~160. */
@@ -320,7 +301,7 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 	/* idle power plus every task's cheapest option at any OPP: valid and O(islands) per vector, so
 	 * on Xavier's half a million canonical vectors only those it leaves below the incumbent get the
 	 * per-task bounds */
-	double sep = opt_quick_bound(in) - min_idle_w(in);
+	double sep = opt_quick_bound(in) - opt_min_idle_w(in);
 	for (size_t pos = 0; pos < nv; pos++) {
 		size_t id = canon ? canon[pos] : pos;
 		opt_vector_decode(in, &s, id);

@@ -259,6 +259,9 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 /* A weak but valid bound (W) computed in microseconds: base power, each island's and accelerator's
  * cheapest idle power, each task's cheapest busy power anywhere; -INFINITY without memory. */
 double opt_quick_bound(const struct opt_inst *in);
+/* The smallest idle power of any OPP vector (W): base, plus every island's and accelerator's
+ * cheapest idle power. */
+double opt_min_idle_w(const struct opt_inst *in);
 
 /* The heuristic's local search alone, on s that packs with its own cores and deadlines (max core
  * density <= cap): single-task moves to cheaper options, each keeping it packed (tests). */
