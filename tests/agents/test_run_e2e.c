@@ -62,8 +62,12 @@ START_TEST(thirty_seconds_without_a_miss)
 	ck_assert_uint_eq(pd_runlog_rail_count(r), 18);
 	size_t n = pd_runlog_power_count(r);
 	/* 30000 ticks; the sampler runs below every SCHED_DEADLINE task by design, so a tick that falls
-	 * while both CPUs run DL jobs is skipped (rare at this load) */
-	ck_assert_uint_ge(n, 27000);
+	 * while both CPUs run DL jobs is skipped (rare at this load), and so is one that falls while the
+	 * host has stopped the sampler's vCPU (a noisy run: 26266 ticks with 5.4 s stolen in CI-like
+	 * conditions); never a burst of catch-up ticks (at most one per ms) */
+	long long lost = v.steal_ms < 27000 ? v.steal_ms : 27000;
+	ck_assert_uint_ge(n, (size_t)(27000 - lost));
+	ck_assert_uint_le(n, 30002);
 	for (size_t i = 0; i < n; i += 97)
 		for (size_t k = 0; k < 18; k++)
 			ck_assert_int_eq(pd_runlog_power_uw(r, i, k), 1250000);
