@@ -145,6 +145,8 @@ int64_t pd_plan_reanchor_until(int64_t start, int64_t charged, uint32_t throttle
 	int64_t m = runtime > 0 && charged > runtime ? (charged + runtime - 1) / runtime - 1 : 0;
 	if ((int64_t)throttles > m)
 		m = throttles;
+	if (m > (1 << 20)) /* beyond any run's length: keeps (1 + m) T far from overflow */
+		m = 1 << 20;
 	int64_t lax = deadline > runtime ? deadline - runtime : 0;
 	return start + (1 + m) * period - lax;
 }

@@ -123,15 +123,15 @@ static void skip_asleep(struct sim *s, struct sim_task *t)
 
 void sim_task_check_late(struct sim *s, struct sim_task *t, uint64_t seq)
 {
-	const struct sim_dag *d = &s->dags[t->dag];
-	if (d->late != PD_LATE_RESYNC || t->finish_ns <= 0 || s->now <= d->release[slot_of(seq)] + t->finish_ns)
+	struct sim_dag *d = &s->dags[t->dag];
+	int64_t release = d->release[slot_of(seq)];
+	if (d->late != PD_LATE_RESYNC || t->finish_ns <= 0 || s->now <= release + t->finish_ns)
 		return;
 	t->reanchor_until = pd_plan_reanchor_until(t->job_start, t->job_charged, t->job_throttles, t->e.dl_period,
 						   t->e.dl_runtime, t->e.dl_deadline);
-	struct sim_dag *dm = &s->dags[t->dag];
-	bool started_late = t->job_start > d->release[slot_of(seq)] + t->finish_ns - t->e.dl_runtime;
-	if (started_late && (int64_t)dm->next_seq > dm->reanchor_seq) /* the DAG re-anchors: next release abandoned */
-		dm->reanchor_seq = (int64_t)dm->next_seq;
+	bool started_late = t->job_start > release + t->finish_ns - t->e.dl_runtime;
+	if (started_late && (int64_t)d->next_seq > d->reanchor_seq) /* the DAG re-anchors: next release abandoned */
+		d->reanchor_seq = (int64_t)d->next_seq;
 	t->st.reanchors++;
 }
 
