@@ -306,7 +306,7 @@ START_TEST(starvation_monitor_stays_quiet_with_a_fair_server)
 	const char *dir;
 	pd_err e = {0};
 	struct pd_th_verdict v;
-	int rc = pd_th_run_steady(pd_test_src("tests/agents/plans/chain2.plan.yaml"), 600, &o, &dir, &e, 2, NULL, NULL, &v);
+	int rc = pd_th_run_steady(pd_test_src("tests/agents/plans/chain2.plan.yaml"), 600, &o, &dir, &e, 3, NULL, NULL, &v);
 	ck_assert_msg(rc == 0, "%s", e.msg);
 	pd_runlog *r = pd_th_log(dir);
 	ck_assert_ptr_nonnull(strstr(pd_runlog_header_json(r), "\"starvation_monitor\":true"));
