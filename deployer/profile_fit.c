@@ -11,12 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static void value(struct prof *c, json_t *v) { json_array_append_new(c->values, v); }
 
 static json_t *pw_value(const char *what, double w, double sd, long n)
@@ -127,7 +121,7 @@ static void fit_spin(struct prof *c)
 			}
 		}
 		if (nk && anchor >= 0 && (long)k != anchor) {
-			qsort(kap, nk, sizeof(double), cmp_d);
+			qsort(kap, nk, sizeof(double), profile_cmp_double);
 			double med = kap[nk / 2];
 			if (fabs(med / isl->capacity - 1) > 0.05)
 				profile_flag(c, "island %s: measured capacity %.3f (builtin:spin against island %s), the platform says %.3f",

@@ -70,6 +70,8 @@ int profile_measure(struct prof *c, const char *const *args, json_t **out, pd_er
 /* A disagreement between the board and the nominal platform that was not rewritten: kept in the
  * output's flags and logged. */
 void profile_flag(struct prof *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* qsort comparator of doubles, ascending (medians of spin speeds and capacities). */
+int profile_cmp_double(const void *a, const void *b);
 #define MARGIN_MAX 0.5 /* a board that needs more is flagged: its WCETs, not a margin, should say so */
 #define ACCEL_LATENCY_US 2000 /* the accel step's job length at the top OPP */
 /* profile_steps.c */

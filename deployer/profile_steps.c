@@ -312,7 +312,7 @@ static double rail_w(const json_t *j, const char *phase, long r, double *sd, lon
 	return num(x, "w");
 }
 
-static int cmp_d(const void *a, const void *b)
+int profile_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
@@ -351,7 +351,7 @@ static int step_power(struct prof *c, struct pstep *s, pd_err *e)
 		U += json_number_value(json_array_get(util, i));
 	for (size_t i = 0; i < json_array_size(rate) && nr < 64; i++)
 		rates[nr++] = json_number_value(json_array_get(rate, i));
-	qsort(rates, nr, sizeof(double), cmp_d);
+	qsort(rates, nr, sizeof(double), profile_cmp_double);
 	o->busy_frac = U;
 	if (nr) {
 		o->have_rate = true;

@@ -302,18 +302,27 @@ static int make_network(const struct record *r, bool vm, pd_err *e)
 	return vm ? twin_vm_network(ns, vb, e) : 0;
 }
 
+/* The executable the twin re-runs for its daemon (and copies into a VM guest): o->self_exe when the
+ * caller names it (tests), else this process's own binary. */
+static int self_exe(const struct pd_twin_opts *o, char *exe, size_t n, pd_err *e)
+{
+	if (o->self_exe) {
+		snprintf(exe, n, "%s", o->self_exe);
+		return 0;
+	}
+	ssize_t len = readlink("/proc/self/exe", exe, n - 1);
+	if (len < 0)
+		return pd_err_set(e, PD_EXIT_ENV, "readlink /proc/self/exe: %s", strerror(errno)), -1;
+	exe[len] = 0;
+	return 0;
+}
+
 static pid_t start_daemon(const struct pd_twin_opts *o, const struct twin_paths *tp, const struct record *r,
 			  int *ready, pd_err *e)
 {
 	char exe[4096], port[16], fdnum[16];
-	if (o->self_exe) {
-		snprintf(exe, sizeof(exe), "%s", o->self_exe);
-	} else {
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		if (n < 0)
-			return pd_err_set(e, PD_EXIT_ENV, "readlink /proc/self/exe: %s", strerror(errno)), -1;
-		exe[n] = 0;
-	}
+	if (self_exe(o, exe, sizeof(exe), e) != 0)
+		return -1;
 	int fds[2];
 	if (pipe(fds) != 0)
 		return pd_err_set(e, PD_EXIT_ENV, "pipe: %s", strerror(errno)), -1;
@@ -489,14 +498,8 @@ static int up_vm(const struct pd_twin_opts *o, const struct twin_paths *tp, stru
 	snprintf(initrd, sizeof(initrd), "%s/initrd", tp->vm_dir);
 	if (mkdir(tp->vm_dir, 0700) != 0 && errno != EEXIST)
 		return pd_err_set(e, PD_EXIT_ENV, "mkdir %s: %s", tp->vm_dir, strerror(errno)), -1;
-	if (o->self_exe) {
-		snprintf(exe, sizeof(exe), "%s", o->self_exe);
-	} else {
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		if (n < 0)
-			return pd_err_set(e, PD_EXIT_ENV, "readlink /proc/self/exe: %s", strerror(errno)), -1;
-		exe[n] = 0;
-	}
+	if (self_exe(o, exe, sizeof(exe), e) != 0)
+		return -1;
 	if (twin_vm_image(image, sizeof(image), r->kernel, sizeof(r->kernel), e) != 0)
 		return -1;
 	struct twin_vm_boot b = {tp, image, tp->vm_dir, initrd, exe, r->netns, r->addr, r->port, n_cpus};
