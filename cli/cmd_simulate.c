@@ -57,7 +57,8 @@ static int number_arg(const char *opt, const char *s, double lo, double hi, doub
 	return 0;
 }
 
-static int parse(int argc, char **argv, struct pd_sim_params *p, bool *json, bool *fail_on_miss, bool *window)
+static int parse(int argc, char **argv, struct pd_sim_params *p, bool *json, bool *fail_on_miss, bool *window,
+		 bool *has_duration)
 {
 	static const struct option opts[] = {
 		{"duration", required_argument, NULL, O_DURATION}, {"seed", required_argument, NULL, O_SEED},
@@ -75,7 +76,10 @@ static int parse(int argc, char **argv, struct pd_sim_params *p, bool *json, boo
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		int rc = 0;
 		switch (c) {
-		case O_DURATION: rc = duration_arg("--duration", optarg, &p->duration_ns, false); break;
+		case O_DURATION:
+			rc = duration_arg("--duration", optarg, &p->duration_ns, false);
+			*has_duration = true;
+			break;
 		case O_SEED:
 			rc = number_arg("--seed", optarg, 0, 9007199254740992.0, &v);
 			p->seed = (uint64_t)v;
@@ -111,17 +115,33 @@ static int parse(int argc, char **argv, struct pd_sim_params *p, bool *json, boo
 	return 0;
 }
 
+/* --exec replay:RUN: the run's measured jobs, and its length as the default duration (a replay
+ * beyond the run would replay medians only). */
+static int load_replay(struct pd_sim_params *prm, const pd_plan *p, bool has_duration, pd_sim_replay **out,
+		       pd_err *e)
+{
+	pd_sim_replay *rp = pd_sim_replay_load(prm->replay_path, p, e);
+	if (!rp)
+		return -1;
+	if (pd_sim_replay_jobs(rp) == 0) {
+		pd_sim_replay_free(rp);
+		return pd_err_set(e, PD_EXIT_USAGE, "replay: the run '%s' holds no executed CPU job of this plan",
+				  prm->replay_path);
+	}
+	if (!has_duration && pd_sim_replay_duration(rp) > 0)
+		prm->duration_ns = pd_sim_replay_duration(rp);
+	prm->replay = rp;
+	*out = rp;
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
 	struct pd_sim_params prm;
 	pd_sim_defaults(&prm);
-	bool json = false, fail_on_miss = false, window = false;
-	if (parse(argc, argv, &prm, &json, &fail_on_miss, &window))
+	bool json = false, fail_on_miss = false, window = false, has_duration = false;
+	if (parse(argc, argv, &prm, &json, &fail_on_miss, &window, &has_duration))
 		return PD_EXIT_USAGE;
-	if (prm.trace_path && !window) { /* default window: the whole run */
-		prm.trace_from_ns = 0;
-		prm.trace_to_ns = prm.duration_ns;
-	}
 	if (window && !prm.trace_path)
 		return pd_cli_fail("simulate", PD_EXIT_USAGE, "--trace-window needs --trace FILE");
 	pd_diags d;
@@ -134,8 +154,18 @@ static int run(int argc, char **argv)
 	}
 	pd_diags_free(&d);
 	pd_err e = {0};
+	pd_sim_replay *rp = NULL;
+	if (prm.exec == PD_SIM_EXEC_REPLAY && load_replay(&prm, p, has_duration, &rp, &e)) {
+		pd_plan_free(p);
+		return pd_cli_fail("simulate", e.code ? e.code : PD_EXIT_ENV, "%s", e.msg);
+	}
+	if (prm.trace_path && !window) { /* default window: the whole run */
+		prm.trace_from_ns = 0;
+		prm.trace_to_ns = prm.duration_ns;
+	}
 	pd_sim_result *r = pd_sim_run(p, &prm, &e);
 	if (!r) {
+		pd_sim_replay_free(rp);
 		pd_plan_free(p);
 		return pd_cli_fail("simulate", e.code ? e.code : PD_EXIT_ENV, "%s", e.msg);
 	}
@@ -155,6 +185,7 @@ static int run(int argc, char **argv)
 	if (rc == PD_EXIT_OK && fail_on_miss && r->misses > 0)
 		rc = PD_EXIT_FAIL;
 	pd_sim_result_free(r);
+	pd_sim_replay_free(rp);
 	pd_plan_free(p);
 	return rc;
 }
@@ -167,10 +198,13 @@ const struct pd_cmd pd_cmd_simulate = {
 	"Simulates the plan on its platform: SCHED_DEADLINE per core (CBS, EDF, GRUB for reclaiming tasks),\n"
 	"the fair deadline server, FIFO accelerators with FPGA reconfiguration, DAG precedence, and the\n"
 	"platform power model.\n\n"
-	"  --duration T         simulated time (default 10s), at most 2592000s (30 days)\n"
+	"  --duration T         simulated time (default 10s; with replay, the run's), at most 2592000s (30 days)\n"
 	"  --seed S             random seed (default 1)\n"
 	"  --exec MODEL         wcet (default) | uniform (in [bcet, wcet]) | overrun:P:F (uniform, and with\n"
-	"                       probability P a job needs F x wcet)\n"
+	"                       probability P a job needs F x wcet) | replay:RUN (every CPU job executes\n"
+	"                       the CPU time the same job took in RUN, a run directory of this plan, plus\n"
+	"                       the plan's per-job overhead; the duration defaults to the run's: do the\n"
+	"                       misses RUN saw follow from the model and the execution times it measured?)\n"
 	"  --json               one JSON object on stdout (docs/SIMULATOR.md)\n"
 	"  --trace FILE         Chrome/Perfetto JSON trace (open in ui.perfetto.dev)\n"
 	"  --trace-window A:B   only this window of the run, e.g. 0s:200ms (default: the whole run)\n"

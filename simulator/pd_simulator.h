@@ -29,7 +29,11 @@ enum pd_sim_exec {
 	PD_SIM_EXEC_WCET = 0, /* every job runs exactly its WCET */
 	PD_SIM_EXEC_UNIFORM,  /* uniform in [bcet, wcet] */
 	PD_SIM_EXEC_OVERRUN,  /* uniform, and with probability overrun_prob the job needs wcet * overrun_factor */
+	PD_SIM_EXEC_REPLAY,   /* CPU jobs execute what the same job took in a run (sim_replay.c) */
 };
+
+/* The measured execution times of a run, matched to a plan (sim_replay.c, docs/SIMULATOR.md). */
+typedef struct pd_sim_replay pd_sim_replay;
 
 enum pd_sim_fair {
 	PD_SIM_FAIR_AUTO = 0,  /* deferred when the platform has dl.fair_server (mainline >= 6.12), else off */
@@ -56,10 +60,15 @@ struct pd_sim_params {
 	 * the demand the execution model drew for it. */
 	bool has_inject;
 	struct pd_inject inject;
+	/* PD_SIM_EXEC_REPLAY: the run named by replay_path (borrowed, set by pd_sim_parse_exec), loaded by
+	 * the caller with pd_sim_replay_load into replay (borrowed; pd_sim_run refuses REPLAY without it). */
+	const char *replay_path;
+	const pd_sim_replay *replay;
 };
 
 void pd_sim_defaults(struct pd_sim_params *p);
-/* "wcet", "uniform", "overrun:P:F" (P probability in [0,1], F factor >= 1). */
+/* "wcet", "uniform", "overrun:P:F" (P probability in [0,1], F factor >= 1), "replay:RUN" (a run
+ * directory or run log). */
 int pd_sim_parse_exec(const char *s, struct pd_sim_params *p, pd_err *e);
 /* "DAG/TASK:N:F" (pd_dags_inject_parse); the names are resolved against the plan by pd_sim_run. */
 int pd_sim_parse_inject(const char *s, struct pd_sim_params *p, pd_err *e);
@@ -121,6 +130,13 @@ typedef struct pd_sim_result {
 
 /* Runs the simulation; NULL with e set on bad parameters (PD_EXIT_USAGE) or when the trace cannot be
  * written (PD_EXIT_ENV). */
+/* The run log of RUN (a run directory or the run.pdlog itself) made from plan (the plan hash must
+ * match: exit 2 otherwise), with every executed CPU job's measured CPU time. NULL and e set on error. */
+pd_sim_replay *pd_sim_replay_load(const char *run, const pd_plan *plan, pd_err *e);
+void pd_sim_replay_free(pd_sim_replay *rp);
+int64_t pd_sim_replay_duration(const pd_sim_replay *rp); /* length of the run, ns */
+size_t pd_sim_replay_jobs(const pd_sim_replay *rp);      /* measured CPU jobs matched to the plan */
+
 pd_sim_result *pd_sim_run(const pd_plan *p, const struct pd_sim_params *params, pd_err *e);
 void pd_sim_result_free(pd_sim_result *r);
 

@@ -30,6 +30,8 @@ static int check_params(const struct pd_sim_params *p, const pd_dagset *ds, pd_e
 					  pd_dags_dag(ds, g)->name);
 	if (p->trace_path && p->trace_to_ns <= p->trace_from_ns)
 		return pd_err_set(e, PD_EXIT_USAGE, "the trace window A:B needs A < B");
+	if (p->exec == PD_SIM_EXEC_REPLAY && !p->replay)
+		return pd_err_set(e, PD_EXIT_USAGE, "replay: no run loaded (pd_sim_replay_load)");
 	if (p->has_inject && pd_dags_inject_task(ds, &p->inject) < 0)
 		return pd_err_set(e, PD_EXIT_USAGE, "overrun injection: the plan has no task '%s/%s'", p->inject.dag,
 				  p->inject.task);

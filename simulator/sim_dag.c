@@ -29,12 +29,20 @@
 
 #include <math.h>
 
-/* The work of a job: its WCET, uniform in [bcet, wcet], or an overrun of the WCET. */
-static int64_t draw_exec_time(struct sim *s, const struct sim_task *t)
+/* The work of a job: its WCET, uniform in [bcet, wcet], an overrun of the WCET, or what job seq of
+ * the task took in a run (replay). */
+static int64_t draw_exec_time(struct sim *s, const struct sim_task *t, uint64_t seq)
 {
 	switch (s->prm.exec) {
 	case PD_SIM_EXEC_WCET:
 		return t->wcet_ns;
+	case PD_SIM_EXEC_REPLAY:
+		if (t->kind == PD_PLACE_CPU) {
+			int64_t x = sim_replay_work(s->prm.replay, (size_t)(t - s->tasks), seq);
+			if (x >= 0)
+				return x;
+		}
+		return t->wcet_ns; /* accelerated, or a task the run never executed: the plan's value */
 	case PD_SIM_EXEC_OVERRUN:
 		if (pd_rng_uniform(&s->rng) < s->prm.overrun_prob)
 			return (int64_t)ceil((double)t->wcet_ns * s->prm.overrun_factor);
@@ -52,7 +60,7 @@ static int64_t draw_exec_time(struct sim *s, const struct sim_task *t)
  * model. */
 int64_t sim_exec_time(struct sim *s, const struct sim_task *t, uint64_t seq)
 {
-	int64_t x = draw_exec_time(s, t);
+	int64_t x = draw_exec_time(s, t, seq);
 	if (s->inject_task >= 0 && (size_t)s->inject_task == (size_t)(t - s->tasks) && seq == s->prm.inject.seq) {
 		double y = ceil((double)x * s->prm.inject.factor); /* factor <= 1000, x <= 1 h: no overflow */
 		x = y < 1 ? 1 : (int64_t)y;

@@ -229,6 +229,9 @@ void sim_dag_release(struct sim *s, struct sim_dag *d);
  * (sim_job_done_late). */
 void sim_job_done(struct sim *s, uint32_t task, uint64_t seq, bool skipped);
 int64_t sim_exec_time(struct sim *s, const struct sim_task *t, uint64_t seq);
+/* Replay (sim_replay.c): the measured work of job seq of plan task `task`, the median of the task's
+ * measured jobs when that job did not execute on the board, -1 when the task has no measured job. */
+int64_t sim_replay_work(const pd_sim_replay *rp, size_t task, uint64_t seq);
 /* CPU task: start its next job if it is ready (returns true), at s->now. */
 bool sim_task_next_job(struct sim *s, struct sim_task *t);
 /* Late-instance policy resync (docs/MODEL.md): instance seq of t's DAG is past its deadline. */

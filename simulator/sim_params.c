@@ -35,6 +35,11 @@ int pd_sim_parse_exec(const char *s, struct pd_sim_params *p, pd_err *e)
 		p->exec = PD_SIM_EXEC_WCET;
 		return 0;
 	}
+	if (strncmp(s, "replay:", 7) == 0 && s[7]) {
+		p->exec = PD_SIM_EXEC_REPLAY;
+		p->replay_path = s + 7;
+		return 0;
+	}
 	if (strcmp(s, "uniform") == 0) {
 		p->exec = PD_SIM_EXEC_UNIFORM;
 		return 0;
@@ -56,7 +61,7 @@ int pd_sim_parse_exec(const char *s, struct pd_sim_params *p, pd_err *e)
 		}
 	}
 	return pd_err_set(e, PD_EXIT_USAGE,
-			  "bad execution model '%s': expected wcet, uniform or overrun:P:F (0 <= P <= 1, 1 <= F <= 1000)", s);
+			  "bad execution model '%s': expected wcet, uniform, overrun:P:F (0 <= P <= 1, 1 <= F <= 1000) or replay:RUN", s);
 }
 
 int pd_sim_parse_inject(const char *s, struct pd_sim_params *p, pd_err *e)
