@@ -104,6 +104,14 @@ static json_t *j_sim(const struct rpt_run *r)
 			 "misses", (json_int_t)r->sim_misses, "dags", dags);
 }
 
+static json_t *j_replay(const struct rpt_run *r)
+{
+	if (!r->has_replay)
+		return json_null();
+	return json_pack("{s:I, s:I, s:I}", "misses", (json_int_t)r->replay_misses, "instances",
+			 (json_int_t)r->replay_instances, "jobs", (json_int_t)r->replay_jobs);
+}
+
 static json_t *khz(int64_t v)
 {
 	return v > 0 ? json_integer((json_int_t)v) : json_null();
@@ -128,13 +136,13 @@ int pd_report_json(const pd_report *rep, pd_buf *out, pd_err *e)
 {
 	const struct rpt_run *r = rep->run;
 	const struct rpt_stats *s = &rep->st;
-	json_t *root = json_pack("{s:s, s:b, s:o, s:o, s:o, s:{s:o, s:I, s:o, s:o}, s:o, s:o}", "rundir", r->rundir,
+	json_t *root = json_pack("{s:s, s:b, s:o, s:o, s:o, s:{s:o, s:I, s:o, s:o, s:o}, s:o, s:o}", "rundir", r->rundir,
 				 "complete", !r->incomplete, "incomplete_reason",
 				 r->incomplete ? json_string(r->incomplete_why) : json_null(), "run", j_run(r),
 				 "measured", j_measured(s), "predicted", "power_w", num(s->plan_power_w), "misses",
 				 (json_int_t)s->predicted_misses, "simulated_power_w",
-				 r->has_sim ? num(r->sim_power_w) : json_null(), "simulator", j_sim(r),
-				 "power_error_pct", num(s->power_error_pct), "sim_power_error_pct",
+				 r->has_sim ? num(r->sim_power_w) : json_null(), "simulator", j_sim(r), "replay",
+				 j_replay(r), "power_error_pct", num(s->power_error_pct), "sim_power_error_pct",
 				 num(s->sim_power_error_pct));
 	if (!root)
 		return pd_err_set(e, PD_EXIT_ENV, "cannot build the JSON report (out of memory or bad UTF-8)");

@@ -223,6 +223,7 @@ static int load_run(struct rpt_run *r, const char *rundir, pd_err *e)
 					log);
 	else if ((rc = rpt_import_runlog(r, log, e)) != 0)
 		return rc;
+	rpt_replay(r);
 	if (r->incomplete)
 		quote_agent_stderr(r);
 	return 0;

@@ -107,6 +107,10 @@ struct rpt_run {
 	struct rpt_sim_dag *sim_dags;
 	size_t n_sim_dags;
 
+	/* the measured jobs replayed through the simulator (replay.c); has_replay false when it could not run */
+	bool has_replay;
+	int64_t replay_misses, replay_instances, replay_jobs;
+
 	/* a run that stopped early (truncated log, agent killed): reported, marked, not an error */
 	bool incomplete;
 	char incomplete_why[256];
@@ -239,6 +243,10 @@ struct pd_report {
 /* Fills r from RUNDIR/run.pdlog (runlog_import.c). A truncated log marks r incomplete and returns 0;
  * a file that is not a run log, or the log of another plan, returns PD_EXIT_USAGE. */
 int rpt_import_runlog(struct rpt_run *r, const char *path, pd_err *e);
+
+/* The measured jobs replayed through the simulator (replay.c): fills has_replay and replay_*, or adds
+ * a note saying why not. Needs the plan and the imported log. */
+void rpt_replay(struct rpt_run *r);
 
 /* Fills r->freqs from the OPP records and the header (freq_import.c); -1 on out-of-memory. */
 struct pd_runlog;

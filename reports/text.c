@@ -93,6 +93,25 @@ static void text_power(const struct rpt_run *r, const struct rpt_stats *s, pd_bu
 	}
 }
 
+/* The measured jobs replayed through the model (replay.c): which misses the model explains. */
+static void text_replay(const struct rpt_run *r, const struct rpt_stats *s, pd_buf *o)
+{
+	if (!r->has_replay)
+		return;
+	long long m = (long long)s->misses, p = (long long)r->replay_misses;
+	pd_buf_printf(o, "  replayed: %lld misses predicted when the model executes what each of the %lld measured jobs took\n",
+		      p, (long long)r->replay_jobs);
+	if (m == 0 && p == 0)
+		return;
+	if (m <= p)
+		pd_buf_printf(o, "  -> fed the execution times the jobs took, the model predicts as many misses or more: the\n"
+				 "     WCETs or the budget margin are too small for this board (powerdag refit, powerdag\n"
+				 "     profile), not the schedule\n");
+	else
+		pd_buf_printf(o, "  -> %lld misses beyond the replay: time the kernel did not charge to the jobs (a stalled or\n"
+				 "     stolen vCPU, interrupts, release latency) or a gap in the model\n", m - p);
+}
+
 static void text_predicted(const struct rpt_run *r, const struct rpt_stats *s, pd_buf *o)
 {
 	B(pw); B(sw); B(mw); B(e1); B(e2);
@@ -106,6 +125,7 @@ static void text_predicted(const struct rpt_run *r, const struct rpt_stats *s, p
 	pd_buf_printf(o, "  deadline misses         %8d   %8s   %8llu\n", 0, simm, (unsigned long long)s->misses);
 	if (r->has_sim && r->sim_jobs >= 0)
 		pd_buf_printf(o, "  (simulator: %lld jobs over %.3f s)\n", (long long)r->sim_jobs, r->sim_duration_s);
+	text_replay(r, s, o);
 }
 
 /* Which is wrong, the table or the utilisation: the model at what the board did next to the plan. */

@@ -231,6 +231,13 @@ START_TEST(overruns_and_gaps_match_raw_records)
 	}
 	ck_assert_int_gt(total, 0);
 	ck_assert_int_eq((int)jnum(j, "measured.overruns"), total);
+	/* the replay (reports/replay.c) ran every executed CPU job of the log through the simulator */
+	int cpu_jobs = 0;
+	for (size_t k = 0; k < s.n_jobs; k++)
+		cpu_jobs += s.jobs[k].cpu >= 0;
+	ck_assert_int_eq((int)jnum(j, "predicted.replay.jobs"), cpu_jobs);
+	ck_assert_int_ge((int)jnum(j, "predicted.replay.misses"), 0);
+	ck_assert_int_gt((int)jnum(j, "predicted.replay.instances"), 0);
 	/* skipped jobs (late policy resync) are not executions: left out above, said in a note */
 	ck_assert_uint_gt(s.n_skipped, 0);
 	char want[128];
