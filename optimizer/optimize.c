@@ -92,9 +92,11 @@ static bool precedes(const pd_dagset *ds, size_t a, size_t b, bool *seen, size_t
  * GRUB reclaiming (SCHED_FLAG_RECLAIM) per task: a job that overruns its budget then keeps running on
  * the core's unused bandwidth instead of being throttled into its next period, which with
  * constrained deadlines delays every later job of its DAG (docs/MODEL.md "Reclaiming"). The kernel's
- * GRUB accounts bandwidth as Q/T, which the density test (sum Q/d) matches only for implicit
+ * GRUB accounts bandwidth as Q/P, which the density test (sum Q/d) matches only for implicit
  * deadlines: with constrained ones a reclaiming task could take time the density test gives to a
- * neighbour. Every task of a core reclaims when its tasks all have implicit deadlines (d = T), or
+ * neighbour. The optimizer's reservations have P = d (pd_plan_reservation_period), so every core
+ * qualifies unless a deadline below the kernel's minimum period made some P > d. Every task of a
+ * core reclaims when its tasks all have implicit deadlines (d = P), or
  * all lie on one path of one DAG (pairwise ordered by precedence, a single task included): then the
  * only jobs a reclaiming overrun can delay are its own DAG's later ones, which an overrun delays
  * anyway. `check` verifies the same rule.
@@ -110,7 +112,7 @@ static void decide_reclaim(pd_plan *plan, const struct opt_inst *in, const struc
 		for (size_t i = 0; i < n; i++)
 			if (s->where[i] == (int)c) {
 				on[m++] = i;
-				implicit &= pd_plan_task_c(plan, i)->deadline_ns == in->T_ns[i];
+				implicit &= pd_plan_task_c(plan, i)->deadline_ns == pd_plan_task_c(plan, i)->period_ns;
 			}
 		for (size_t x = 0; x < m && one_path; x++)
 			for (size_t y = x + 1; y < m && one_path; y++)
@@ -153,7 +155,7 @@ static void fill_plan(pd_plan *plan, const struct opt_inst *in, const struct opt
 			t->overhead_ns = b.overhead_ns;
 			t->runtime_ns = exec;
 			t->deadline_ns = s->dl_ns[i];
-			t->period_ns = in->T_ns[i];
+			t->period_ns = pd_plan_reservation_period(s->dl_ns[i], in->T_ns[i]);
 			t->response_ns = s->dl_ns[i];
 		} else {
 			size_t v = opt_where_server_of(w);

@@ -83,8 +83,9 @@ static bool fields_match(const struct opt_inst *in, const pd_plan *plan, const s
 		if (t->wcet_ns != C)
 			return say(why, n, "task %zu: wcet %lld ns, the model says %lld ns", i, (long long)t->wcet_ns,
 				   (long long)C);
-		if (s->where[i] >= 0 && (t->runtime_ns != exec || t->period_ns != in->T_ns[i]))
-			return say(why, n, "task %zu: runtime %lld ns / period differ from the budget %lld ns / T", i,
+		if (s->where[i] >= 0 &&
+		    (t->runtime_ns != exec || t->period_ns != pd_plan_reservation_period(t->deadline_ns, in->T_ns[i])))
+			return say(why, n, "task %zu: runtime %lld ns / period differ from the budget %lld ns / P(d, T)", i,
 				   (long long)t->runtime_ns, (long long)exec);
 		if (s->where[i] < 0 && t->response_ns != s->dl_ns[i])
 			return say(why, n, "task %zu: response %lld ns, the FIFO bound is %lld ns", i,

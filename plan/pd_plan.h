@@ -100,6 +100,13 @@ int64_t pd_plan_task_delta(const pd_plan *p, size_t i);
  * end"): F_i = delta_i + max over predecessors F_p. F has one entry per task. A task whose job ends
  * later has left the window the plan gave it (the late-instance rule 4 acts on that). */
 void pd_plan_finish_offsets(const pd_plan *p, int64_t *F);
+/* The reservation period P_i the optimizer gives a CPU task of deadline d in a DAG of period T
+ * (docs/MODEL.md "The reservation"): P = d, so that the kernel's bandwidth Q/P (admission, GRUB
+ * reclaiming) is the density Q/d of the model's test and every reservation has an implicit deadline;
+ * raised to the kernel's minimum period (sched_deadline_period_min_us, 100 us) when d is shorter, and
+ * never above T. */
+#define PD_PLAN_PERIOD_MIN_NS 100000LL
+int64_t pd_plan_reservation_period(int64_t deadline, int64_t dag_period);
 /* Late-instance rule 4 (docs/MODEL.md "Late instances"): a CPU task whose job started at `start`, was
  * charged `charged` of CPU time (work + per-job overhead) on a reservation (runtime, deadline,
  * period) and was throttled `throttles` times, ended after its latest finish. The time before which

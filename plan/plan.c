@@ -136,6 +136,12 @@ void pd_plan_finish_offsets(const pd_plan *p, int64_t *F)
 	}
 }
 
+int64_t pd_plan_reservation_period(int64_t deadline, int64_t dag_period)
+{
+	int64_t p = deadline < PD_PLAN_PERIOD_MIN_NS ? PD_PLAN_PERIOD_MIN_NS : deadline;
+	return p > dag_period ? dag_period : p;
+}
+
 int64_t pd_plan_reanchor_until(int64_t start, int64_t charged, uint32_t throttles, int64_t period, int64_t runtime,
 			       int64_t deadline)
 {

@@ -28,7 +28,6 @@ static const char *relation(const struct pd_check_violation *v)
 	case PD_CK_RUNTIME_BUDGET:
 	case PD_CK_DEADLINE_BUDGET:
 		return "< minimum";
-	case PD_CK_PERIOD:
 	case PD_CK_OVERHEAD:
 		return "!= required";
 	case PD_CK_PERIOD_RANGE:

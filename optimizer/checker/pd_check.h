@@ -26,7 +26,7 @@ enum pd_check_kind {
 	PD_CK_RUNTIME_MIN,       /* SCHED_DEADLINE runtime < 1024 ns */
 	PD_CK_RUNTIME_DEADLINE,  /* runtime > deadline */
 	PD_CK_DEADLINE_PERIOD,   /* deadline > period */
-	PD_CK_PERIOD,            /* period != T_g of the task's DAG */
+	PD_CK_PERIOD,            /* reservation period > T_g of the task's DAG */
 	PD_CK_PERIOD_RANGE,      /* period outside the kernel's [100 us, 4.194304 s] */
 	PD_CK_RUNTIME_BUDGET,    /* runtime < Q_i = ceil((C_i(k,f) + o_k)(1 + m)): the budget cannot cover
 				  * the worst case plus the kernel-charged per-job overhead */

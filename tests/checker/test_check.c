@@ -180,7 +180,8 @@ START_TEST(triple_rules)
 	pd_plan *p = good_plan();
 	struct pd_plan_task *t = tp_task(p, "chain", "a");
 	t->runtime_ns = 35 * MS; /* > deadline 30 ms */
-	tp_task(p, "chain", "c")->period_ns = 90 * MS;
+	tp_task(p, "chain", "c")->period_ns = 110 * MS; /* > T: less than Q per instance */
+	tp_task(p, "chain", "a")->period_ns = 90 * MS;  /* within [d, T]: a valid sporadic reservation */
 	tp_task(p, "chain", "b")->runtime_ns = 19 * MS; /* < wcet 20 ms */
 	pd_check_report *r = check(p);
 	const struct pd_check_violation *v = only(r, PD_CK_RUNTIME_DEADLINE);
@@ -188,7 +189,7 @@ START_TEST(triple_rules)
 	ck_assert_double_eq(v->limit, 30.0 * MS);
 	v = only(r, PD_CK_PERIOD);
 	ck_assert_str_eq(v->where, "chain/c");
-	ck_assert_double_eq(v->value, 90.0 * MS);
+	ck_assert_double_eq(v->value, 110.0 * MS);
 	ck_assert_double_eq(v->limit, 100.0 * MS);
 	v = only(r, PD_CK_RUNTIME_BUDGET);
 	ck_assert_str_eq(v->where, "chain/b");

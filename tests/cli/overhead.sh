@@ -32,7 +32,7 @@ done
 expect 0 "$POWERDAG" check "$T/plan.yaml"
 grep -q '^schedulable: 0 violations' "$T/out" || fail "check does not accept the optimizer's plan"
 grep -q 'overhead cpu 100us (default, not measured)' "$T/out" || fail "check does not show the default overhead"
-grep -q 'reclaimable 0\.8' "$T/out" || fail "check does not report the reclaimable share"
+grep -q 'reclaimable 0\.6' "$T/out" || fail "check does not report the reclaimable share"
 expect 0 "$POWERDAG" check --json "$T/plan.yaml"
 grep -q '"reclaimable":' "$T/out" || fail "check --json lacks reclaimable"
 # busy per core: b alone 2.1/20, a and c 2.2/20; power 2 x 0.1 + 0.9 x 4.3/20 = 0.3935 W
