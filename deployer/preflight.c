@@ -229,6 +229,15 @@ static void check_sensors(pd_deploy_board *b, const pd_plan *p, pd_buf *problems
 	free(names);
 }
 
+/* Mainline has the fair deadline server since 6.12 (counted in every CPU's DL bandwidth). */
+static bool kernel_has_fair_server(const char *release)
+{
+	int major = 0, minor = 0;
+	if (sscanf(release, "%d.%d", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 12);
+}
+
 /* Per-CPU and total SCHED_DEADLINE bandwidth with the settings the deploy will leave in place. */
 static void check_bandwidth(pd_deploy_board *b, const pd_plan *p, pd_buf *problems)
 {
@@ -239,6 +248,7 @@ static void check_bandwidth(pd_deploy_board *b, const pd_plan *p, pd_buf *proble
 		PROBLEM("the platform declares dl.fair_server but the board has no readable "
 			"/sys/kernel/debug/sched/fair_server (kernel < 6.12, debugfs not mounted, or lockdown)\n");
 	double fair = 0;
+	const char *fair_src = "fair server";
 	if (dl->has_fair_server)
 		fair = (double)dl->fair_runtime_ns / (double)dl->fair_period_ns;
 	else if (b->info.fair_server) { /* left alone, but it still takes its share */
@@ -246,6 +256,11 @@ static void check_bandwidth(pd_deploy_board *b, const pd_plan *p, pd_buf *proble
 		if (board_read_ll(b, "/sys/kernel/debug/sched/fair_server/cpu0/runtime", &rt, &e) == 0 &&
 		    board_read_ll(b, "/sys/kernel/debug/sched/fair_server/cpu0/period", &per, &e) == 0 && per > 0)
 			fair = (double)rt / (double)per;
+	} else if (kernel_has_fair_server(b->info.kernel)) {
+		/* Unreadable (debugfs not mounted) but there: admission still counts it. Assume mainline's
+		 * default (50 ms every 1 s) rather than let the agent's sched_setattr fail half-way. */
+		fair = 0.05;
+		fair_src = "fair server (kernel >= 6.12, debugfs unreadable: its default 50ms/1s assumed)";
 	}
 	double cap = dl->max_util_per_cpu - fair;
 	int cpus[1024];
@@ -262,7 +277,8 @@ static void check_bandwidth(pd_deploy_board *b, const pd_plan *p, pd_buf *proble
 		total += u;
 		if (u > cap + 1e-9)
 			PROBLEM("CPU %d: SCHED_DEADLINE bandwidth %.4f exceeds the %.4f available (%.2f cap minus %.4f "
-				"fair server)\n", cpus[c], u, cap, dl->max_util_per_cpu, fair);
+				"%s); declare dl.fair_server or lower dl.max_util_per_cpu in the platform\n", cpus[c], u,
+				cap, dl->max_util_per_cpu, fair, fair_src);
 	}
 	if (total > cap * (double)ncpu + 1e-9)
 		PROBLEM("total SCHED_DEADLINE bandwidth %.4f exceeds %.4f\n", total, cap * (double)ncpu);
