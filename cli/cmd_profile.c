@@ -48,7 +48,7 @@ static void print_text(const char *js, FILE *out)
 			snprintf(num, sizeof(num), "%g", json_number_value(x));
 		fprintf(out, "  %-44s %-12s n=%lld", json_string_value(json_object_get(v, "what")),
 			json_is_string(x) ? json_string_value(x) : num, (long long)json_integer_value(json_object_get(v, "samples")));
-		const char *extra[] = {"spread", "quantile", "p50", "max", "busy_fraction", "capacity", "model", NULL};
+		const char *extra[] = {"spread", "quantile", "p50", "max", "busy_fraction", "capacity", "model", "source", NULL};
 		for (size_t k = 0; extra[k]; k++) {
 			json_t *y = json_object_get(v, extra[k]);
 			if (json_is_string(y))

@@ -12,6 +12,7 @@
 #include "deployer/board_impl.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,6 +164,32 @@ int board_read_ll(pd_deploy_board *b, const char *abs, long long *v, pd_err *e)
 	}
 	pd_buf_free(&x);
 	return rc;
+}
+
+static bool kernel_has_fair_server(const char *release)
+{
+	int major = 0, minor = 0;
+	if (sscanf(release, "%d.%d", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 12);
+}
+
+int board_fair_server(pd_deploy_board *b, int64_t *runtime_ns, int64_t *period_ns)
+{
+	pd_err e = {0};
+	long long rt = 0, per = 0;
+	if (b->info.fair_server && board_read_ll(b, "/sys/kernel/debug/sched/fair_server/cpu0/runtime", &rt, &e) == 0 &&
+	    board_read_ll(b, "/sys/kernel/debug/sched/fair_server/cpu0/period", &per, &e) == 0 && rt >= 0 && per > 0) {
+		*runtime_ns = rt; /* debugfs: ns (sched_fair_server_write) */
+		*period_ns = per;
+		return 1;
+	}
+	if (!b->info.fair_server && kernel_has_fair_server(b->info.kernel)) {
+		*runtime_ns = BOARD_FAIR_DEFAULT_RUNTIME_NS;
+		*period_ns = BOARD_FAIR_DEFAULT_PERIOD_NS;
+		return 2;
+	}
+	return 0;
 }
 
 bool board_exists(pd_deploy_board *b, const char *abs)

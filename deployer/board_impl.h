@@ -44,6 +44,13 @@ int board_probe(pd_deploy_board *b, pd_err *e);
 /* Reads a board file, trimmed of trailing whitespace. */
 int board_read(pd_deploy_board *b, const char *abs, pd_buf *out, pd_err *e);
 int board_read_ll(pd_deploy_board *b, const char *abs, long long *v, pd_err *e);
+/* The fair deadline server (mainline >= 6.12) takes runtime/period of every CPU's DL bandwidth whether
+ * a platform declares it or not. Its settings: read from debugfs when readable (returns 1), else the
+ * kernel's default 50 ms every 1 s on a kernel >= 6.12 whose debugfs is not readable (returns 2),
+ * else 0 (no fair server). */
+#define BOARD_FAIR_DEFAULT_RUNTIME_NS (50LL * 1000 * 1000)
+#define BOARD_FAIR_DEFAULT_PERIOD_NS (1000LL * 1000 * 1000)
+int board_fair_server(pd_deploy_board *b, int64_t *runtime_ns, int64_t *period_ns);
 bool board_exists(pd_deploy_board *b, const char *abs);
 /* Records the current value of abs, then writes v (skips both when it already reads v). */
 int board_set(pd_deploy_board *b, const char *abs, const char *v, pd_err *e);

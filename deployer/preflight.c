@@ -229,38 +229,28 @@ static void check_sensors(pd_deploy_board *b, const pd_plan *p, pd_buf *problems
 	free(names);
 }
 
-/* Mainline has the fair deadline server since 6.12 (counted in every CPU's DL bandwidth). */
-static bool kernel_has_fair_server(const char *release)
-{
-	int major = 0, minor = 0;
-	if (sscanf(release, "%d.%d", &major, &minor) != 2)
-		return false;
-	return major > 6 || (major == 6 && minor >= 12);
-}
-
 /* Per-CPU and total SCHED_DEADLINE bandwidth with the settings the deploy will leave in place. */
 static void check_bandwidth(pd_deploy_board *b, const pd_plan *p, pd_buf *problems)
 {
 	const pd_platform *pl = pd_plan_platform(p);
 	const struct pd_dl *dl = pd_platform_dl(pl);
-	pd_err e = {0};
-	if (dl->has_fair_server && !b->info.fair_server)
+	int64_t frt = 0, fper = 1;
+	int fs = board_fair_server(b, &frt, &fper);
+	/* A declared fair server is configured by the deploy (debugfs), unless the board's unreadable one
+	 * is assumed at the kernel's default and the platform declares exactly that (what `profile`
+	 * writes for such a board): nothing to configure then. */
+	if (dl->has_fair_server && !b->info.fair_server &&
+	    !(fs == 2 && dl->fair_runtime_ns == frt && dl->fair_period_ns == fper))
 		PROBLEM("the platform declares dl.fair_server but the board has no readable "
 			"/sys/kernel/debug/sched/fair_server (kernel < 6.12, debugfs not mounted, or lockdown)\n");
 	double fair = 0;
 	const char *fair_src = "fair server";
-	if (dl->has_fair_server)
+	if (dl->has_fair_server) {
 		fair = (double)dl->fair_runtime_ns / (double)dl->fair_period_ns;
-	else if (b->info.fair_server) { /* left alone, but it still takes its share */
-		long long rt = 0, per = 1;
-		if (board_read_ll(b, "/sys/kernel/debug/sched/fair_server/cpu0/runtime", &rt, &e) == 0 &&
-		    board_read_ll(b, "/sys/kernel/debug/sched/fair_server/cpu0/period", &per, &e) == 0 && per > 0)
-			fair = (double)rt / (double)per;
-	} else if (kernel_has_fair_server(b->info.kernel)) {
-		/* Unreadable (debugfs not mounted) but there: admission still counts it. Assume mainline's
-		 * default (50 ms every 1 s) rather than let the agent's sched_setattr fail half-way. */
-		fair = 0.05;
-		fair_src = "fair server (kernel >= 6.12, debugfs unreadable: its default 50ms/1s assumed)";
+	} else if (fs) { /* left alone, but it still takes its share */
+		fair = (double)frt / (double)fper;
+		if (fs == 2)
+			fair_src = "fair server (kernel >= 6.12, debugfs unreadable: its default 50ms/1s assumed)";
 	}
 	double cap = dl->max_util_per_cpu - fair;
 	int cpus[1024];
@@ -277,7 +267,7 @@ static void check_bandwidth(pd_deploy_board *b, const pd_plan *p, pd_buf *proble
 		total += u;
 		if (u > cap + 1e-9)
 			PROBLEM("CPU %d: SCHED_DEADLINE bandwidth %.4f exceeds the %.4f available (%.2f cap minus %.4f "
-				"%s); declare dl.fair_server or lower dl.max_util_per_cpu in the platform\n", cpus[c], u,
+				"%s); declare dl.fair_server in the platform (powerdag profile does) or lower the load\n", cpus[c], u,
 				cap, dl->max_util_per_cpu, fair, fair_src);
 	}
 	if (total > cap * (double)ncpu + 1e-9)

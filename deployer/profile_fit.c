@@ -6,8 +6,10 @@
  * and the text/JSON summary.
  */
 #include "deployer/profile_impl.h"
+#include "deployer/board_impl.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,6 +172,32 @@ static void fit_margin(struct prof *c)
 			   "samples", (int)c->spread_jobs, "p50", c->spread_p50, "p99", c->spread_p99, "max", c->spread_max));
 }
 
+/* dl.fair_server: a board fact, not a measurement. The fair deadline server of a kernel >= 6.12 takes
+ * its share of every CPU's DL bandwidth whether the platform declares it or not; a platform that does
+ * not gives the optimizer a capacity the kernel's admission then refuses. Read from debugfs, or the
+ * kernel's default when debugfs is unreadable (the deployer then leaves it alone and counts it). A
+ * nominal platform that declares one keeps its own: the deploy configures it. */
+static void fit_fair_server(struct prof *c)
+{
+	if (pd_platform_dl(c->nom)->has_fair_server || !c->b)
+		return;
+	int64_t rt = 0, per = 0;
+	int fs = board_fair_server(c->b, &rt, &per);
+	if (fs == 0 || rt == 0)
+		return;
+	if (pd_platform_set_fair_server(c->fit, rt, per) != 0) {
+		profile_flag(c, "the board's fair server (%lld ns every %lld ns) leaves no SCHED_DEADLINE bandwidth under "
+				"dl.max_util_per_cpu: not written", (long long)rt, (long long)per);
+		return;
+	}
+	char v[64];
+	snprintf(v, sizeof(v), "%gms/%gms", (double)rt / 1e6, (double)per / 1e6);
+	value(c, json_pack("{s:s, s:s, s:I, s:I, s:s}", "what", "dl.fair_server", "value", v, "runtime_ns", (json_int_t)rt,
+			   "period_ns", (json_int_t)per, "source",
+			   fs == 1 ? "read from /sys/kernel/debug/sched/fair_server/cpu0"
+				   : "kernel >= 6.12 with debugfs unreadable: the kernel's default assumed"));
+}
+
 static void fit_accel_latency(struct prof *c)
 {
 	for (size_t a = 0; a < pd_platform_accel_count(c->nom); a++) {
@@ -276,6 +304,7 @@ int profile_fit_and_write(struct prof *c, pd_err *e)
 {
 	fit_overhead(c);
 	fit_margin(c);
+	fit_fair_server(c);
 	int rc = 0;
 	for (size_t k = 0; rc == 0 && k < pd_platform_island_count(c->nom); k++) {
 		const struct pd_island *isl = pd_platform_island(c->nom, k);

@@ -124,6 +124,8 @@ double pd_platform_core_capacity(const pd_platform *p);
  * island's override. Return 0, or -1 for an index or value out of range (nothing changed). */
 int pd_platform_set_job_overhead(pd_platform *p, long island, int64_t ns);
 int pd_platform_set_budget_margin(pd_platform *p, double margin);
+/* dl.fair_server: 0 < runtime < period, and max_util_per_cpu - runtime/period > 0. */
+int pd_platform_set_fair_server(pd_platform *p, int64_t runtime_ns, int64_t period_ns);
 /* Power-table corrections (`powerdag refit`), keeping the invariants: busy >= idle >= 0 for an
  * existing island OPP, base >= 0; -1 (nothing changed) otherwise. */
 int pd_platform_set_opp_power(pd_platform *p, size_t island, size_t opp, int64_t busy_uw, int64_t idle_uw);

@@ -111,6 +111,17 @@ int pd_platform_set_job_overhead(pd_platform *p, long island, int64_t ns)
 
 /* The margin must stay a 6-place decimal in [0, 1) (the parser's rule): the budget law uses it
  * exactly and the writer must reproduce it. */
+int pd_platform_set_fair_server(pd_platform *p, int64_t runtime_ns, int64_t period_ns)
+{
+	if (!(runtime_ns > 0 && runtime_ns < period_ns) ||
+	    !(p->dl.max_util_per_cpu - (double)runtime_ns / (double)period_ns > 0))
+		return -1;
+	p->dl.has_fair_server = true;
+	p->dl.fair_runtime_ns = runtime_ns;
+	p->dl.fair_period_ns = period_ns;
+	return 0;
+}
+
 int pd_platform_set_budget_margin(pd_platform *p, double margin)
 {
 	if (!(margin >= 0.0 && margin < 1.0))
