@@ -54,6 +54,9 @@ expect 0 "$POWERDAG" validate "$F"
 grep -q '^  provenance:' "$F" || fail "no provenance block"
 grep -q 'job_overhead: ' "$F" || fail "no job_overhead in the fitted platform"
 grep -q '^    budget_margin: ' "$F" || fail "no dl.budget_margin in the fitted platform"
+# the twin's kernel (this machine's, >= 6.12) runs a fair server: the fitted platform declares it,
+# from NOMINAL or from the board, so that the optimizer's capacity is what admission allows
+grep -q '^    fair_server: ' "$F" || fail "no dl.fair_server in the fitted platform (kernel $(uname -r))"
 # The fitted file feeds optimize. The example set fits the twin with a budget margin up to 0.15; the
 # margin is what this machine measured (spin jobs' CPU time over their calibration, every CPU busy),
 # and a host loaded by other work measures more (0.25-0.29 seen): then the honest answer is exit 1,
