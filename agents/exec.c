@@ -302,7 +302,9 @@ static void run_job(struct pd_xtask *xt, uint64_t k, int64_t release_abs)
 		atomic_store(&xt->reanchor_until,
 			     pd_plan_reanchor_until(start, cpu + xt->t->overhead_ns, throttles, xt->t->period_ns,
 						    xt->t->runtime_ns, xt->t->deadline_ns));
-		if (start > release_abs + xt->t->finish_ns - xt->t->runtime_ns) /* late because it started late */
+		/* late because it started late, on a constrained reservation (an implicit one leaves no
+		 * phase behind: docs/MODEL.md rule 4) */
+		if (start > release_abs + xt->t->finish_ns - xt->t->runtime_ns && xt->t->deadline_ns < xt->t->period_ns)
 			reanchor_dag(xt->dag, end - x->t0_ns);
 	}
 	atomic_store(&xt->completed, k + 1);

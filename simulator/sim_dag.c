@@ -137,8 +137,12 @@ void sim_task_check_late(struct sim *s, struct sim_task *t, uint64_t seq)
 		return;
 	t->reanchor_until = pd_plan_reanchor_until(t->job_start, t->job_charged, t->job_throttles, t->e.dl_period,
 						   t->e.dl_runtime, t->e.dl_deadline);
+	/* The DAG part only for a constrained reservation (d < P): an implicit one (what `optimize` writes,
+	 * P = d) wakes into a fresh period by the plain CBS rule once its deadline has passed, so a late
+	 * start leaves no phase behind and abandoning the next release would only cost a miss. */
 	bool started_late = t->job_start > release + t->finish_ns - t->e.dl_runtime;
-	if (started_late && (int64_t)d->next_seq > d->reanchor_seq) /* the DAG re-anchors: next release abandoned */
+	bool constrained = t->e.dl_deadline < t->e.dl_period;
+	if (started_late && constrained && (int64_t)d->next_seq > d->reanchor_seq) /* next release abandoned */
 		d->reanchor_seq = (int64_t)d->next_seq;
 	t->st.reanchors++;
 }
