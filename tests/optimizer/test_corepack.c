@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Exact core packing (optimizer/corepack.c) against brute force. On random small sets (three chains
+ * of two or three tasks on one island of two cores) every core assignment is tried with the exact
+ * deadline LP, and the packer's verdict must agree:
+ * - "cannot be packed" (0) only when no assignment reaches a max density <= cap: its inner nodes
+ *   run only a few Kelley rounds (CP_ROUNDS_INNER), and a node left without a verdict must be
+ *   branched on, never counted as infeasible;
+ * - "packed" (1) only when some assignment packs, with a plan that passes the exact evaluator;
+ * - always a verdict (these sets are decided in milliseconds).
+ * Both verdicts occur over the seeds, so neither direction is vacuous.
+ */
+#include "helper_opt.h"
+#include "optimizer/opt_impl.h"
+#include "pd_test.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static uint64_t next(uint64_t *r)
+{
+	*r = *r * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *r >> 33;
+}
+
+/* Three chains of 2-3 tasks, WCETs 0.3-1.8 ms, period 10 ms, as DAG YAML into buf. */
+static void random_chains(uint64_t seed, char *buf, size_t n)
+{
+	uint64_t r = seed * 0x9e3779b97f4a7c15ULL + 1;
+	size_t at = (size_t)snprintf(buf, n, "dags:\n");
+	for (int g = 0; g < 3; g++) {
+		int len = 2 + (int)(next(&r) % 2);
+		at += (size_t)snprintf(buf + at, n - at, "  - name: g%d\n    period: 10ms\n    tasks:\n", g);
+		for (int t = 0; t < len; t++)
+			at += (size_t)snprintf(buf + at, n - at, "      - {name: t%d, wcet: %uus}\n", t,
+					       300 + (unsigned)(next(&r) % 1501));
+		at += (size_t)snprintf(buf + at, n - at, "    edges:\n");
+		for (int t = 1; t < len; t++)
+			at += (size_t)snprintf(buf + at, n - at, "      - [t%d, t%d]\n", t - 1, t);
+	}
+}
+
+/* The smallest max density / cap over every core assignment (task 0 on core 0: the two cores are
+ * interchangeable), each with the exact deadline LP. */
+static double brute_min(const struct opt_inst *in, struct opt_sol *s)
+{
+	double best = INFINITY;
+	size_t n = in->n_tasks;
+	for (unsigned long m = 0; m < (1UL << (n - 1)); m++) {
+		for (size_t i = 0; i < n; i++)
+			s->where[i] = i == 0 ? 0 : (int)((m >> (i - 1)) & 1);
+		best = fmin(best, opt_deadlines_lp(in, s, 0, opt_now_s() + 5.0));
+	}
+	return best;
+}
+
+START_TEST(verdicts_match_brute_force)
+{
+	int packed = 0, unpackable = 0;
+	char yaml[4096];
+	for (uint64_t seed = 1; seed <= 24; seed++) {
+		random_chains(seed, yaml, sizeof(yaml));
+		pd_plan *plan = pd_to_load(yaml, pd_to_plat2);
+		struct opt_inst in;
+		struct opt_sol s, b;
+		pd_err e = {0};
+		ck_assert_msg(opt_inst_build(&in, pd_plan_dags(plan), pd_plan_platform(plan), 1e-5, &e) == 0, "%s", e.msg);
+		ck_assert_int_eq(opt_sol_init(&s, &in), 0);
+		ck_assert_int_eq(opt_sol_init(&b, &in), 0);
+		s.isl_opp[0] = b.isl_opp[0] = 1; /* 1000 MHz */
+		for (size_t i = 0; i < in.n_tasks; i++)
+			s.where[i] = 0; /* the island; corepack chooses the cores */
+		int r = opt_corepack(&in, &s, opt_now_s() + 10.0);
+		double m = brute_min(&in, &b);
+		ck_assert_msg(r >= 0, "seed %llu: no verdict", (unsigned long long)seed);
+		if (r == 0) {
+			ck_assert_msg(m > 1.0 - 1e-9, "seed %llu: corepack says unpackable, an assignment has %.6f",
+				      (unsigned long long)seed, m);
+			unpackable++;
+		} else {
+			ck_assert_msg(m <= 1.0 + 1e-4, "seed %llu: corepack packed, brute force best %.6f",
+				      (unsigned long long)seed, m);
+			ck_assert(opt_evaluate(&in, &s, NULL, 0));
+			packed++;
+		}
+		opt_sol_free(&s);
+		opt_sol_free(&b);
+		opt_inst_free(&in);
+		pd_plan_free(plan);
+	}
+	printf("corepack: %d packed, %d unpackable\n", packed, unpackable);
+	ck_assert_int_ge(packed, 3);
+	ck_assert_int_ge(unpackable, 3);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("optimizer_corepack");
+	TCase *tc = tcase_create("corepack");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, verdicts_match_brute_force);
+	suite_add_tcase(s, tc);
+	return pd_test_main(s);
+}
