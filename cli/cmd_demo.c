@@ -88,6 +88,7 @@ static int generate_dags(const char *path, pd_err *e)
 
 struct twin_info {
 	char uri[256], platform[512], identity[512], known_hosts[512];
+	bool vm; /* the twin up is a qemu guest (twin up --vm), not a namespace of this kernel */
 };
 
 static int twin_info(const char *state, struct twin_info *ti, bool *running, pd_err *e)
@@ -113,6 +114,8 @@ static int twin_info(const char *state, struct twin_info *ti, bool *running, pd_
 		}
 		snprintf(dst[i], sz[i], "%s", v);
 	}
+	const char *kind = json_string_value(json_object_get(j, "kind"));
+	ti->vm = kind && strcmp(kind, "vm") == 0;
 	json_decref(j);
 	return 0;
 }
@@ -184,19 +187,24 @@ static int pipeline(const char *self, const char *out, const struct twin_info *t
 
 static int run(int argc, char **argv)
 {
-	static const struct option longopts[] = {{"out", required_argument, NULL, 'o'}, {NULL, 0, NULL, 0}};
+	static const struct option longopts[] = {
+		{"out", required_argument, NULL, 'o'}, {"vm", no_argument, NULL, 'v'}, {NULL, 0, NULL, 0}};
 	char defout[64];
 	time_t now = time(NULL);
 	struct tm tm;
 	localtime_r(&now, &tm);
 	strftime(defout, sizeof(defout), "powerdag-demo-%Y%m%d-%H%M%S", &tm);
 	const char *out = defout;
+	bool vm = false;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
-		if (c != 'o')
+		if (c == 'o')
+			out = optarg;
+		else if (c == 'v')
+			vm = true;
+		else
 			return pd_cli_fail("demo", PD_EXIT_USAGE, "see 'powerdag demo --help'");
-		out = optarg;
 	}
 	if (optind != argc)
 		return pd_cli_fail("demo", PD_EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
@@ -205,6 +213,19 @@ static int run(int argc, char **argv)
 	if (l <= 0)
 		return pd_cli_fail("demo", PD_EXIT_ENV, "cannot find the powerdag binary: %s", strerror(errno));
 	self[l] = '\0';
+	/* a twin already up is used (and left up); --vm asks for a VM twin, so a namespace twin that is
+	 * up is refused before anything is written (only one twin runs per state directory) */
+	char state[512];
+	pd_twin_state_dir(NULL, state, sizeof(state));
+	struct twin_info ti;
+	bool running = false, started = false;
+	pd_err e = {0};
+	bool use_up = twin_info(state, &ti, &running, &e) == 0 && running;
+	if (use_up && vm && !ti.vm)
+		return pd_cli_fail("demo", PD_EXIT_ENV,
+				   "a namespace twin is up at %s: take it down first (powerdag twin down) or run demo without --vm",
+				   ti.uri);
+	e = (pd_err){0};
 	/* a new directory of ours (docs/DEPLOY.md): no one else can plant a link where the demo writes */
 	int dfd;
 	bool created;
@@ -220,16 +241,12 @@ static int run(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	char state[512];
-	pd_twin_state_dir(NULL, state, sizeof(state));
-	struct twin_info ti;
-	bool running = false, started = false;
-	pd_err e = {0};
-	if (twin_info(state, &ti, &running, &e) == 0 && running) {
-		fprintf(stderr, "== demo: using the twin already up at %s (left up afterwards)\n", ti.uri);
+	if (use_up) {
+		fprintf(stderr, "== demo: using the %s twin already up at %s (left up afterwards)\n", ti.vm ? "VM" : "namespace",
+			ti.uri);
 	} else {
-		step("twin up");
-		struct pd_twin_opts to = {.self_exe = self};
+		step(vm ? "twin up --vm (a qemu guest with Debian's 6.1 kernel)" : "twin up");
+		struct pd_twin_opts to = {.self_exe = self, .vm = vm};
 		char uri[256];
 		int rc = pd_twin_up(&to, uri, sizeof(uri), &e);
 		if (rc)
@@ -261,9 +278,12 @@ static int run(int argc, char **argv)
 
 const struct pd_cmd pd_cmd_demo = {
 	"demo", run, "hardware-free demo: twin up, optimize, check, simulate, deploy, report, twin down",
-	"demo [--out RUNDIR]\n\n"
+	"demo [--vm] [--out RUNDIR]\n\n"
 	"  --out RUNDIR   where the run is kept: a new or empty directory of yours\n"
-	"                 (default ./powerdag-demo-YYYYmmdd-HHMMSS)\n\n"
+	"                 (default ./powerdag-demo-YYYYmmdd-HHMMSS)\n"
+	"  --vm           the board is a VM twin (`twin up --vm`: a qemu guest running Debian 12's 6.1\n"
+	"                 kernel, cgroup v2, no fair server; its image is built once, cached); a VM twin\n"
+	"                 already up is used; a namespace twin that is up is refused (exit 3)\n\n"
 	"Needs root (the twin uses network and mount namespaces). Starts the board twin unless one is\n"
 	"already up (then it is used and left up), optimises dags/examples/twin.yaml for it, checks and\n"
 	"simulates the plan (RUNDIR/simulate.json), deploys it over SSH for 10 s, prints the report\n"

@@ -2,7 +2,8 @@
 # Installs every Debian 12 package powerdag needs to build, test and run its board twin.
 # qemu-system-x86, mmdebstrap, cpio: the VM twin (`twin up --vm`); its guest kernel
 # (linux-image-cloud-amd64) and root file system are fetched by scripts/vm-image.sh into the image,
-# not installed on this machine.
+# not installed on this machine. qemu-system-arm (qemu-system-aarch64): the arm64 guest
+# (scripts/vm-image-arm64.sh, tests/vm/vm_arm64_boot.sh).
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 . "$(dirname "$0")/as-root.sh"
@@ -14,6 +15,6 @@ as_root apt-get install -y -qq --no-install-recommends \
   openssh-server openssh-client iproute2 procps psmisc kmod \
   coinor-libcbc-dev graphviz clang libclang-rt-14-dev \
   fuse3 libfuse3-dev rt-app chromium jq python3 util-linux groff-base man-db \
-  qemu-system-x86 mmdebstrap cpio \
+  qemu-system-x86 qemu-system-arm mmdebstrap cpio \
   >/dev/null
 "$(dirname "$0")/install-cross-deps.sh"

@@ -338,14 +338,23 @@ void twin_vm_kill(pid_t qemu)
 	waitpid(qemu, NULL, 0);
 }
 
-/* KVM or TCG: POWERDAG_VM_ACCEL forces one; otherwise the outcome of the first KVM boot on this
- * machine, cached in the image directory (a guest stalled under KVM on some hosts, see TWIN.md). */
+/* A /dev/kvm served by kvm_pvm alone (PVM, "pagetable-based virtual machine": KVM without VT-x or
+ * AMD-V, e.g. in a cloud VM without nested virtualisation) runs only kernels built as PVM guests;
+ * Debian's kernel there executes in KVM's instruction emulator, far slower than TCG (TWIN.md "KVM"). */
+static bool kvm_is_pvm_only(void)
+{
+	return twin_file_exists("/sys/module/kvm_pvm") && !twin_file_exists("/sys/module/kvm_intel") &&
+	       !twin_file_exists("/sys/module/kvm_amd");
+}
+
+/* KVM or TCG: POWERDAG_VM_ACCEL forces one; TCG without /dev/kvm or where KVM is PVM only;
+ * otherwise the outcome of the first KVM boot on this machine, cached in the image directory. */
 const char *twin_vm_accel_cached(const char *image, char *buf, size_t n)
 {
 	const char *env = getenv("POWERDAG_VM_ACCEL");
 	if (env && (strcmp(env, "kvm") == 0 || strcmp(env, "tcg") == 0))
 		return snprintf(buf, n, "%s", env), buf;
-	if (!twin_file_exists("/dev/kvm"))
+	if (!twin_file_exists("/dev/kvm") || kvm_is_pvm_only())
 		return snprintf(buf, n, "tcg"), buf;
 	char p[512], *s = NULL;
 	size_t len;

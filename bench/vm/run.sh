@@ -4,10 +4,25 @@
 # directory) and its boot-to-SSH time (`twin up --vm` until sshd and iiod answer), N boots, median
 # and worst. Root; takes the machine-wide lock around each boot (flock /tmp/pd-e2e.lock).
 # usage: bench/vm/run.sh BUILD_DIR [N=5] [--no-image]
+#        bench/vm/run.sh BUILD_DIR [N=5] --arm64   the arm64 guest (tests/vm/vm_arm64_boot.sh): its
+#            boot to SSH on -M virt -cpu cortex-a53 -smp 4, N boots with the cached image
 set -eu
-build=${1:?usage: bench/vm/run.sh BUILD_DIR [N] [--no-image]}
+build=${1:?usage: bench/vm/run.sh BUILD_DIR [N] [--no-image|--arm64]}
 n=${2:-5}
 src=$(cd "$(dirname "$0")/../.." && pwd)
+if [ "${3:-}" = --arm64 ]; then
+	times=""
+	i=0
+	while [ $i -lt "$n" ]; do
+		i=$((i + 1))
+		t=$(flock /tmp/pd-e2e.lock sh "$src/tests/vm/vm_arm64_boot.sh" "$src" | sed -n 's/^arm64 guest: boot to SSH in \([0-9.]*\) s$/\1/p')
+		[ -n "$t" ] || { echo "arm64 boot #$i failed" >&2; exit 1; }
+		echo "arm64 boot to SSH #$i: $t s"
+		times="$times $t"
+	done
+	echo "$times" | tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {printf "arm64 boot to SSH (4 x cortex-a53, TCG): median %.1f s, worst %.1f s, n=%d\n", (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2), a[NR], NR}'
+	exit 0
+fi
 pd="$build/powerdag"
 if [ "${3:-}" != --no-image ]; then
 	img=$(mktemp -d /tmp/pd-vm-bench-img.XXXXXX)
