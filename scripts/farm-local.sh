@@ -124,6 +124,7 @@ up() {
 	cp "$SRC"/farm/lava/device-types/*.jinja2 "$STATE/device-types/"
 	cp "$SRC"/farm/lava/health-checks/*.yaml "$STATE/health-checks/"
 	for f in "$SRC"/farm/lava/device-types/*.jinja2; do
+		case "$f" in */powerdag-ssh.jinja2) continue ;; esac # the template the others extend
 		manage device-types add "$(basename "$f" .jinja2)" >/dev/null
 	done
 	local wtoken
@@ -168,6 +169,8 @@ EOF
     cpu_group: host-$(hostname -s)
 EOF
 		manage devices add --device-type twin --worker "$WORKER" "$name" >/dev/null
+		# Unknown health makes the scheduler run the device type's health check before any job
+		manage devices update --health UNKNOWN "$name" >/dev/null
 	done
 
 	start worker lava-worker --name "$WORKER" --url "http://127.0.0.1:$PORT/" --token-file "$STATE/worker_token" \
@@ -212,6 +215,16 @@ down() {
 	[ "$(id -u)" -eq 0 ] || die "needs root"
 	[ -d "$STATE" ] || return 0
 	for s in worker scheduler publisher gunicorn; do stop_pid "$STATE/pids/$s"; done
+	# LAVA's test overlays: a job unpacks /lava-ID on the board's root, which for a twin is this
+	# machine's; and the hold markers of powerdag's jobs (farm/job.c)
+	if [ -f "$STATE/pg/postmaster.pid" ]; then
+		runuser -u postgres -- "$PGBIN/psql" -h 127.0.0.1 -p "$PGPORT" -d lavaserver -Atc \
+			"select id from lava_scheduler_app_testjob" 2>/dev/null | while read -r id; do
+			case "$id" in '' | *[!0-9]*) continue ;; esac
+			rm -rf "/lava-$id" /lava-"$id"-overlay-*.tar.gz
+		done
+	fi
+	rm -rf /run/powerdag-hold
 	if [ -f "$STATE/twins" ]; then
 		while read -r t; do "$PDBIN" twin down --state "$t" >/dev/null 2>&1 || true; done <"$STATE/twins"
 	fi
