@@ -231,8 +231,8 @@ static void step_reserved(struct coll *c, size_t i, const struct farm_job_state 
 	struct farm_run *u = &c->r.runs[i];
 	if (finished(js)) {
 		drop_transport(c, i);
-		set_missing(c, u, "LAVA job %ld on %s ended %s before the hold%s%s", u->job, u->device, js->health,
-			    js->failure[0] ? ": " : "", js->failure);
+		set_missing(c, u, "LAVA job %ld on %s ended %s before the run could start%s%s", u->job, u->device,
+			    js->health, js->failure[0] ? ": " : "", js->failure);
 		return;
 	}
 	const struct farm_device *dv = farm_lab_device(c->l, u->device);

@@ -43,7 +43,17 @@ PGPORT=$((PORT + 1))
 PUBPORT=$((PORT + 2))
 WORKER=farm-worker
 
-die() { echo "farm-local.sh: $*" >&2; exit 3; }
+# exit 3; during `up`, after the first thing was made, everything made so far is torn down
+TEARDOWN=
+die() {
+	echo "farm-local.sh: $*" >&2
+	if [ -n "$TEARDOWN" ]; then
+		TEARDOWN=
+		echo "farm-local.sh: set-up failed, tearing down" >&2
+		down >/dev/null 2>&1 || true
+	fi
+	exit 3
+}
 
 # The LAVA processes all read their settings from the environment: database URL, secret key, and
 # every path that is /etc or /var by default moved under STATE (LAVA_JSON_SETTINGS).
@@ -93,21 +103,26 @@ up() {
 	t0=$(date +%s.%N)
 	mkdir -p "$STATE"/{pids,log,devices,device-types,health-checks,media}
 	chmod 755 "$STATE"
-	trap 'echo "farm-local.sh: set-up failed, tearing down" >&2; down >/dev/null 2>&1 || true' ERR
+	TEARDOWN=1
+	trap 'die "a step failed (line $LINENO)"' ERR
 	python3 -c 'import secrets; print(secrets.token_urlsafe(40))' >"$STATE/secret_key"
 	chmod 600 "$STATE/secret_key"
 
-	# PostgreSQL: a private cluster, trust on 127.0.0.1 only, socket in STATE
+	# PostgreSQL: a private cluster, trust on 127.0.0.1 only, socket in STATE; the server runs as
+	# postgres, which must reach STATE
+	runuser -u postgres -- test -x "$STATE" ||
+		die "user postgres cannot enter $STATE (a parent directory is private): choose another --state"
 	install -d -o postgres -g postgres -m 700 "$STATE/pg"
 	runuser -u postgres -- "$PGBIN/initdb" -D "$STATE/pg" -A trust -U postgres -E UTF8 --locale C.UTF-8 \
-		>"$STATE/log/initdb.log" 2>&1
+		>"$STATE/log/initdb.log" 2>&1 || die "initdb failed: $(tail -3 "$STATE/log/initdb.log")"
 	runuser -u postgres -- "$PGBIN/pg_ctl" -D "$STATE/pg" -l "$STATE/pg/server.log" -w \
-		-o "-h 127.0.0.1 -p $PGPORT -k $STATE/pg -c fsync=off" start >"$STATE/log/pg_ctl.log" 2>&1
+		-o "-h 127.0.0.1 -p $PGPORT -k $STATE/pg -c fsync=off" start >"$STATE/log/pg_ctl.log" 2>&1 ||
+		die "PostgreSQL did not start: $(tail -3 "$STATE/pg/server.log")"
 	head -1 "$STATE/pg/postmaster.pid" >"$STATE/pids/postgres"
 	runuser -u postgres -- "$PGBIN/createdb" -h 127.0.0.1 -p "$PGPORT" lavaserver
 
 	lava_env
-	manage migrate --noinput >"$STATE/log/migrate.log" 2>&1
+	manage migrate --noinput >"$STATE/log/migrate.log" 2>&1 || die "migrate failed: $(tail -3 "$STATE/log/migrate.log")"
 	manage users add --staff --superuser --passwd "$(python3 -c 'import secrets; print(secrets.token_hex(16))')" admin >/dev/null
 	local token
 	token=$(python3 -c 'import secrets; print(secrets.token_hex(24))')
@@ -192,6 +207,7 @@ EOF
 	done
 	[ "$ok" -ge "$BOARDS" ] || die "only $ok of $BOARDS devices passed their health check ($STATE/log/worker-lava.log)"
 	trap - ERR
+	TEARDOWN=
 	local t1
 	t1=$(date +%s.%N)
 	printf 'farm up: %s boards, %s, set-up %.1f s\n' "$BOARDS" "http://127.0.0.1:$PORT/" "$(echo "$t1 - $t0" | bc)"
@@ -214,25 +230,30 @@ stop_pid() {
 down() {
 	[ "$(id -u)" -eq 0 ] || die "needs root"
 	[ -d "$STATE" ] || return 0
+	# every step is tried whatever the previous one did: down must also clean a half-started farm
+	set +e
 	for s in worker scheduler publisher gunicorn; do stop_pid "$STATE/pids/$s"; done
+	if [ -f "$STATE/twins" ]; then
+		while read -r t; do "$PDBIN" twin down --state "$t" >/dev/null 2>&1; done <"$STATE/twins"
+	fi
 	# LAVA's test overlays: a job unpacks /lava-ID on the board's root, which for a twin is this
 	# machine's; and the hold markers of powerdag's jobs (farm/job.c)
-	if [ -f "$STATE/pg/postmaster.pid" ]; then
-		runuser -u postgres -- "$PGBIN/psql" -h 127.0.0.1 -p "$PGPORT" -d lavaserver -Atc \
-			"select id from lava_scheduler_app_testjob" 2>/dev/null | while read -r id; do
+	# (the job ids: LAVA keeps each job's log in media/job-output/YYYY/MM/DD/ID)
+	if [ -d "$STATE/media/job-output" ]; then
+		find "$STATE/media/job-output" -mindepth 4 -maxdepth 4 -type d | while read -r d; do
+			id=${d##*/}
 			case "$id" in '' | *[!0-9]*) continue ;; esac
 			rm -rf "/lava-$id" /lava-"$id"-overlay-*.tar.gz
 		done
 	fi
-	rm -rf /run/powerdag-hold
-	if [ -f "$STATE/twins" ]; then
-		while read -r t; do "$PDBIN" twin down --state "$t" >/dev/null 2>&1 || true; done <"$STATE/twins"
-	fi
 	if [ -f "$STATE/pg/postmaster.pid" ]; then
-		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$STATE/pg" -m fast -w stop >/dev/null 2>&1 || true
+		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$STATE/pg" -m fast -w stop >/dev/null 2>&1
 	fi
+	rm -rf /run/powerdag-hold
 	stop_pid "$STATE/pids/postgres"
 	rm -rf "$STATE"
+	set -e
+	[ ! -e "$STATE" ]
 }
 
 status() {

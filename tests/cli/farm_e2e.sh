@@ -20,6 +20,7 @@ for c in lava-server lava-worker lavacli gunicorn3 /usr/lib/postgresql/15/bin/in
 		exit 0
 	fi
 done
+chmod 755 "$T" # PostgreSQL runs as postgres and keeps its cluster in the farm's state directory
 S=$T/farm
 PORT=18280
 FL="$SRC/scripts/farm-local.sh"
@@ -34,14 +35,16 @@ LAB=$S/lab.yaml
 lavacli --uri "$LAVA_URI" devices list >"$T/devs" || fail "lavacli devices list"
 [ "$(grep -c 'Idle,Good' "$T/devs")" -eq 3 ] || fail "3 healthy devices expected: $(cat "$T/devs")"
 
-# three plans for the twin (the same platform on every twin: one CPU model, one power model)
+# three plans for the twin (the same platform on every twin: one CPU model, one power model): the
+# example set planned for the least power
 P=$T/plans
 mkdir -p "$P"
 expect 0 "$POWERDAG" optimize "$SRC/dags/examples/twin.yaml" "$S/twin-1/platform.yaml" -o "$P/example.yaml"
-for seed in 3 5; do
-	expect 0 "$POWERDAG" gen --dags 2 --tasks 3:4 --util 0.25 --seed $seed -o "$P/set$seed.yaml"
-	expect 0 "$POWERDAG" optimize "$P/set$seed.yaml" "$S/twin-1/platform.yaml" -o "$P/gen$seed.yaml"
-done
+# and the same DAG set planned for the most slack under a generous cap, and balanced
+expect 0 "$POWERDAG" optimize "$SRC/dags/examples/twin.yaml" "$S/twin-1/platform.yaml" -o "$P/slack.yaml" \
+	--objective slack --power-cap 100W
+expect 0 "$POWERDAG" optimize "$SRC/dags/examples/twin.yaml" "$S/twin-1/platform.yaml" -o "$P/balanced.yaml" \
+	--objective balanced
 
 # bad input: nothing written
 expect 2 "$POWERDAG" farm submit --lab "$LAB" --out "$T/bad" --device-type zcu102 "$P/example.yaml"
@@ -52,7 +55,7 @@ grep -q "no board of that type" "$T/err" || fail "a device type without boards: 
 F=$T/m1
 ts=$(date +%s.%N)
 expect 0 "$POWERDAG" farm submit --lab "$LAB" --out "$F" --repeat 3 --duration 2s \
-	"$P/example.yaml" "$P/gen3.yaml" "$P/gen5.yaml"
+	"$P/example.yaml" "$P/slack.yaml" "$P/balanced.yaml"
 te=$(date +%s.%N)
 tail -12 "$T/out"
 grep -q "9 runs: 9 collected, 0 missing, 0 pending" "$T/out" || fail "matrix: $(tail -3 "$T/out") $(tail -5 "$T/err")"
@@ -79,34 +82,37 @@ j = json.load(open(sys.argv[1]))
 m = j["measured"]
 assert m["misses"] == 0, ("misses", m["misses"])
 assert m["instances"] > 0
-' "$T/out" || fail "report $d: misses or no instances"
+e = j.get("power_error_pct")
+assert e is not None and abs(e) <= 10, ("power error %", e)
+' "$T/out" || fail "report $d: misses, no instances or power off the model by > 10 %"
 done
 printf 'matrix of 9 runs: %.1f s wall\n' "$(echo "$te - $ts" | bc)"
 
-# a twin taken down while a run deploys to it: that run only is missing, and said so
+# a twin taken down while LAVA holds it for a run (the runs of the twins' one CPU group take turns:
+# while one deploys, the others hold their boards and wait): that run only is missing, and said so.
+# (Not in the middle of a deploy: a twin's cpusets are this machine's, and a twin killed mid-deploy
+# leaves them behind, which a real board's reboot would clear; docs/FARM.md.)
 F2=$T/m2
 "$POWERDAG" farm submit --lab "$LAB" --out "$F2" --repeat 3 --duration 4s "$P/example.yaml" >"$T/m2.out" 2>"$T/m2.err" &
 sub=$!
 victim=
 for _ in $(seq 1 240); do
 	victim=$(python3 -c '
-import json, sys
+import json, os, sys
 try:
     j = json.load(open(sys.argv[1]))
 except Exception:
     sys.exit(0)
-for r in j["runs"]:
-    if r["phase"] == "running" and r["device"]:
-        print(r["device"]); break
+if any(r["phase"] == "running" for r in j["runs"]):
+    for r in j["runs"]:
+        if r["phase"] == "reserved" and os.path.exists("/run/powerdag-hold/%s.held" % r["token"]):
+            print(r["device"]); break
 ' "$F2/farm.json" 2>/dev/null)
 	[ -n "$victim" ] && break
 	sleep 0.5
 done
-[ -n "$victim" ] || fail "no run reached the running phase"
-if [ -n "$victim" ]; then
-	sleep 1
-	"$POWERDAG" twin down --state "$S/$victim" || fail "twin down $victim"
-fi
+[ -n "$victim" ] || fail "no run held its board while another deployed"
+[ -n "$victim" ] && { "$POWERDAG" twin down --state "$S/$victim" >/dev/null || fail "twin down $victim"; }
 wait $sub
 rc=$?
 [ "$rc" -eq 1 ] || fail "farm submit with a twin down: exit $rc (want 1): $(tail -3 "$T/m2.err")"
