@@ -40,7 +40,8 @@ case "$PORT" in ''|*[!0-9]*) echo "farm-local.sh: --port wants a number" >&2; ex
 case "$STATE" in /*) ;; *) STATE=$(pwd)/$STATE ;; esac
 PGBIN=/usr/lib/postgresql/15/bin
 PGPORT=$((PORT + 1))
-PUBPORT=$((PORT + 2))
+PUBPORT=$((PORT + 2)) # lava-publisher's websocket (the worker wakes up on its events)
+ZPORT=$((PORT + 3))   # lava-publisher's ZMQ events (the scheduler wakes up on them)
 WORKER=farm-worker
 
 # exit 3; during `up`, after the first thing was made, everything made so far is torn down
@@ -64,7 +65,7 @@ lava_env() {
 	export ALLOWED_HOSTS="127.0.0.1,localhost"
 	local js
 	js=$(printf '{"DEVICES_PATH": "%s/devices", "DEVICE_TYPES_PATHS": ["%s/device-types", "/usr/share/lava-server/device-types"], "HEALTH_CHECKS_PATH": "%s/health-checks", "MEDIA_ROOT": "%s/media", "DJANGO_LOGFILE": "%s/log/django.log", "EVENT_NOTIFICATION": true, "EVENT_SOCKET": "tcp://127.0.0.1:%s", "INTERNAL_EVENT_SOCKET": "ipc://%s/internal.events"}' \
-		"$STATE" "$STATE" "$STATE" "$STATE" "$STATE" "$PUBPORT" "$STATE")
+		"$STATE" "$STATE" "$STATE" "$STATE" "$STATE" "$ZPORT" "$STATE")
 	export LAVA_JSON_SETTINGS
 	LAVA_JSON_SETTINGS=$(printf '%s' "$js" | base64 -w0)
 }
@@ -96,7 +97,7 @@ up() {
 		command -v "$c" >/dev/null || die "'$c' not found (scripts/install-deps.sh installs LAVA and PostgreSQL; build powerdag first)"
 	done
 	[ -e "$STATE/farm.env" ] || [ -e "$STATE/pids" ] && die "a farm is already recorded in $STATE (farm-local.sh down --state $STATE)"
-	for p in $PORT $PGPORT $PUBPORT; do
+	for p in $PORT $PGPORT $PUBPORT $ZPORT; do
 		if ss -Hltn "sport = :$p" | grep -q .; then die "TCP port $p is taken (choose another --port)"; fi
 	done
 	local t0
@@ -130,7 +131,8 @@ up() {
 
 	start gunicorn gunicorn3 lava_server.wsgi --bind "127.0.0.1:$PORT" --workers 2 --worker-class eventlet \
 		--timeout 60 --log-level warning
-	start scheduler lava-server manage lava-scheduler --level INFO --log-file "$STATE/log/scheduler-lava.log"
+	start scheduler lava-server manage lava-scheduler --level INFO --log-file "$STATE/log/scheduler-lava.log" \
+		--event-url "tcp://127.0.0.1:$ZPORT"
 	start publisher lava-server manage lava-publisher --host 127.0.0.1 --port "$PUBPORT" --level INFO \
 		--log-file "$STATE/log/publisher-lava.log"
 	wait_http "http://127.0.0.1:$PORT/api/v0.2/system/version/" || die "lava-server did not answer on port $PORT ($STATE/log/gunicorn.log)"
@@ -189,7 +191,8 @@ EOF
 	done
 
 	start worker lava-worker --name "$WORKER" --url "http://127.0.0.1:$PORT/" --token-file "$STATE/worker_token" \
-		--worker-dir "$STATE/worker" --level INFO --log-file "$STATE/log/worker-lava.log"
+		--worker-dir "$STATE/worker" --level INFO --log-file "$STATE/log/worker-lava.log" \
+		--ws-url "http://127.0.0.1:$PUBPORT/ws/"
 	{
 		echo "LAVA_URL=http://127.0.0.1:$PORT/"
 		echo "LAVA_USER=admin"
