@@ -192,7 +192,7 @@ EOF
 
 	start worker lava-worker --name "$WORKER" --url "http://127.0.0.1:$PORT/" --token-file "$STATE/worker_token" \
 		--worker-dir "$STATE/worker" --level INFO --log-file "$STATE/log/worker-lava.log" \
-		--ws-url "http://127.0.0.1:$PUBPORT/ws/"
+		--ws-url "http://127.0.0.1:$PUBPORT/ws/" --ping-interval 2
 	{
 		echo "LAVA_URL=http://127.0.0.1:$PORT/"
 		echo "LAVA_USER=admin"
