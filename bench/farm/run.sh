@@ -18,6 +18,7 @@ rounds=${4:-1}
 pd=$build/powerdag
 [ -x "$pd" ] || { echo "no $pd (build first)" >&2; exit 2; }
 work=$(mktemp -d /tmp/pd-bench-farm.XXXXXX)
+chmod 755 "$work" # PostgreSQL (user postgres) keeps its cluster in the farm state below
 state=$work/farm
 cleanup() { "$here/scripts/farm-local.sh" down --state "$state" >/dev/null 2>&1 || true; rm -rf "$work"; }
 trap cleanup EXIT INT TERM
