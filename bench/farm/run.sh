@@ -55,7 +55,7 @@ for r in j["runs"]:
     x = json.load(urllib.request.urlopen(q))
     extra.append((ts(x["end_time"]) - ts(x["start_time"])).total_seconds() - r["deploy_s"])
 n = sum(r["phase"] == "collected" for r in j["runs"])
-print("%d/%d %5.1f/%5.1f %5.1f/%5.1f %5.1f/%5.1f" % (n, len(j["runs"]), med(hold), max(hold or [0]), med(dep), max(dep or [0]), med(extra), max(extra or [0])))
+print("%d/%d %.1f/%.1f %.1f/%.1f %.1f/%.1f" % (n, len(j["runs"]), med(hold), max(hold or [0]), med(dep), max(dep or [0]), med(extra), max(extra or [0])))
 PY
 )
 	t4=$(now)
