@@ -10,7 +10,7 @@
 #
 # Root only (the twins' namespaces). Installs nothing: scripts/install-deps.sh has the packages
 # (lava-server lava-dispatcher lavacli postgresql). `up` writes STATE/farm.env (URL, user, token)
-# and STATE/lab.yaml (the lab file `powerdag farm` reads: the server, each LAVA device's board URI,
+# STATE/platform-twin.yaml (the twins' platform, to plan for device type twin), and STATE/lab.yaml (the lab file `powerdag farm` reads: the server, each LAVA device's board URI,
 # key, known_hosts)
 # and prints the set-up time. `down` stops every process it started by pid, brings the twins down
 # (their netns and veths go with them), and removes STATE with the database cluster in it.
@@ -190,6 +190,11 @@ EOF
 		manage devices update --health UNKNOWN "$name" >/dev/null
 	done
 
+	# One platform file for the device type: a plan is deployed to whichever twin LAVA hands out, so
+	# its power sensors name the board-local iiod (each twin's iiod serves its own netns, 127.0.0.1
+	# included) instead of twin-1's address
+	sed "s/'ip:10\.214\.77\.2'/'ip:127.0.0.1'/" "$STATE/twin-1/platform.yaml" >"$STATE/platform-twin.yaml"
+	"$PDBIN" validate "$STATE/platform-twin.yaml" >/dev/null || die "platform-twin.yaml does not validate"
 	start worker lava-worker --name "$WORKER" --url "http://127.0.0.1:$PORT/" --token-file "$STATE/worker_token" \
 		--worker-dir "$STATE/worker" --level INFO --log-file "$STATE/log/worker-lava.log" \
 		--ws-url "http://127.0.0.1:$PUBPORT/ws/" --ping-interval 2

@@ -29,7 +29,7 @@ for r in $(seq 1 "$rounds"); do
 	"$here/scripts/farm-local.sh" up --boards "$boards" --state "$state" --port 18380 --powerdag "$pd" >"$work/up.log" 2>&1 ||
 		{ cat "$work/up.log"; exit 3; }
 	t1=$(now)
-	plat=$state/twin-1/platform.yaml
+	plat=$state/platform-twin.yaml
 	"$pd" optimize "$here/dags/examples/twin.yaml" "$plat" -o "$work/example.yaml" >/dev/null
 	for seed in $((r * 10 + 1)) $((r * 10 + 2)); do
 		"$pd" gen --dags 2 --tasks 3:4 --util 0.25 --seed "$seed" -o "$work/set$seed.yaml" >/dev/null

@@ -39,11 +39,11 @@ lavacli --uri "$LAVA_URI" devices list >"$T/devs" || fail "lavacli devices list"
 # example set planned for the least power
 P=$T/plans
 mkdir -p "$P"
-expect 0 "$POWERDAG" optimize "$SRC/dags/examples/twin.yaml" "$S/twin-1/platform.yaml" -o "$P/example.yaml"
+expect 0 "$POWERDAG" optimize "$SRC/dags/examples/twin.yaml" "$S/platform-twin.yaml" -o "$P/example.yaml"
 # and the same DAG set planned for the most slack under a generous cap, and balanced
-expect 0 "$POWERDAG" optimize "$SRC/dags/examples/twin.yaml" "$S/twin-1/platform.yaml" -o "$P/slack.yaml" \
+expect 0 "$POWERDAG" optimize "$SRC/dags/examples/twin.yaml" "$S/platform-twin.yaml" -o "$P/slack.yaml" \
 	--objective slack --power-cap 100W
-expect 0 "$POWERDAG" optimize "$SRC/dags/examples/twin.yaml" "$S/twin-1/platform.yaml" -o "$P/balanced.yaml" \
+expect 0 "$POWERDAG" optimize "$SRC/dags/examples/twin.yaml" "$S/platform-twin.yaml" -o "$P/balanced.yaml" \
 	--objective balanced
 
 # bad input: nothing written
