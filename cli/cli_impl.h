@@ -52,5 +52,6 @@ extern const struct pd_cmd pd_cmd_report;
 extern const struct pd_cmd pd_cmd_refit;
 extern const struct pd_cmd pd_cmd_demo;
 extern const struct pd_cmd pd_cmd_profile;
+extern const struct pd_cmd pd_cmd_farm;
 
 #endif

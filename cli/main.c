@@ -13,7 +13,7 @@
 static const struct pd_cmd *const commands[] = {
 	&pd_cmd_validate, &pd_cmd_gen,    &pd_cmd_dot,    &pd_cmd_optimize, &pd_cmd_check,
 	&pd_cmd_simulate, &pd_cmd_twin,   &pd_cmd_deploy, &pd_cmd_report,   &pd_cmd_refit, &pd_cmd_demo,
-	&pd_cmd_profile,
+	&pd_cmd_profile, &pd_cmd_farm,
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

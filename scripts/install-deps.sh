@@ -4,6 +4,8 @@
 # (linux-image-cloud-amd64) and root file system are fetched by scripts/vm-image.sh into the image,
 # not installed on this machine. qemu-system-arm (qemu-system-aarch64): the arm64 guest
 # (scripts/vm-image-arm64.sh, tests/vm/vm_arm64_boot.sh).
+# lava-server, lava-dispatcher, lavacli, postgresql: the local LAVA board farm (scripts/farm-local.sh,
+# docs/FARM.md); their services are never enabled here (no systemd): farm-local.sh starts them itself.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 . "$(dirname "$0")/as-root.sh"
@@ -16,5 +18,6 @@ as_root apt-get install -y -qq --no-install-recommends \
   coinor-libcbc-dev graphviz clang libclang-rt-14-dev \
   fuse3 libfuse3-dev rt-app chromium jq python3 util-linux groff-base man-db \
   qemu-system-x86 qemu-system-arm mmdebstrap cpio \
+  lava-server lava-dispatcher lavacli postgresql \
   >/dev/null
 "$(dirname "$0")/install-cross-deps.sh"

@@ -53,4 +53,14 @@ nothing_written "$POWERDAG" twin up "$T/bad.yaml" --state "$W/state"
 nothing_written "$POWERDAG" profile --board local --platform "$T/bad.yaml" -o "$W/fitted.yaml"
 nothing_written "$POWERDAG" profile --board local --platform "$PLAT" -o "$W/fitted.yaml" --window nope
 nothing_written "$POWERDAG" profile --board bogus://x --platform "$PLAT" -o "$W/fitted.yaml"
+
+# farm submit: the lab file, every plan and the matrix are checked before DIR exists (no LAVA here)
+printf 'tok\n' >"$T/token" && chmod 600 "$T/token"
+printf 'lava: {url: "http://127.0.0.1:9/", user: u, token_file: "%s"}\ndevices:\n  - {name: twin-1, device_type: twin, board: "ssh://root@10.0.0.2", identity: /i, known_hosts: /k}\n' "$T/token" >"$T/lab.yaml"
+nothing_written "$POWERDAG" farm submit --lab "$T/lab.yaml" --out "$W/f" "$T/bad.yaml"
+nothing_written "$POWERDAG" farm submit --lab "$T/lab.yaml" --out "$W/f" --device-type zcu102 "$PLAN"
+nothing_written "$POWERDAG" farm submit --lab "$T/lab.yaml" --out "$W/f" --repeat 0 "$PLAN"
+nothing_written "$POWERDAG" farm submit --lab "$T/bad.yaml" --out "$W/f" "$PLAN"
+nothing_written "$POWERDAG" farm submit --lab "$T/lab.yaml" --out "$W/f"
+nothing_written "$POWERDAG" farm collect "$W/no-such-farm"
 finish nowrite.sh
