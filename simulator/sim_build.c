@@ -16,8 +16,8 @@
 
 static int check_params(const struct pd_sim_params *p, const pd_dagset *ds, pd_err *e)
 {
-	if (p->duration_ns <= 0)
-		return pd_err_set(e, PD_EXIT_USAGE, "the duration must be positive");
+	if (p->duration_ns <= 0 || p->duration_ns > PD_MAX_RUN_NS)
+		return pd_err_set(e, PD_EXIT_USAGE, "the duration must be positive and at most 30 days");
 	if (!(p->background_util >= 0 && p->background_util <= 1))
 		return pd_err_set(e, PD_EXIT_USAGE, "--background must be in [0, 1] (a fraction of one CPU)");
 	if (p->background_period_ns <= 0)
