@@ -47,8 +47,9 @@ static char *header(uint64_t plan_hash)
 }
 
 /* A run of n instances: every job of task i takes wcet[i] of CPU, except job `seq` of task `task`,
- * which takes `factor` x its WCET (factor 0: that job is logged as skipped). Returns the directory. */
-static const char *write_run(const char *name, uint64_t plan_hash, uint64_t n, int task, uint64_t seq, double factor)
+ * which takes `factor` x its WCET (factor 0: that job is logged as skipped). Returns the directory
+ * (the caller frees it). */
+static char *write_run(const char *name, uint64_t plan_hash, uint64_t n, int task, uint64_t seq, double factor)
 {
 	static const int64_t wcet[3] = {1 * MS, 2 * MS, 1 * MS};
 	char dir[512];
@@ -106,7 +107,7 @@ static pd_sim_result *sim(const pd_plan *p, const char *replay_dir, const char *
 START_TEST(replay_of_wcet_jobs_is_the_wcet_model)
 {
 	pd_plan *p = load_plan();
-	const char *dir = write_run("clean", pd_plan_hash(p), 100, -1, 0, 1);
+	char *dir = write_run("clean", pd_plan_hash(p), 100, -1, 0, 1);
 	pd_sim_result *a = sim(p, dir, NULL, 2 * S), *b = sim(p, NULL, NULL, 2 * S);
 	ck_assert_uint_eq(a->dags[0].instances, 100);
 	ck_assert_uint_eq(a->misses, 0);
@@ -114,6 +115,7 @@ START_TEST(replay_of_wcet_jobs_is_the_wcet_model)
 	ck_assert_uint_eq(a->jobs, b->jobs);
 	pd_sim_result_free(a);
 	pd_sim_result_free(b);
+	free(dir);
 	pd_plan_free(p);
 }
 END_TEST
@@ -123,7 +125,7 @@ END_TEST
 START_TEST(replayed_overrun_costs_what_the_injected_one_costs)
 {
 	pd_plan *p = load_plan();
-	const char *dir = write_run("overrun", pd_plan_hash(p), 200, 1, 20, 3);
+	char *dir = write_run("overrun", pd_plan_hash(p), 200, 1, 20, 3);
 	pd_sim_result *a = sim(p, dir, NULL, 4 * S), *b = sim(p, NULL, "chain/b:20:3", 4 * S);
 	ck_assert_uint_gt(b->misses, 0);
 	ck_assert_uint_eq(a->misses, b->misses);
@@ -132,6 +134,7 @@ START_TEST(replayed_overrun_costs_what_the_injected_one_costs)
 	ck_assert_uint_eq(a->reanchors, b->reanchors);
 	pd_sim_result_free(a);
 	pd_sim_result_free(b);
+	free(dir);
 	pd_plan_free(p);
 }
 END_TEST
@@ -142,7 +145,7 @@ END_TEST
 START_TEST(skipped_jobs_replay_the_median)
 {
 	pd_plan *p = load_plan();
-	const char *dir = write_run("skipped", pd_plan_hash(p), 100, 1, 30, 0);
+	char *dir = write_run("skipped", pd_plan_hash(p), 100, 1, 30, 0);
 	pd_err e = {0};
 	pd_sim_replay *rp = pd_sim_replay_load(dir, p, &e);
 	ck_assert_ptr_nonnull(rp);
@@ -154,6 +157,7 @@ START_TEST(skipped_jobs_replay_the_median)
 	ck_assert_int_eq(a->dags[0].max_response_ns, b->dags[0].max_response_ns);
 	pd_sim_result_free(a);
 	pd_sim_result_free(b);
+	free(dir);
 	pd_plan_free(p);
 }
 END_TEST
@@ -161,7 +165,7 @@ END_TEST
 START_TEST(replay_refuses_other_plans_and_missing_runs)
 {
 	pd_plan *p = load_plan();
-	const char *dir = write_run("other", pd_plan_hash(p) ^ 1, 10, -1, 0, 1);
+	char *dir = write_run("other", pd_plan_hash(p) ^ 1, 10, -1, 0, 1);
 	pd_err e = {0};
 	ck_assert_ptr_null(pd_sim_replay_load(dir, p, &e));
 	ck_assert_int_eq(e.code, PD_EXIT_USAGE);
@@ -178,6 +182,7 @@ START_TEST(replay_refuses_other_plans_and_missing_runs)
 	ck_assert_int_eq(e3.code, PD_EXIT_USAGE);
 	pd_err e4 = {0};
 	ck_assert_int_ne(pd_sim_parse_exec("replay:", &prm, &e4), 0);
+	free(dir);
 	pd_plan_free(p);
 }
 END_TEST
