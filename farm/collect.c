@@ -181,19 +181,9 @@ static void amend_deploy_json(struct coll *c, const struct farm_run *u)
 		json_object_set_new(f, "lava_health", json_string(u->lava_health));
 		json_object_set_new(f, "hold_wait_s", json_real(u->hold_wait_s));
 		json_object_set_new(j, "farm", f);
-		char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-		pd_err ig = {0};
-		if (s) {
-			size_t n = strlen(s);
-			char *t = realloc(s, n + 2);
-			if (t) {
-				s = t;
-				s[n++] = '\n';
-				s[n] = 0;
-			}
-			pd_write_file_at(fd, "deploy.json", s, n, &ig);
-		}
-		free(s);
+		pd_err we = {0};
+		if (farm_write_json_at(fd, "deploy.json", j, &we))
+			say(c, "farm: %s/deploy.json: the LAVA job id not recorded: %s", rd, we.msg);
 	}
 	json_decref(j);
 	close(fd);

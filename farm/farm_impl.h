@@ -82,6 +82,8 @@ struct farm_record {
 };
 int farm_record_load(int dirfd, const char *dir, struct farm_record *r, pd_err *e);
 int farm_record_save(int dirfd, const struct farm_record *r, pd_err *e);
+/* j as indented JSON plus a newline into dirfd/name (pd_write_file_at). */
+int farm_write_json_at(int dirfd, const char *name, const json_t *j, pd_err *e);
 void farm_record_free(struct farm_record *r);
 json_t *farm_record_json(const struct farm_record *r);
 

@@ -73,22 +73,28 @@ json_t *farm_record_json(const struct farm_record *r)
 	return j;
 }
 
-int farm_record_save(int dirfd, const struct farm_record *r, pd_err *e)
+int farm_write_json_at(int dirfd, const char *name, const json_t *j, pd_err *e)
 {
-	json_t *j = farm_record_json(r);
 	char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(j);
 	if (!s)
-		return pd_err_set(e, PD_EXIT_ENV, "farm.json: out of memory");
+		return pd_err_set(e, PD_EXIT_ENV, "%s: out of memory", name);
 	size_t n = strlen(s);
-	char *t = realloc(s, n + 2);
+	char *t = realloc(s, n + 2); /* a text file ends with a newline */
 	if (t) {
 		s = t;
 		s[n++] = '\n';
 		s[n] = 0;
 	}
-	int rc = pd_write_file_at(dirfd, "farm.json", s, n, e);
+	int rc = pd_write_file_at(dirfd, name, s, n, e);
 	free(s);
+	return rc;
+}
+
+int farm_record_save(int dirfd, const struct farm_record *r, pd_err *e)
+{
+	json_t *j = farm_record_json(r);
+	int rc = farm_write_json_at(dirfd, "farm.json", j, e);
+	json_decref(j);
 	return rc;
 }
 
