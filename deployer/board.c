@@ -30,7 +30,7 @@ pd_deploy_board *pd_deploy_board_new(pd_deploy_transport *t, const struct pd_dep
 	while (rl && b->root[rl - 1] == '/')
 		b->root[--rl] = '\0';
 	b->plain_files = o && o->plain_files;
-	snprintf(b->cgname, sizeof(b->cgname), "%s", o && o->cgroup_name ? o->cgroup_name : "powerdag");
+	snprintf(b->cgname, sizeof(b->cgname), "%s", o && o->cgroup_name ? o->cgroup_name : PD_DEPLOY_CGROUP_DEFAULT);
 	return b;
 }
 

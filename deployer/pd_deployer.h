@@ -93,11 +93,15 @@ int pd_deploy_transport_download(pd_deploy_transport *t, const char *remote, con
 /* ---------------------------------------------------------------- board */
 typedef struct pd_deploy_board pd_deploy_board;
 
+/* The cpuset directory a deploy makes under the board's cpuset root (one exclusive child per plan CPU);
+ * `twin down` removes one left by a deploy killed with a namespace twin (twin/hostguard.c). */
+#define PD_DEPLOY_CGROUP_DEFAULT "powerdag"
+
 struct pd_deploy_board_opts {
 	const char *root;  /* prefix of every board file; NULL/"" = "/" */
 	bool plain_files;  /* root is a plain directory standing in for sysfs (tests): rmdir of a cgroup
 	                    * first removes the attribute files that writes created there */
-	const char *cgroup_name; /* name of the cpuset directory the deployer creates; default "powerdag" */
+	const char *cgroup_name; /* name of the cpuset directory the deployer creates; default PD_DEPLOY_CGROUP_DEFAULT */
 };
 
 struct pd_deploy_board_info {

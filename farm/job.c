@@ -30,14 +30,17 @@ static void timeout_map(pd_yemit *y, const char *key, int64_t seconds)
 
 static void steps(pd_yemit *y, const char *tok)
 {
-	char s[4][256];
-	snprintf(s[0], sizeof(s[0]), "mkdir -p %s && touch %s/%s.held", PD_FARM_HOLD_DIR, PD_FARM_HOLD_DIR, tok);
-	snprintf(s[1], sizeof(s[1]), "while [ ! -s %s/%s.done ]; do sleep 1; done", PD_FARM_HOLD_DIR, tok);
-	snprintf(s[2], sizeof(s[2]), "lava-test-case powerdag-run --shell grep -qx pass %s/%s.done", PD_FARM_HOLD_DIR, tok);
-	snprintf(s[3], sizeof(s[3]), "rm -f %s/%s.held %s/%s.done", PD_FARM_HOLD_DIR, tok, PD_FARM_HOLD_DIR, tok);
+	/* One command per step: LAVA runs the steps under `set -e`, which ignores a failure on the left
+	 * of `&&`; a hold marker that cannot be written must end the job, not leave it waiting. */
+	char s[5][256];
+	snprintf(s[0], sizeof(s[0]), "mkdir -p %s", PD_FARM_HOLD_DIR);
+	snprintf(s[1], sizeof(s[1]), "touch %s/%s.held", PD_FARM_HOLD_DIR, tok);
+	snprintf(s[2], sizeof(s[2]), "while [ ! -s %s/%s.done ]; do sleep 1; done", PD_FARM_HOLD_DIR, tok);
+	snprintf(s[3], sizeof(s[3]), "lava-test-case powerdag-run --shell grep -qx pass %s/%s.done", PD_FARM_HOLD_DIR, tok);
+	snprintf(s[4], sizeof(s[4]), "rm -f %s/%s.held %s/%s.done", PD_FARM_HOLD_DIR, tok, PD_FARM_HOLD_DIR, tok);
 	pd_yemit_key(y, "steps");
 	pd_yemit_seq_begin(y, false);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		pd_yemit_str(y, s[i]);
 	pd_yemit_seq_end(y);
 }

@@ -164,7 +164,11 @@ up() {
 	for i in $(seq 1 "$BOARDS"); do
 		local name=twin-$i tdir=$STATE/twin-$i
 		"$PDBIN" twin up --state "$tdir" --netns "pdfarm-$i" --subnet "10.214.77.$((4 * (i - 1)))" \
-			>"$STATE/log/twin-$i.log" 2>&1 || die "twin $i did not come up ($STATE/log/twin-$i.log)"
+			>"$STATE/log/twin-$i.log" 2>&1 || {
+			# the log goes with the state on tear-down: say its end here
+			sed 's/^/  twin-'"$i"': /' "$STATE/log/twin-$i.log" | tail -20 >&2
+			die "twin $i did not come up"
+		}
 		echo "$tdir" >>"$STATE/twins"
 		local host=10.214.77.$((4 * (i - 1) + 2))
 		cat >"$STATE/devices/$name.jinja2" <<EOF
@@ -235,12 +239,26 @@ stop_pid() {
 	rm -f "$f"
 }
 
+# Every process with a file open under STATE: the worker starts each job's lava-run in a session of
+# its own (its title then reads "lava-run [job: N]", with no path in it), so stopping the worker's
+# process group leaves the jobs that were running; their stdout is in STATE/worker/tmp/N.
+kill_holders() {
+	local p pid
+	for p in /proc/[0-9]*; do
+		pid=${p#/proc/}
+		[ "$pid" = $$ ] && continue
+		ls -l "$p/fd" 2>/dev/null | grep -qF -- " -> $STATE/" && kill -KILL "$pid" 2>/dev/null
+	done
+	return 0
+}
+
 down() {
 	[ "$(id -u)" -eq 0 ] || die "needs root"
 	[ -d "$STATE" ] || return 0
 	# every step is tried whatever the previous one did: down must also clean a half-started farm
 	set +e
 	for s in worker scheduler publisher gunicorn; do stop_pid "$STATE/pids/$s"; done
+	kill_holders
 	if [ -f "$STATE/twins" ]; then
 		while read -r t; do "$PDBIN" twin down --state "$t" >/dev/null 2>&1; done <"$STATE/twins"
 	fi

@@ -139,16 +139,51 @@ static bool port_open(const char *addr, int port)
 	return ok;
 }
 
-static int wait_ports(const char *addr, int ssh_port, pd_err *e)
+/* The last line of a server's log, for an error that names why it died. */
+static void log_tail(const char *path, char *out, size_t n)
 {
-	for (int i = 0; i < 200; i++) { /* 10 s */
+	out[0] = 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	char line[256];
+	while (fgets(line, sizeof(line), f))
+		if (line[0] != '\n')
+			snprintf(out, n, "%s", line);
+	fclose(f);
+	out[strcspn(out, "\n")] = 0;
+}
+
+/* 0 while *PID runs; else an error naming NAME, how it ended and its log's last line (*PID is then
+ * -1: it was reaped, and its number may already be another process's). */
+static int still_running(pid_t *pid, const char *name, const char *log, pd_err *e)
+{
+	int st;
+	if (waitpid(*pid, &st, WNOHANG) != *pid)
+		return 0;
+	*pid = -1;
+	char tail[256];
+	log_tail(log, tail, sizeof(tail));
+	return pd_err_set(e, PD_EXIT_ENV, "%s ended (%s %d) before listening: %s (%s)", name,
+			  WIFSIGNALED(st) ? "signal" : "status", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
+			  tail[0] ? tail : "its log is empty", log);
+}
+
+/* Both servers listen within PD_TWIN_START_S; a server that dies says so at once. The limit is
+ * generous because a farm starts its twins while LAVA's Python processes load on the same CPUs. */
+static int wait_ports(const struct twin_paths *tp, const char *addr, int ssh_port, pid_t *sshd, pid_t *iiod,
+		      pd_err *e)
+{
+	for (int i = 0; i < PD_TWIN_START_S * 20; i++) { /* 50-ms steps */
+		if (still_running(sshd, "sshd", tp->sshd_log, e) || still_running(iiod, "iiod", tp->iiod_log, e))
+			return -1;
 		if (port_open(addr, ssh_port) && port_open(addr, PD_TWIN_IIOD_PORT))
 			return 0;
 		struct timespec ts = {0, 50 * PD_NS_PER_MS};
 		nanosleep(&ts, NULL);
 	}
-	return pd_err_set(e, PD_EXIT_ENV, "sshd or iiod did not start listening on %s (see the logs in the state dir)",
-			  addr);
+	return pd_err_set(e, PD_EXIT_ENV, "sshd or iiod did not start listening on %s within %d s (logs: %s, %s)",
+			  addr, PD_TWIN_START_S, tp->sshd_log, tp->iiod_log);
 }
 
 static int start_servers(const struct twin_paths *tp, const struct daemon_args *a, pid_t *sshd, pid_t *iiod,
@@ -158,7 +193,7 @@ static int start_servers(const struct twin_paths *tp, const struct daemon_args *
 	char *iiod_argv[] = {"/usr/sbin/iiod", NULL};
 	if ((*sshd = twin_spawn(ssh_argv, tp->sshd_log, e)) < 0 || (*iiod = twin_spawn(iiod_argv, tp->iiod_log, e)) < 0)
 		return -1;
-	return wait_ports(a->addr, a->port, e);
+	return wait_ports(tp, a->addr, a->port, sshd, iiod, e);
 }
 
 static void report(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -228,7 +263,12 @@ int pd_twin_daemon_main(int argc, char **argv)
 		report(a.ready_fd, "error %s\n", e.msg);
 		return PD_EXIT_ENV;
 	}
-	if (!twin_file_exists("/run/sshd")) { /* sshd's privilege-separation directory, board-side only */
+	/* sshd's privilege-separation directory. Created on the host when missing, as Debian's ssh
+	 * service does at start (an empty root-owned directory). The board's /run must stay the host's
+	 * and writable: the farm's hold markers (/run/powerdag-hold) and the agents' cpuset lock, shared
+	 * by every twin of this machine, live there. Only a host whose /run refuses the mkdir gets a
+	 * read-only shadow of /run with the directory in it (and then no markers or lock files). */
+	if (mkdir("/run/sshd", 0755) != 0 && errno != EEXIST) {
 		struct twin_overlay o = {"sshd", tp.empty};
 		if (twin_shadow_dir("/run", &o, 1, &e) != 0) {
 			report(a.ready_fd, "error %s\n", e.msg);

@@ -93,6 +93,7 @@ struct record {
 	unsigned long long daemon_start;
 	unsigned long mntns;
 	char kind[8], accel[8], kernel[64]; /* kind "vm": daemon is qemu; accel kvm|tcg; the guest's kernel */
+	struct twin_host host;              /* kind netns: the host values its deploys may change */
 };
 
 static int write_record(const struct twin_paths *tp, const struct record *r, pd_err *e)
@@ -109,6 +110,8 @@ static int write_record(const struct twin_paths *tp, const struct record *r, pd_
 		if (vm) {
 			json_object_set_new(j, "accel", json_string(r->accel));
 			json_object_set_new(j, "kernel", json_string(r->kernel));
+		} else if (r->host.taken) {
+			json_object_set_new(j, "host", twin_host_json(&r->host));
 		}
 	}
 	char *s = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
@@ -154,6 +157,7 @@ static int read_record(const struct twin_paths *tp, struct record *r, json_t **o
 	snprintf(r->veth, sizeof(r->veth), "%s", veth);
 	r->port = port, r->daemon = d, r->sshd = s, r->iiod = i;
 	r->daemon_start = (unsigned long long)st, r->mntns = (unsigned long)mnt;
+	twin_host_from_json(json_object_get(j, "host"), &r->host);
 	if (out)
 		*out = j;
 	else
@@ -357,17 +361,18 @@ static pid_t start_daemon(const struct pd_twin_opts *o, const struct twin_paths 
 	return pid;
 }
 
-/* Waits for the daemon's "ok SSHD IIOD" or "error MSG" line (20 s). */
+/* Waits for the daemon's "ok SSHD IIOD" or "error MSG" line: the servers' limit and 10 s for the
+ * board's file system and mounts before them. */
 static int wait_ready(int fd, pid_t *sshd, pid_t *iiod, pd_err *e)
 {
 	char buf[1100];
 	size_t n = 0;
-	int64_t deadline = twin_now_ns() + 20 * PD_NS_PER_S;
+	int64_t deadline = twin_now_ns() + (PD_TWIN_START_S + 10) * PD_NS_PER_S;
 	while (n < sizeof(buf) - 1 && !memchr(buf, '\n', n)) {
 		struct pollfd p = {fd, POLLIN, 0};
 		int64_t left = (deadline - twin_now_ns()) / PD_NS_PER_MS;
 		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
-			return pd_err_set(e, PD_EXIT_ENV, "the twin daemon did not get ready within 20 s");
+			return pd_err_set(e, PD_EXIT_ENV, "the twin daemon did not get ready within %d s", PD_TWIN_START_S + 10);
 		ssize_t r = read(fd, buf + n, sizeof(buf) - 1 - n);
 		if (r <= 0)
 			break;
@@ -567,6 +572,7 @@ int pd_twin_up(const struct pd_twin_opts *o, char *uri, size_t uri_n, pd_err *e)
 		*e = saved;
 		return PD_EXIT_ENV;
 	}
+	twin_host_take(&r.host);
 	ok = make_network(&r, false, e) == 0 && (r.daemon = start_daemon(o, &tp, &r, &ready, e)) > 0 &&
 	     wait_ready(ready, &r.sshd, &r.iiod, e) == 0;
 	if (ready >= 0)
@@ -664,6 +670,16 @@ int pd_twin_down(const char *state_dir, bool *was_up, pd_err *e)
 	}
 	if (twin_kill_mntns(r.mntns, 0) > 0)
 		return pd_err_set(e, PD_EXIT_ENV, "processes of the twin's namespace survived SIGKILL");
+	if (strcmp(r.kind, "vm") != 0) { /* a VM's deploys change its own kernel only */
+		pd_buf said;
+		pd_buf_init(&said);
+		int hrc = twin_host_clean(&r.host, &said);
+		if (said.len)
+			fprintf(stderr, "powerdag twin down: %s", said.data);
+		pd_buf_free(&said);
+		if (hrc)
+			return pd_err_set(e, PD_EXIT_ENV, "a deploy's cpuset is left on this machine (above)");
+	}
 	if (r.netns[0])
 		twin_acct_remove(r.netns);
 	remove_state(&tp);

@@ -13,8 +13,12 @@
 
 #include "twin/pd_twin.h"
 
+#include <jansson.h>
 #include <pthread.h>
 #include <sys/types.h>
+
+/* seconds the twin's sshd and iiod have to start listening (a loaded CI host needs more than 10) */
+#define PD_TWIN_START_S 30
 
 typedef struct twin_model twin_model;
 
@@ -111,6 +115,18 @@ int twin_bind(const char *src, const char *dst, pd_err *e);
 typedef struct twin_fs twin_fs;
 twin_fs *twin_fs_start(twin_model *m, const char *mountpoint, pd_err *e);
 void twin_fs_stop(twin_fs *fs);
+
+/* The host state a deploy to a namespace twin changes (hostguard.c): taken at `up`, kept in twin.json,
+ * put back by `down` after removing a deploy cpuset left by a deploy killed with the twin. */
+struct twin_host {
+	bool taken, has_balance, has_grp_rt;
+	long long rt_runtime, balance, grp_rt_runtime;
+};
+void twin_host_take(struct twin_host *h);
+json_t *twin_host_json(const struct twin_host *h);
+void twin_host_from_json(const json_t *j, struct twin_host *h);
+/* Says what it did in said; -1 when a left-over cpuset could not be removed. */
+int twin_host_clean(const struct twin_host *h, pd_buf *said);
 
 /* Paths inside a state directory. */
 struct twin_paths {

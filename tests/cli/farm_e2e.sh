@@ -20,6 +20,8 @@ for c in lava-server lava-worker lavacli gunicorn3 /usr/lib/postgresql/15/bin/in
 		exit 0
 	fi
 done
+# the host's stolen CPU time (ms, all CPUs): the 8th value of /proc/stat's cpu line
+steal_ms() { awk '/^cpu /{print int($9 * 1000 / '"$(getconf CLK_TCK)"')}' /proc/stat; }
 chmod 755 "$T" # PostgreSQL runs as postgres and keeps its cluster in the farm's state directory
 S=$T/farm
 PORT=18280
@@ -53,6 +55,7 @@ grep -q "no board of that type" "$T/err" || fail "a device type without boards: 
 
 # the matrix: 3 plans x 3 repetitions, 2-s runs
 F=$T/m1
+s0=$(steal_ms)
 ts=$(date +%s.%N)
 expect 0 "$POWERDAG" farm submit --lab "$LAB" --out "$F" --repeat 3 --duration 2s \
 	"$P/example.yaml" "$P/slack.yaml" "$P/balanced.yaml"
@@ -74,47 +77,82 @@ assert devs == {"twin-1", "twin-2", "twin-3"}, devs
 w = sorted(r["hold_wait_s"] for r in j["runs"])
 print("hold wait (LAVA start to held) median %.1f s, worst %.1f s" % (w[4], w[8]))
 PY
-for d in "$F"/runs/*; do
-	expect 0 "$POWERDAG" report "$d" --json
+# A run judged by its report: 0 misses, instances, power within 10 % of the model at the measured load
+# and of the plan. The host of a CI VM can stall a vCPU for tens of ms (the agents' e2e tests saw it):
+# as every test that asserts zero misses does (tests/agents/helper_agents.c), a run that fails is
+# repeated, on its own, up to twice, with its report and the host's stolen CPU time printed; an executor
+# or model bug fails every repeat.
+judge() { # judge RUNDIR: 0 when the run is as promised
+	expect 0 "$POWERDAG" report "$1" --json
 	python3 -c '
 import json, sys
 j = json.load(open(sys.argv[1]))
 m = j["measured"]
-assert m["misses"] == 0, ("misses", m["misses"])
+assert m["misses"] == 0, ("misses", m["misses"], "of", m["instances"])
 assert m["instances"] > 0
 e = j["model_at_measured"]["error_pct"]
 assert e is not None and abs(e) <= 10, ("power off the model at the measured load, %", e)
 p = j.get("power_error_pct")
 assert p is None or abs(p) <= 10, ("power off the plan, %", p)
-' "$T/out" || fail "report $d: misses, no instances or power off the model by > 10 %"
+' "$T/out"
+}
+rejudge() { # rejudge RUNDIR PLAN DURATION: repeats PLAN up to twice after RUNDIR failed
+	local d=$1 plan=$2 dur=$3 k
+	"$POWERDAG" report "$d" >&2 || true
+	echo "host steal during the matrix: $((s1 - s0)) ms of CPU time; repeating $(basename "$d")" >&2
+	for k in 1 2; do
+		local s2 rd
+		s2=$(steal_ms)
+		rm -rf "$T/rep"
+		"$POWERDAG" farm submit --lab "$LAB" --out "$T/rep" --repeat 1 --duration "$dur" "$plan" >"$T/rep.out" 2>&1 ||
+			{ cat "$T/rep.out"; continue; }
+		rd=$(ls -d "$T"/rep/runs/* | head -1)
+		if judge "$rd"; then
+			echo "repeat $k of $(basename "$d"): as promised ($(($(steal_ms) - s2)) ms stolen)" >&2
+			return 0
+		fi
+		"$POWERDAG" report "$rd" >&2 || true
+		echo "repeat $k of $(basename "$d") failed too ($(($(steal_ms) - s2)) ms stolen)" >&2
+	done
+	return 1
+}
+s1=$(steal_ms)
+for d in "$F"/runs/*; do
+	judge "$d" && continue
+	plan=$P/$(basename "$d" | sed 's/-twin-r[0-9]*$//').yaml
+	rejudge "$d" "$plan" 2s || fail "report $d: misses, no instances or power off the model by > 10 %, in every repeat"
 done
 printf 'matrix of 9 runs: %.1f s wall\n' "$(echo "$te - $ts" | bc)"
 
-# a twin taken down while LAVA holds it for a run (the runs of the twins' one CPU group take turns:
-# while one deploys, the others hold their boards and wait): that run only is missing, and said so.
-# (Not in the middle of a deploy: a twin's cpusets are this machine's, and a twin killed mid-deploy
-# leaves them behind, which a real board's reboot would clear; docs/FARM.md.)
+# a twin taken down in the middle of its deploy (the agent's threads in the deploy's cpusets): that
+# run only is missing, and said so; `twin down` removes the cpuset the killed deploy left on this
+# machine (twin/hostguard.c), so the other runs, which take turns on the twins' one CPU group, deploy
+# after it.
 F2=$T/m2
+CG=/sys/fs/cgroup/cpuset
+[ -e "$CG/cpuset.cpu_exclusive" ] || CG=/sys/fs/cgroup
 "$POWERDAG" farm submit --lab "$LAB" --out "$F2" --repeat 3 --duration 4s "$P/example.yaml" >"$T/m2.out" 2>"$T/m2.err" &
 sub=$!
 victim=
-for _ in $(seq 1 240); do
-	victim=$(python3 -c '
-import json, os, sys
+for _ in $(seq 1 480); do
+	if cat "$CG"/powerdag/cpu*/tasks "$CG"/powerdag/cpu*/cgroup.threads 2>/dev/null | grep -q .; then
+		victim=$(python3 -c '
+import json, sys
 try:
     j = json.load(open(sys.argv[1]))
 except Exception:
     sys.exit(0)
-if any(r["phase"] == "running" for r in j["runs"]):
-    for r in j["runs"]:
-        if r["phase"] == "reserved" and os.path.exists("/run/powerdag-hold/%s.held" % r["token"]):
-            print(r["device"]); break
+for r in j["runs"]:
+    if r["phase"] == "running":
+        print(r["device"]); break
 ' "$F2/farm.json" 2>/dev/null)
+	fi
 	[ -n "$victim" ] && break
-	sleep 0.5
+	sleep 0.25
 done
-[ -n "$victim" ] || fail "no run held its board while another deployed"
-[ -n "$victim" ] && { "$POWERDAG" twin down --state "$S/$victim" >/dev/null || fail "twin down $victim"; }
+[ -n "$victim" ] || fail "no run was seen in the middle of its deploy"
+[ -n "$victim" ] && { "$POWERDAG" twin down --state "$S/$victim" >/dev/null 2>"$T/down.err" || fail "twin down $victim"; }
+[ -n "$victim" ] && { grep -q "removed $CG/powerdag" "$T/down.err" || fail "twin down left the deploy's cpuset: $(cat "$T/down.err")"; }
 wait $sub
 rc=$?
 [ "$rc" -eq 1 ] || fail "farm submit with a twin down: exit $rc (want 1): $(tail -3 "$T/m2.err")"
@@ -136,6 +174,8 @@ grep -q "$victim (twin): Idle,Bad" "$T/devs" || fail "LAVA did not mark $victim 
 [ ! -e "$S" ] || fail "$S left behind"
 ip netns list | grep -q pdfarm- && fail "a farm netns is left: $(ip netns list)"
 pgrep -f "$S" >/dev/null && fail "a process of the farm is left: $(pgrep -af "$S")"
+pgrep -f '^lava-run' >/dev/null && fail "a LAVA job process is left: $(pgrep -af '^lava-run')"
 ls -d /lava-[0-9]* 2>/dev/null && fail "LAVA overlays left on the twins' root"
+[ ! -e "$CG/powerdag" ] || fail "a deploy's cpuset is left: $CG/powerdag"
 printf 'farm_e2e: %.0f s in all\n' "$(echo "$(date +%s.%N) - $t0" | bc)"
 finish farm_e2e

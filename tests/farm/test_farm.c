@@ -47,11 +47,12 @@ START_TEST(job_holds_device_with_token)
 	ck_assert_str_eq(pd_ymap_get(pd_ymap_get(seq_item(acts, 1), "boot"), "method")->str, "ssh");
 	const pd_ynode *def = seq_item(pd_ymap_get(pd_ymap_get(seq_item(acts, 2), "test"), "definitions"), 0);
 	const pd_ynode *steps = pd_ymap_get(pd_ymap_get(pd_ymap_get(def, "repository"), "run"), "steps");
-	ck_assert_uint_eq(steps->n, 4);
-	ck_assert_str_eq(seq_item(steps, 0)->str,
-			 "mkdir -p /run/powerdag-hold && touch /run/powerdag-hold/0123456789abcdef0123456789abcdef.held");
-	ck_assert_ptr_nonnull(strstr(seq_item(steps, 1)->str, "/run/powerdag-hold/0123456789abcdef0123456789abcdef.done"));
-	ck_assert_ptr_nonnull(strstr(seq_item(steps, 2)->str, "lava-test-case powerdag-run"));
+	ck_assert_uint_eq(steps->n, 5);
+	/* one command per step: `set -e` would let a failed mkdir on the left of && pass */
+	ck_assert_str_eq(seq_item(steps, 0)->str, "mkdir -p /run/powerdag-hold");
+	ck_assert_str_eq(seq_item(steps, 1)->str, "touch /run/powerdag-hold/0123456789abcdef0123456789abcdef.held");
+	ck_assert_ptr_nonnull(strstr(seq_item(steps, 2)->str, "/run/powerdag-hold/0123456789abcdef0123456789abcdef.done"));
+	ck_assert_ptr_nonnull(strstr(seq_item(steps, 3)->str, "lava-test-case powerdag-run"));
 	pd_diags_free(&d);
 	pd_yaml_free(&doc);
 	pd_buf_free(&b);
