@@ -5,12 +5,13 @@
  *   2. create every thread (SCHED_OTHER): each enters its CPU's exclusive cpuset and calibrates;
  *   3. admit: SCHED_DEADLINE for every CPU task, or revert all and exit 3 naming the task;
  *   4. open the run log (header with t0), start writer, sampler, monitor; start barrier at t0;
- *   5. wait for the duration or SIGTERM/SIGINT; stop releasing, drain, join;
+ *   5. wait for the duration or SIGTERM/SIGINT, sampling host steal meanwhile; stop releasing, drain, join;
  *   6. END record, close the log, remove the cpusets.
  */
 #include "agents/exec_impl.h"
 #include "agents/pd_agent.h"
 #include "agents/sampler_impl.h"
+#include "agents/steal_impl.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -52,7 +53,7 @@ static const char *work_name(const struct pd_agent_task *t, char *buf, size_t n)
 }
 
 static char *header_json(const struct pd_agent_spec *s, const struct pd_agent_opts *o, int64_t t0_mono,
-			 const char *cpusets, pd_power *pw, const char *accel_backend)
+			 const char *cpusets, pd_power *pw, const char *accel_backend, bool steal)
 {
 	struct utsname u;
 	uname(&u);
@@ -68,6 +69,8 @@ static char *header_json(const struct pd_agent_spec *s, const struct pd_agent_op
 			      "t0_realtime_ns", (json_int_t)t0_rt, "sample_hz", o->no_power ? 0 : o->sample_hz, "seed",
 			      (json_int_t)o->seed, "cpusets", cpusets, "starvation_monitor", o->starvation_monitor);
 	json_object_set_new(h, "accel_backend", json_string(accel_backend));
+	/* 0: not sampled, so that a reader tells "no steal" from "not watched" */
+	json_object_set_new(h, "steal_period_ns", json_integer(steal ? PD_AGENT_STEAL_PERIOD_NS : 0));
 	struct timespec pc;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &pc); /* start-up cost, to tell it from the steady state */
 	json_object_set_new(h, "setup_cpu_ns", json_integer((json_int_t)pc.tv_sec * PD_NS_PER_S + pc.tv_nsec));
@@ -187,17 +190,27 @@ static int ensure_dir(const char *dir, pd_err *e)
 	return pd_err_set(e, PD_EXIT_ENV, "cannot create --out %s: %s", dir, strerror(errno));
 }
 
-/* Blocks until stop_abs (0 = forever) or SIGTERM/SIGINT; returns 1 when a signal stopped the run. */
-static int wait_stop(int64_t stop_abs)
+/* Blocks until stop_abs (0 = forever) or SIGTERM/SIGINT; returns 1 when a signal stopped the run.
+ * Meanwhile samples host steal (when st) at t0 (the baseline) and every PD_AGENT_STEAL_PERIOD_NS
+ * after it, on a grid: a late wake-up skips to the next tick, the counters lose nothing. */
+static int wait_stop(int64_t stop_abs, pd_steal *st, int64_t t0, struct pd_runlog_ring *ring)
 {
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
+	int64_t next_steal = t0;
 	for (;;) {
-		int64_t left = stop_abs ? stop_abs - exec_mono_ns() : PD_NS_PER_S;
+		int64_t now = exec_mono_ns();
+		if (st && now >= next_steal) {
+			steal_sample(st, now - t0, ring);
+			next_steal += ((now - next_steal) / PD_AGENT_STEAL_PERIOD_NS + 1) * PD_AGENT_STEAL_PERIOD_NS;
+		}
+		int64_t left = stop_abs ? stop_abs - now : PD_NS_PER_S;
 		if (stop_abs && left <= 0)
 			return 0;
+		if (st && next_steal - now < left)
+			left = next_steal - now;
 		if (left > PD_NS_PER_S)
 			left = PD_NS_PER_S;
 		struct timespec ts = {left / PD_NS_PER_S, left % PD_NS_PER_S};
@@ -219,6 +232,7 @@ struct run {
 	struct pd_agent_gpio_ops gpio;
 	bool gpio_open;
 	struct pd_agent_accel_ops accel;
+	pd_steal *steal; /* NULL: host steal not sampled (header steal_period_ns 0) */
 };
 
 static int64_t process_cpu_ns(void)
@@ -297,6 +311,12 @@ static int setup(struct run *r, pd_err *e)
 		if (!r->pw)
 			return pd_err_set(e, PD_EXIT_ENV, "out of memory (power rails)");
 	}
+	if (n_cpus) { /* steal matters only where the plan's reservations run */
+		pd_err se = {0};
+		r->steal = steal_open("/proc/stat", cpus, n_cpus, &se);
+		if (!r->steal)
+			fprintf(o->log ? o->log : stderr, "powerdag-agent: host steal not sampled: %s\n", se.msg);
+	}
 	return 0;
 }
 
@@ -306,6 +326,7 @@ static void teardown(struct run *r)
 		exec_fini(&r->x);
 	pd_agent_cpusets_free(r->cs);
 	pd_agent_power_close(r->pw);
+	steal_close(r->steal);
 	if (r->gpio_open)
 		r->gpio.close(r->gpio.ctx);
 	if (r->s == &r->own_spec)
@@ -327,7 +348,7 @@ static int finish(struct run *r, pd_runlog_writer *w, struct pd_runlog_ring *mai
 		  int64_t t0, pd_err *e)
 {
 	const struct pd_agent_opts *o = r->o;
-	int by_signal = wait_stop(o->duration_ns > 0 ? t0 + o->duration_ns : 0);
+	int by_signal = wait_stop(o->duration_ns > 0 ? t0 + o->duration_ns : 0, r->steal, t0, main_ring);
 	int64_t stop = exec_mono_ns() - t0;
 	exec_stop_at(&r->x, stop);
 	int64_t max_d = 0;
@@ -340,6 +361,8 @@ static int finish(struct run *r, pd_runlog_writer *w, struct pd_runlog_ring *mai
 	int64_t end_t = exec_mono_ns() - t0;
 	exec_flush_unfinished(&r->x, main_ring, end_t);
 	opp_snapshot(r->s, main_ring, end_t);
+	if (r->steal)
+		steal_sample(r->steal, end_t, main_ring);
 	struct pd_runlog_end_rec end = {.t_ns = end_t, .sampler_cpu_ns = smp_cpu, .process_cpu_ns = process_cpu_ns(),
 				.reason = by_signal ? 1u : 0u};
 	return pd_runlog_writer_close(w, &end, e);
@@ -396,7 +419,8 @@ int pd_agent_run(const struct pd_agent_opts *o, pd_err *e)
 		goto out_threads;
 	/* admitted: t0 leaves every thread time to reach its first wait */
 	int64_t t0 = exec_mono_ns() + 50 * PD_NS_PER_MS;
-	char *hdr = header_json(r.s, o, t0, r.cs ? pd_agent_cpusets_describe(r.cs) : "none", r.pw, r.accel.name);
+	char *hdr = header_json(r.s, o, t0, r.cs ? pd_agent_cpusets_describe(r.cs) : "none", r.pw, r.accel.name,
+				r.steal != NULL);
 	char final_path[4096];
 	snprintf(final_path, sizeof(final_path), "%s/run.pdlog", o->out_dir);
 	rc = pd_runlog_writer_open(w, final_path, hdr, e);

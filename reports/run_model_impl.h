@@ -55,6 +55,12 @@ struct rpt_gap {
 	int64_t from_ns, to_ns;
 };
 
+/* CPU time the hypervisor stole from one vCPU within (from_ns, to_ns] (a STEAL record, docs/RUNLOG.md). */
+struct rpt_steal {
+	int cpu;
+	int64_t from_ns, to_ns, steal_ns;
+};
+
 /* Frequency of an island or accelerator as the agent read it back (OPP records) vs the plan. */
 struct rpt_freq {
 	const char *name;
@@ -99,6 +105,9 @@ struct rpt_run {
 	struct rpt_freq *freqs;  /* one per island / accelerator the log snapshotted */
 	size_t n_freqs;
 	size_t starvation_boosts; /* starvation-monitor interventions (agent --starvation-monitor) */
+	int64_t steal_period_ns;  /* how often the agent sampled host steal; 0: not sampled (older agent) */
+	struct rpt_steal *steals; /* every STEAL record, any CPU (stats.c keeps the plan's) */
+	size_t n_steals;
 
 	/* simulate.json */
 	bool has_sim;
@@ -204,6 +213,13 @@ struct rpt_stats {
 	 * total's error against it (measured_model.c); NAN when unknown */
 	double model_at_measured_w, model_error_pct;
 	int64_t predicted_misses; /* simulator's misses when present, else 0 (a sound plan misses none) */
+
+	/* host steal (steal.c): stolen CPU time on the CPUs the plan places tasks on, and the misses
+	 * whose window [release, release + D] overlaps a STEAL record on a CPU of their DAG; both
+	 * meaningless (-1 / false) when the agent did not sample steal */
+	bool steal_sampled;
+	int64_t host_steal_ns;
+	uint64_t misses_with_steal;
 };
 
 /* The sum of the rails held at their last sample, on the union of their timestamps (from the first
@@ -218,6 +234,14 @@ static inline int64_t rpt_inst_response_ns(const struct rpt_inst *in)
 {
 	return in->finish_ns < 0 ? -1 : in->finish_ns - in->release_ns;
 }
+/* The one definition of a miss (docs/REPORTS.md): late, or never finished. */
+static inline bool rpt_inst_missed(const struct rpt_inst *in, int64_t deadline_ns)
+{
+	int64_t resp = rpt_inst_response_ns(in);
+	return resp < 0 || resp > deadline_ns;
+}
+/* Host steal figures of s (steal.c): -1 on out-of-memory. */
+int rpt_steal_stats(const struct rpt_run *r, struct rpt_stats *s);
 
 /* ---------------------------------------------------------------- model at the measured utilisation
  * (measured_model.c) */

@@ -135,6 +135,24 @@ oom:
 	return -1;
 }
 
+/* STEAL records as they are: which CPUs count is the statistics' choice (steal.c). */
+static int import_steal(struct rpt_run *r, const pd_runlog *log)
+{
+	r->steal_period_ns = pd_runlog_steal_period_ns(log);
+	size_t n = pd_runlog_steal_count(log);
+	r->steals = malloc((n + 1) * sizeof(*r->steals));
+	if (!r->steals)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct pd_runlog_steal_rec *x = pd_runlog_steal(log, i);
+		r->steals[i] = (struct rpt_steal){x->cpu, x->from_ns, x->t_ns, x->steal_ns};
+	}
+	r->n_steals = n;
+	if (n && r->steal_period_ns <= 0)
+		rpt_run_note(r, "%zu STEAL records in a log whose header does not say it sampled steal: ignored", n);
+	return 0;
+}
+
 static int import_jobs(struct rpt_run *r, const pd_runlog *log, const struct import_maps *m, int64_t *exec_t)
 {
 	size_t skipped = 0;
@@ -280,7 +298,7 @@ int rpt_import_runlog(struct rpt_run *r, const char *path, pd_err *e)
 	if (rc == 0) {
 		import_meta(r, log);
 		if (import_power(r, log, &last_t) < 0 || import_jobs(r, log, &m, &exec_t) < 0 ||
-		    import_instances(r, log, &m, &exec_t) < 0 || rpt_import_freqs(r, log) < 0)
+		    import_instances(r, log, &m, &exec_t) < 0 || rpt_import_freqs(r, log) < 0 || import_steal(r, log) < 0)
 			rc = pd_err_set(e, PD_EXIT_ENV, "out of memory reading %s", path);
 	}
 	if (rc == 0) {

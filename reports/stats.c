@@ -310,17 +310,14 @@ static int dag_stats(const struct rpt_run *r, size_t g, struct rpt_dag_stats *ds
 		if (in->dag != g)
 			continue;
 		int64_t resp = rpt_inst_response_ns(in);
+		ds->instances++;
+		ds->misses += rpt_inst_missed(in, dag->deadline_ns);
 		if (resp < 0) {
 			/* unfinished: the model holds only those whose deadline passed (agent's END flush, or
 			 * inferred from a truncated log, runlog_import.c), so each is a miss */
-			ds->instances++;
-			ds->misses++;
 			ds->unfinished++;
 			continue;
 		}
-		ds->instances++;
-		if (resp > dag->deadline_ns)
-			ds->misses++;
 		ds->responses_ns[ds->n_responses++] = resp;
 	}
 	qsort(ds->responses_ns, ds->n_responses, sizeof(int64_t), cmp_i64);
@@ -386,7 +383,7 @@ static int task_stats(const struct rpt_run *r, struct rpt_stats *s)
 int rpt_stats_compute(const struct rpt_run *r, struct rpt_stats *s, pd_err *e)
 {
 	memset(s, 0, sizeof(*s));
-	if (power_stats(r, s) < 0 || gap_stats(r, s) < 0 || task_stats(r, s) < 0)
+	if (power_stats(r, s) < 0 || gap_stats(r, s) < 0 || task_stats(r, s) < 0 || rpt_steal_stats(r, s) < 0)
 		goto oom;
 	const pd_dagset *dset = pd_plan_dags(r->plan);
 	s->n_dags = pd_dags_count(dset);

@@ -112,6 +112,17 @@ static void text_replay(const struct rpt_run *r, const struct rpt_stats *s, pd_b
 				 "     stolen vCPU, interrupts, release latency) or a gap in the model\n", m - p);
 }
 
+/* Host steal (steal.c): how much of the misses a stalled host may explain. */
+static void text_steal(const struct rpt_stats *s, pd_buf *o)
+{
+	if (!s->steal_sampled) {
+		pd_buf_printf(o, "  host steal: not sampled (an agent without STEAL records, or no steal counter)\n");
+		return;
+	}
+	pd_buf_printf(o, "  host steal: %.1f ms of CPU time; %llu of %llu misses overlap it\n", (double)s->host_steal_ns / 1e6,
+		      (unsigned long long)s->misses_with_steal, (unsigned long long)s->misses);
+}
+
 static void text_predicted(const struct rpt_run *r, const struct rpt_stats *s, pd_buf *o)
 {
 	B(pw); B(sw); B(mw); B(e1); B(e2);
@@ -126,6 +137,7 @@ static void text_predicted(const struct rpt_run *r, const struct rpt_stats *s, p
 	if (r->has_sim && r->sim_jobs >= 0)
 		pd_buf_printf(o, "  (simulator: %lld jobs over %.3f s)\n", (long long)r->sim_jobs, r->sim_duration_s);
 	text_replay(r, s, o);
+	text_steal(s, o);
 }
 
 /* Which is wrong, the table or the utilisation: the model at what the board did next to the plan. */

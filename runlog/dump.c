@@ -19,6 +19,22 @@ static int64_t pct(const int64_t *v, size_t n, double p)
 	return v[i < n ? i : n - 1];
 }
 
+/* Host steal on the plan's CPUs (the agent samples only those), or why there is no figure. */
+static void steal_line(const pd_runlog *r, FILE *o)
+{
+	if (pd_runlog_steal_period_ns(r) <= 0) {
+		fprintf(o, "steal_ms: not sampled\n");
+		return;
+	}
+	int64_t sum = 0;
+	for (size_t i = 0; i < pd_runlog_steal_count(r); i++) { /* each <= 2^60 (reader): saturate the sum */
+		int64_t v = pd_runlog_steal(r, i)->steal_ns;
+		sum = v > INT64_MAX - sum ? INT64_MAX : sum + v;
+	}
+	fprintf(o, "steal_ms: %.3f (%zu records, sampled every %.0f ms)\n", (double)sum / 1e6, pd_runlog_steal_count(r),
+		(double)pd_runlog_steal_period_ns(r) / 1e6);
+}
+
 /* -1 when out of memory (nothing printed). */
 static int summary(const pd_runlog *r, FILE *o)
 {
@@ -90,6 +106,7 @@ static int summary(const pd_runlog *r, FILE *o)
 			n ? sum / (double)n / 1e6 : 0.0, n);
 	}
 	fprintf(o, "gaps: %zu\nstarvation_interventions: %zu\n", pd_runlog_gap_count(r), pd_runlog_starve_count(r));
+	steal_line(r, o);
 	const struct pd_runlog_end_rec *e = pd_runlog_end(r);
 	if (e)
 		fprintf(o, "end: %s at %.3f s\nsampler_cpu_ms: %.3f\nwriter_cpu_ms: %.3f\nprocess_cpu_ms: %.3f\n",
@@ -139,6 +156,12 @@ int pd_runlog_dump(const pd_runlog *r, FILE *o, const char *what)
 					fprintf(o, ",%lld", (long long)v);
 			}
 			fprintf(o, "\n");
+		}
+	} else if (strcmp(what, "steal") == 0) {
+		fprintf(o, "cpu,from_ns,t_ns,steal_ns\n");
+		for (size_t i = 0; i < pd_runlog_steal_count(r); i++) {
+			const struct pd_runlog_steal_rec *s = pd_runlog_steal(r, i);
+			fprintf(o, "%d,%lld,%lld,%lld\n", s->cpu, (long long)s->from_ns, (long long)s->t_ns, (long long)s->steal_ns);
 		}
 	} else if (strcmp(what, "gaps") == 0) {
 		fprintf(o, "rail,err,start_ns,end_ns\n");

@@ -50,6 +50,7 @@ enum pd_runlog_rec_type {
 	PD_RUNLOG_STARVE = 6,   /* starvation-monitor intervention */
 	PD_RUNLOG_END = 7,      /* clean end of run (absent after kill -9) */
 	PD_RUNLOG_DROP = 8,     /* records lost because a producer's ring was full */
+	PD_RUNLOG_STEAL = 9,    /* CPU time the hypervisor stole from a vCPU of the plan */
 };
 
 /* An instance abandoned by the late-instance policy resync (some job skipped, docs/MODEL.md) is
@@ -118,6 +119,19 @@ struct pd_runlog_drop_rec {
 	uint64_t count;
 };
 
+/* Steal is a delta, not the cumulative counter: each record says on its own how much was stolen and
+ * when, so the run's total is a sum and a miss is matched against one record (reports), and a lost
+ * record (DROP) loses only its own share. The agent samples /proc/stat (USER_HZ resolution, 10 ms
+ * on most kernels) and writes a record only when the counter moved: a host that steals nothing
+ * (bare metal) writes none. */
+struct pd_runlog_steal_rec {
+	int64_t from_ns;  /* the previous sample of this CPU: the steal happened within (from_ns, t_ns] */
+	int64_t t_ns;     /* this sample */
+	int64_t steal_ns; /* stolen from this CPU within (from_ns, t_ns]; > 0 */
+	int32_t cpu;      /* Linux CPU id (the guest's vCPU) */
+	uint32_t zero;
+};
+
 /* ---------------------------------------------------------------- reader */
 struct pd_runlog_task_info {
 	const char *name, *dag, *work;
@@ -174,6 +188,13 @@ size_t pd_runlog_opp_count(const pd_runlog *r);
 const struct pd_runlog_opp_rec *pd_runlog_opp(const pd_runlog *r, size_t i);
 size_t pd_runlog_starve_count(const pd_runlog *r);
 const struct pd_runlog_starve_rec *pd_runlog_starve(const pd_runlog *r, size_t i);
+/* STEAL records in log order (one producer: per CPU, in time order). */
+size_t pd_runlog_steal_count(const pd_runlog *r);
+const struct pd_runlog_steal_rec *pd_runlog_steal(const pd_runlog *r, size_t i);
+/* The header's steal_period_ns: how often the agent sampled steal; 0 when it did not (an agent older
+ * than the STEAL record, a kernel without the steal column, a plan without CPU tasks): then the log
+ * cannot tell a host that stole nothing from one that was not watched. */
+int64_t pd_runlog_steal_period_ns(const pd_runlog *r);
 /* The END record, or NULL when the run did not end cleanly. */
 const struct pd_runlog_end_rec *pd_runlog_end(const pd_runlog *r);
 /* Sum of DROP records (ring overflows while running). */
@@ -187,8 +208,9 @@ size_t pd_runlog_unknown_records(const pd_runlog *r);
 size_t pd_runlog_invalid_records(const pd_runlog *r);
 
 /* Human/tool output (powerdag-agent dump): what = "summary" (key: value lines: instances, misses,
- * per-DAG max response, overruns, release latency p50/p99/max of source jobs, rail means, gaps, CPU
- * cost of sampler/writer/process, damage), or CSV of "instances", "jobs", "power", "gaps". Returns 0,
+ * per-DAG max response, overruns, release latency p50/p99/max of source jobs, rail means, gaps, host
+ * steal, CPU cost of sampler/writer/process, damage), or CSV of "instances", "jobs", "power", "gaps",
+ * "steal". Returns 0,
  * -1 for an unknown view, -2 when out of memory. */
 int pd_runlog_dump(const pd_runlog *r, FILE *out, const char *what);
 

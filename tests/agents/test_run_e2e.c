@@ -102,6 +102,22 @@ START_TEST(chain_with_overhead_ten_seconds)
 	pd_runlog *r = pd_th_log(dir);
 	ck_assert_uint_eq(pd_th_instances(r, "chain", NULL, NULL), 500);
 	pd_th_assert_timing(&v);
+	/* host steal was watched (every Linux since 2.6.11 has the counter), on the plan's CPUs only, and
+	 * no more was logged than /proc/stat counted on all CPUs around the whole run (USER_HZ ticks: the
+	 * per-CPU lines round down apart, up to one tick each, 10 ms on this kernel) */
+	ck_assert_int_eq(pd_runlog_steal_period_ns(r), 100 * PD_NS_PER_MS);
+	int64_t logged = 0;
+	for (size_t i = 0; i < pd_runlog_steal_count(r); i++) {
+		const struct pd_runlog_steal_rec *st = pd_runlog_steal(r, i);
+		ck_assert_int_ge(st->from_ns, 0);
+		ck_assert_int_le(st->t_ns, pd_runlog_end(r)->t_ns);
+		logged += st->steal_ns;
+	}
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	ck_assert_msg(logged / PD_NS_PER_MS <= v.steal_ms + 10 * ncpu, "%lld ms logged, %lld ms counted",
+		      (long long)(logged / PD_NS_PER_MS), v.steal_ms);
+	fprintf(stderr, "chain: %lld ms of host steal logged in %zu records (%lld ms on all CPUs around the run)\n",
+		(long long)(logged / PD_NS_PER_MS), pd_runlog_steal_count(r), v.steal_ms);
 	pd_runlog_free(r);
 }
 END_TEST

@@ -202,6 +202,8 @@ static void write_header(FILE *f, const pd_plan *p, const struct syn_run *s)
 			      "measures", "gpu0");
 	json_object_set_new(h, "islands", json_pack("[{s:s, s:s}]", "name", "main", "policy", "policy0"));
 	json_object_set_new(h, "accelerators", json_pack("[{s:s, s:s}]", "name", "gpu0", "kind", "gpu"));
+	if (s->steal_sampled)
+		json_object_set_new(h, "steal_period_ns", json_integer(100 * PD_NS_PER_MS));
 	char *text = json_dumps(h, JSON_COMPACT);
 	fprintf(f, "%s\n", text);
 	free(text);
@@ -265,6 +267,10 @@ static void write_records(FILE *f, struct syn_run *s)
 	put_record(f, PD_RUNLOG_OPP, &opp[3], sizeof(opp[3]));
 	struct pd_runlog_gap_rec gap = {1, 5, s->gap_from_ns, s->gap_to_ns};
 	put_record(f, PD_RUNLOG_GAP, &gap, sizeof(gap));
+	for (size_t i = 0; i < s->n_steal; i++) {
+		struct pd_runlog_steal_rec st = {s->steal[i].from_ns, s->steal[i].t_ns, s->steal[i].steal_ns, s->steal[i].cpu, 0};
+		put_record(f, PD_RUNLOG_STEAL, &st, sizeof(st));
+	}
 	fflush(f);
 	s->end_record_offset = (size_t)ftell(f);
 	struct pd_runlog_end_rec end = {s->end_ns, 0, 1000, 1000, 5000, 0, 0};
@@ -292,6 +298,8 @@ void syn_write(struct syn_run *s)
 	gen_power(s, &rng);
 	gen_instances(s, &rng);
 	qsort(s->inst, s->n_inst, sizeof(s->inst[0]), cmp_inst);
+	if (s->pick_steal)
+		s->pick_steal(s);
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/run.pdlog", s->dir);
 	FILE *f = fopen(path, "wb");

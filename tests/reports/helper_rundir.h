@@ -39,8 +39,20 @@ struct syn_job {
 	bool overrun;
 };
 
+struct syn_steal {
+	int32_t cpu;
+	int64_t from_ns, t_ns, steal_ns;
+};
+
 struct syn_run {
 	const char *dir;
+	/* Host steal: set by pick_steal (when not NULL), called once the instances exist and before the log
+	 * is written; steal_sampled puts steal_period_ns = 100 ms in the header, steal[] are written as
+	 * STEAL records before the END record. Without it the log is one of an agent older than STEAL. */
+	void (*pick_steal)(struct syn_run *s);
+	bool steal_sampled;
+	size_t n_steal;
+	struct syn_steal steal[8];
 	/* power: one row per tick; has[k] false = PD_RUNLOG_NO_VALUE for rail k */
 	size_t n_samples;
 	int64_t t_ns[SYN_MAX_SAMPLES];

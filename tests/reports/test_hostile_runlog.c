@@ -15,6 +15,8 @@
 #include "pd_test.h"
 #include "reports/pd_reports.h"
 
+#include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,10 +61,17 @@ static void power(struct lg *l, int64_t t, uint32_t first, uint32_t n, int64_t v
 	rec(l, PD_RUNLOG_POWER, p, (uint32_t)(sizeof(h) + 8 * (n < 8 ? n : 8)));
 }
 
-/* The synthetic run directory with its run.pdlog replaced by the header line plus l's records. */
-static struct syn_run *hostile_dir(const struct lg *l)
+static void steal_sampled(struct syn_run *s)
+{
+	s->steal_sampled = true;
+}
+
+/* The synthetic run directory with its run.pdlog replaced by the header line plus l's records; its
+ * header says steal was sampled when steal is true. */
+static struct syn_run *hostile_dir_steal(const struct lg *l, bool steal)
 {
 	struct syn_run *s = calloc(1, sizeof(*s));
+	s->pick_steal = steal ? steal_sampled : NULL;
 	syn_write(s);
 	char path[512], *data;
 	size_t len;
@@ -76,6 +85,11 @@ static struct syn_run *hostile_dir(const struct lg *l)
 	fclose(f);
 	free(data);
 	return s;
+}
+
+static struct syn_run *hostile_dir(const struct lg *l)
+{
+	return hostile_dir_steal(l, false);
 }
 
 static void free_dir(struct syn_run *s)
@@ -95,8 +109,8 @@ static pd_runlog *dump_all(const struct syn_run *s, size_t want_invalid)
 	ck_assert_uint_eq(pd_runlog_invalid_records(r), want_invalid);
 	FILE *o = tmpfile();
 	ck_assert_ptr_nonnull(o);
-	static const char *const views[] = {"summary", "instances", "jobs", "power", "gaps"};
-	for (size_t i = 0; i < 5; i++)
+	static const char *const views[] = {"summary", "instances", "jobs", "power", "gaps", "steal"};
+	for (size_t i = 0; i < 6; i++)
 		ck_assert_int_eq(pd_runlog_dump(r, o, views[i]), 0);
 	fclose(o);
 	return r;
@@ -248,6 +262,49 @@ START_TEST(empty_power_no_rails)
 }
 END_TEST
 
+/* STEAL records at and beyond the limits: the reader refuses those beyond, the report's total
+ * saturates instead of wrapping, and a miss window at the edge of time still meets a record. */
+START_TEST(extreme_steal)
+{
+	struct lg l = {0};
+	const int64_t M = PD_RUNLOG_MAX_ABS_NS;
+	struct pd_runlog_steal_rec bad[3] = {{.from_ns = 0, .t_ns = 1, .steal_ns = INT64_MAX, .cpu = 0},
+				      {.from_ns = 2, .t_ns = 1, .steal_ns = 1, .cpu = 0},
+				      {.from_ns = 0, .t_ns = 1, .steal_ns = 1, .cpu = INT32_MIN}};
+	for (int i = 0; i < 3; i++)
+		rec(&l, PD_RUNLOG_STEAL, &bad[i], sizeof(bad[i]));
+	for (int i = 0; i < 16; i++) { /* 16 x 2^60 ns: the sum must not wrap */
+		struct pd_runlog_steal_rec st = {.from_ns = -M, .t_ns = M, .steal_ns = M, .cpu = 0};
+		rec(&l, PD_RUNLOG_STEAL, &st, sizeof(st));
+	}
+	/* cam (cpu0) missed at the edge of time: its window [M, M + D] still meets (-M, M] */
+	struct pd_runlog_instance_rec in = {.dag = 0, .miss = 1, .seq = 0, .release_ns = M, .finish_ns = -1, .response_ns = -1};
+	rec(&l, PD_RUNLOG_INSTANCE, &in, sizeof(in));
+	struct pd_runlog_end_rec end = {.t_ns = 100};
+	rec(&l, PD_RUNLOG_END, &end, sizeof(end));
+	struct syn_run *s = hostile_dir_steal(&l, true);
+	pd_runlog *r = dump_all(s, 3);
+	ck_assert_uint_eq(pd_runlog_steal_count(r), 16);
+	pd_runlog_free(r);
+	char *text = report_all(s);
+	ck_assert_msg(strstr(text, "1 of 1 misses overlap it"), "%s", text);
+	free(text);
+	pd_err e = {0};
+	pd_report *rep = pd_report_open(s->dir, &e);
+	pd_buf b;
+	pd_buf_init(&b);
+	ck_assert_int_eq(pd_report_json(rep, &b, &e), 0);
+	json_t *j = json_loads(b.data, 0, NULL);
+	double ms = json_number_value(json_object_get(json_object_get(j, "measured"), "host_steal_ms"));
+	ck_assert_msg(fabs(ms - (double)INT64_MAX / 1e6) <= 1e-9 * ms, "%.17g", ms); /* 15 digits in the JSON */
+	json_decref(j);
+	pd_buf_free(&b);
+	pd_report_free(rep);
+	free(l.b);
+	free_dir(s);
+}
+END_TEST
+
 /* A header with more rails than the reader's bound is refused as input (exit 2), not decoded. */
 START_TEST(too_many_rails)
 {
@@ -278,8 +335,8 @@ START_TEST(fuzz_seeds)
 		pd_runlog *r = pd_runlog_open(pd_test_src(rel), &e);
 		ck_assert_msg(r, "%s: %s", rel, e.msg);
 		FILE *o = tmpfile();
-		static const char *const views[] = {"summary", "instances", "jobs", "power", "gaps"};
-		for (size_t v = 0; v < 5; v++)
+		static const char *const views[] = {"summary", "instances", "jobs", "power", "gaps", "steal"};
+		for (size_t v = 0; v < 6; v++)
 			ck_assert_int_eq(pd_runlog_dump(r, o, views[v]), 0);
 		fclose(o);
 		/* the agent's own logs break no limit, nor does the log of values exactly at the limits */
@@ -301,6 +358,7 @@ int main(void)
 	tcase_add_test(tc, extreme_power);
 	tcase_add_test(tc, empty_power_no_rails);
 	tcase_add_test(tc, too_many_rails);
+	tcase_add_test(tc, extreme_steal);
 	tcase_add_test(tc, fuzz_seeds);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);

@@ -520,6 +520,76 @@ START_TEST(bad_run_directories_are_usage_errors)
 }
 END_TEST
 
+/* A cam instance (DAG 0) from seq 25 on, late or in time, at least 3 periods away from those in avoid. */
+static const struct syn_inst *pick_cam(const struct syn_run *s, bool late, const struct syn_inst *const *avoid, size_t n)
+{
+	for (size_t i = 0; i < s->n_inst; i++) {
+		const struct syn_inst *in = &s->inst[i];
+		if (in->dag != 0 || in->seq < 25 || !in->finished || (in->finish_ns - in->release_ns > s->deadline_ns[0]) != late)
+			continue;
+		bool far = true;
+		for (size_t k = 0; k < n; k++)
+			far &= in->seq + 3 <= avoid[k]->seq || avoid[k]->seq + 3 <= in->seq;
+		if (far)
+			return in;
+	}
+	ck_abort_msg("the synthetic run has no such cam instance");
+	return NULL;
+}
+
+/* Steal records of 1..4 ms intervals, each meeting the window [release, release + 8 ms] of exactly one
+ * cam instance (period 10 ms): A on cpu0 during the late instance m1, B on cpu1 (no task of the plan
+ * there) during the late m2, C on cpu0 during the in-time n0, D on cpu0 during cam #20, which never
+ * finished ([200, 208] ms). */
+static void pick_steal(struct syn_run *s)
+{
+	const struct syn_inst *m1 = pick_cam(s, true, NULL, 0);
+	const struct syn_inst *m2 = pick_cam(s, true, &m1, 1);
+	const struct syn_inst *used[2] = {m1, m2};
+	const struct syn_inst *n0 = pick_cam(s, false, used, 2);
+	const int64_t ms = PD_NS_PER_MS;
+	s->steal_sampled = true;
+	s->n_steal = 4;
+	s->steal[0] = (struct syn_steal){0, m1->release_ns + 1 * ms, m1->release_ns + 5 * ms, 3 * ms};
+	s->steal[1] = (struct syn_steal){1, m2->release_ns + 1 * ms, m2->release_ns + 5 * ms, 7 * ms};
+	s->steal[2] = (struct syn_steal){0, n0->release_ns + 1 * ms, n0->release_ns + 5 * ms, 10 * ms};
+	s->steal[3] = (struct syn_steal){0, 201 * ms, 203 * ms, 10 * ms};
+}
+
+/* docs/REPORTS.md "Host steal": the total on the plan's CPUs, and the misses whose window meets a
+ * steal interval on a CPU of their DAG; null (not 0) for a log without STEAL sampling. */
+START_TEST(steal_is_summed_and_matched_to_misses)
+{
+	static struct syn_run old, s;
+	syn_write(&old); /* an agent from before the STEAL record */
+	json_t *j = report_json(old.dir);
+	json_t *m = json_object_get(j, "measured");
+	ck_assert(json_is_null(json_object_get(m, "host_steal_ms")));
+	ck_assert(json_is_null(json_object_get(m, "misses_with_steal")));
+	json_decref(j);
+	char *t = text_report(old.dir);
+	ck_assert_msg(strstr(t, "host steal: not sampled"), "%s", t);
+	free(t);
+
+	s.pick_steal = pick_steal;
+	syn_write(&s);
+	struct dag_truth cam = dag_truth(&s, 0);
+	ck_assert_int_ge(cam.misses, 4); /* m1, m2, #20 and at least one more, far from any steal */
+	j = report_json(s.dir);
+	/* cpu0 only (3 + 10 + 10 ms): cpu1's 7 ms are outside the plan */
+	NEAR(jnum(j, "measured.host_steal_ms"), 23.0);
+	/* m1 and #20; not m2 (its steal is on cpu1), not n0 (in time), no other miss */
+	ck_assert_int_eq((int)jnum(j, "measured.misses_with_steal"), 2);
+	ck_assert_int_eq((int)jnum(j, "measured.misses"), cam.misses);
+	json_decref(j);
+	t = text_report(s.dir);
+	char want[128];
+	snprintf(want, sizeof(want), "host steal: 23.0 ms of CPU time; 2 of %d misses overlap it\n", cam.misses);
+	ck_assert_msg(strstr(t, want), "no '%s' in\n%s", want, t);
+	free(t);
+}
+END_TEST
+
 START_TEST(missing_log_is_an_incomplete_report)
 {
 	static struct syn_run s;
@@ -550,6 +620,7 @@ int main(void)
 	tcase_add_test(tc, truncated_log_gives_incomplete_report);
 	tcase_add_test(tc, bad_run_directories_are_usage_errors);
 	tcase_add_test(tc, missing_log_is_an_incomplete_report);
+	tcase_add_test(tc, steal_is_summed_and_matched_to_misses);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }

@@ -191,6 +191,74 @@ START_TEST(full_ring_drops_and_reports)
 }
 END_TEST
 
+/* STEAL records (type 9) and the header's steal_period_ns round-trip; the reader keeps only forward
+ * intervals with a positive steal on a real CPU; a log from before the record reads as "not sampled". */
+START_TEST(steal_records_round_trip)
+{
+	/* the same header with steal sampled every 100 ms */
+	char hdr[2048];
+	snprintf(hdr, sizeof(hdr), "%.*s,\"steal_period_ns\":100000000}", (int)strlen(HDR) - 1, HDR);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/s.pdlog", pd_test_tmpdir());
+	pd_err e = {0};
+	pd_runlog_writer *w = pd_runlog_writer_new();
+	struct pd_runlog_ring *r = pd_runlog_add_ring(w, 80, 64);
+	ck_assert_int_eq(pd_runlog_writer_open(w, path, hdr, &e), 0);
+	struct pd_runlog_steal_rec ok[2] = {{.from_ns = 100000000, .t_ns = 200000000, .steal_ns = 30000000, .cpu = 1},
+				     {.from_ns = -5, .t_ns = 7, .steal_ns = 10000000, .cpu = 0}};
+	struct pd_runlog_steal_rec bad[4] = {{.from_ns = 9, .t_ns = 8, .steal_ns = 1, .cpu = 0},   /* backwards */
+				      {.from_ns = 0, .t_ns = 8, .steal_ns = 0, .cpu = 0},   /* nothing stolen */
+				      {.from_ns = 0, .t_ns = 8, .steal_ns = 1, .cpu = -1},  /* no CPU */
+				      {.from_ns = 0, .t_ns = INT64_MAX, .steal_ns = 1, .cpu = 0}}; /* beyond 2^60 */
+	ck_assert_uint_eq(sizeof(ok[0]), 32); /* the documented payload */
+	for (int i = 0; i < 2; i++)
+		ck_assert(pd_runlog_put(r, PD_RUNLOG_STEAL, &ok[i], sizeof(ok[i])));
+	for (int i = 0; i < 4; i++)
+		ck_assert(pd_runlog_put(r, PD_RUNLOG_STEAL, &bad[i], sizeof(bad[i])));
+	ck_assert(pd_runlog_put(r, PD_RUNLOG_STEAL, &ok[0], 16)); /* short payload: an unknown record */
+	struct pd_runlog_end_rec end = {.t_ns = 300000000};
+	ck_assert_int_eq(pd_runlog_writer_close(w, &end, &e), 0);
+	pd_runlog *rl = pd_runlog_open(path, &e);
+	ck_assert_msg(rl, "%s", e.msg);
+	ck_assert_int_eq(pd_runlog_steal_period_ns(rl), 100000000);
+	ck_assert_uint_eq(pd_runlog_steal_count(rl), 2);
+	ck_assert_int_eq(pd_runlog_steal(rl, 0)->cpu, 1);
+	ck_assert_int_eq(pd_runlog_steal(rl, 0)->from_ns, 100000000);
+	ck_assert_int_eq(pd_runlog_steal(rl, 0)->t_ns, 200000000);
+	ck_assert_int_eq(pd_runlog_steal(rl, 0)->steal_ns, 30000000);
+	ck_assert_int_eq(pd_runlog_steal(rl, 1)->from_ns, -5);
+	ck_assert_uint_eq(pd_runlog_invalid_records(rl), 4);
+	ck_assert_uint_eq(pd_runlog_unknown_records(rl), 1);
+	/* dump: the total and the CSV view */
+	char *txt = NULL;
+	size_t tl = 0;
+	FILE *o = open_memstream(&txt, &tl);
+	ck_assert_int_eq(pd_runlog_dump(rl, o, "summary"), 0);
+	ck_assert_int_eq(pd_runlog_dump(rl, o, "steal"), 0);
+	fclose(o);
+	ck_assert_msg(strstr(txt, "steal_ms: 40.000 (2 records, sampled every 100 ms)\n"), "%s", txt);
+	ck_assert_msg(strstr(txt, "cpu,from_ns,t_ns,steal_ns\n1,100000000,200000000,30000000\n0,-5,7,10000000\n"), "%s", txt);
+	free(txt);
+	pd_runlog_free(rl);
+
+	/* a log written before the record: no steal_period_ns, no STEAL records, read as "not sampled" */
+	size_t len;
+	char *data = write_log(pd_test_tmpdir(), 3, &len);
+	rl = pd_runlog_from_bytes(data, len, "old", &e);
+	ck_assert_ptr_nonnull(rl);
+	ck_assert_int_eq(pd_runlog_steal_period_ns(rl), 0);
+	ck_assert_uint_eq(pd_runlog_steal_count(rl), 0);
+	ck_assert_uint_eq(pd_runlog_instance_count(rl), 3);
+	o = open_memstream(&txt, &tl);
+	ck_assert_int_eq(pd_runlog_dump(rl, o, "summary"), 0);
+	fclose(o);
+	ck_assert_msg(strstr(txt, "steal_ms: not sampled\n"), "%s", txt);
+	free(txt);
+	pd_runlog_free(rl);
+	free(data);
+}
+END_TEST
+
 START_TEST(crc_known_value)
 {
 	ck_assert_uint_eq(pd_runlog_crc32(0, "123456789", 9), 0xCBF43926u); /* the CRC-32 check value */
@@ -206,6 +274,7 @@ int main(void)
 	tcase_add_test(tc, corruption_stops_decoding);
 	tcase_add_test(tc, bad_headers);
 	tcase_add_test(tc, full_ring_drops_and_reports);
+	tcase_add_test(tc, steal_records_round_trip);
 	tcase_add_test(tc, crc_known_value);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
