@@ -20,6 +20,8 @@
 # Needs root (mmdebstrap's root mode), mmdebstrap, cpio, depmod, network access to the mirror.
 # Writes into OUT_DIR.tmp and renames it at the end: OUT_DIR is complete or absent.
 set -eu
+VM_LIB_DIR=$(cd "$(dirname "$0")" && pwd)
+. "$VM_LIB_DIR/vm-image-lib.sh"
 
 out=${1:?usage: vm-image-arm64.sh OUT_DIR [MIRROR]}
 mirror=${2:-http://deb.debian.org/debian}
@@ -70,48 +72,11 @@ printf 'root:*:19000:0:99999:7:::\nsshd:*:19000:0:99999:7:::\n' >"$root/etc/shad
 chmod 640 "$root/etc/shadow"
 mkdir -p "$root/root" "$root/run/sshd" "$root/lib/firmware" "$root/proc" "$root/sys" "$root/dev" "$root/tmp"
 # the busybox applets /init uses, where Debian's own tools were not extracted
-for a in sh mount mkdir cat ip hostname insmod modprobe sleep ls; do
+for a in sh mount mkdir cat ip hostname insmod modprobe sleep ls uname; do
 	[ -e "$root/bin/$a" ] || [ -e "$root/usr/bin/$a" ] || [ -e "$root/usr/sbin/$a" ] || [ -e "$root/sbin/$a" ] ||
 		ln -s busybox "$root/bin/$a"
 done
 
-# /init: PID 1. Kernel file systems (cgroup2 only), the virtio network, the address from the
-# command line (pd.ip=), then the per-boot /powerdag/boot.sh (added by the boot's second cpio).
-cat >"$root/init" <<'EOF'
-#!/bin/busybox sh
-export PATH=/usr/sbin:/usr/bin:/sbin:/bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev 2>/dev/null
-mkdir -p /dev/pts /dev/shm /run /tmp
-mount -t devpts devpts /dev/pts
-mount -t tmpfs tmpfs /run
-mount -t tmpfs tmpfs /dev/shm
-mount -t cgroup2 cgroup2 /sys/fs/cgroup
-mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-for m in virtio_pci virtio_net fuse; do busybox modprobe $m 2>/dev/null; done
-ip=
-for a in $(cat /proc/cmdline); do
-	case "$a" in pd.ip=*) ip=${a#pd.ip=} ;; esac
-done
-ip link set lo up
-ip link set eth0 up
-[ -n "$ip" ] && ip addr add "$ip" dev eth0
-hostname powerdag-vm
-echo "powerdag-vm: init done, kernel $(busybox uname -r) $(busybox uname -m)" > /dev/console
-if [ -x /powerdag/boot.sh ]; then
-	exec tini -s -- /powerdag/boot.sh
-fi
-exec tini -s -- busybox sleep 2147483647
-EOF
-chmod 755 "$root/init"
+vm_install_init "$root"
 
-(cd "$root" && find . -xdev | cpio -o -H newc --quiet) >"$tmp/rootfs.cpio"
-rm -rf "$root"
-end=$(date +%s)
-size=$(stat -c %s "$tmp/rootfs.cpio")
-printf '{"arch": "arm64", "kernel": "%s", "suite": "%s", "mirror": "%s", "packages": "%s", "rootfs_bytes": %s, "build_s": %s}\n' \
-	"$kv" "$suite" "$mirror" "$pkgs" "$size" "$((end - start))" >"$tmp/image.json"
-rm -rf "$out"
-mv "$tmp" "$out"
-echo "vm-image-arm64: $out built in $((end - start)) s (kernel $kv, rootfs $((size / 1048576)) MiB)"
+vm_pack "$tmp" "$root" "$out" vm-image-arm64 '"arch": "arm64", '

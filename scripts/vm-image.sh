@@ -15,6 +15,8 @@
 # Needs root (mmdebstrap's root mode), mmdebstrap, cpio, network access to the mirror.
 # Writes into OUT_DIR.tmp and renames it at the end: OUT_DIR is complete or absent.
 set -eu
+VM_LIB_DIR=$(cd "$(dirname "$0")" && pwd)
+. "$VM_LIB_DIR/vm-image-lib.sh"
 
 out=${1:?usage: vm-image.sh OUT_DIR [MIRROR]}
 mirror=${2:-http://deb.debian.org/debian}
@@ -53,46 +55,7 @@ mmdebstrap --variant=essential --mode=root \
 
 kv=$(cat "$root/etc/powerdag-kernel")
 
-# /init: PID 1 of the guest. Mounts the kernel file systems (cgroup2 only, like systemd-based
-# Debian images), brings up eth0 with the address on the command line, then runs the per-boot
-# script that twin/vm.c appends to the initramfs (/powerdag/boot.sh: the twin daemon, which starts
-# sshd and iiod). tini reaps orphans (agents and SSH sessions end up as PID 1's children).
-cat >"$root/init" <<'EOF'
-#!/bin/sh
-export PATH=/usr/sbin:/usr/bin:/sbin:/bin
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev 2>/dev/null
-mkdir -p /dev/pts /dev/shm /run /tmp
-mount -t devpts devpts /dev/pts
-mount -t tmpfs tmpfs /run
-mount -t tmpfs tmpfs /dev/shm
-mount -t cgroup2 cgroup2 /sys/fs/cgroup
-mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
-for m in virtio_pci virtio_net fuse; do modprobe -q $m 2>/dev/null; done
-ip=; gw=
-for a in $(cat /proc/cmdline); do
-	case "$a" in pd.ip=*) ip=${a#pd.ip=} ;; esac
-done
-ip link set lo up
-ip link set eth0 up
-[ -n "$ip" ] && ip addr add "$ip" dev eth0
-hostname powerdag-vm
-echo "powerdag-vm: init done, kernel $(uname -r)" > /dev/console
-if [ -x /powerdag/boot.sh ]; then
-	exec tini -s -- /powerdag/boot.sh
-fi
-exec tini -s -- sleep infinity
-EOF
-chmod 755 "$root/init"
+vm_install_init "$root"
 mkdir -p "$root/run/sshd" "$root/lib/firmware"
 
-(cd "$root" && find . -xdev | cpio -o -H newc --quiet) >"$tmp/rootfs.cpio"
-rm -rf "$root"
-end=$(date +%s)
-size=$(stat -c %s "$tmp/rootfs.cpio")
-printf '{"kernel": "%s", "suite": "%s", "mirror": "%s", "packages": "%s", "rootfs_bytes": %s, "build_s": %s}\n' \
-	"$kv" "$suite" "$mirror" "$pkgs" "$size" "$((end - start))" >"$tmp/image.json"
-rm -rf "$out"
-mv "$tmp" "$out"
-echo "vm-image: $out built in $((end - start)) s (kernel $kv, rootfs $((size / 1048576)) MiB)"
+vm_pack "$tmp" "$root" "$out" vm-image ""

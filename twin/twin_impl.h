@@ -139,6 +139,8 @@ int twin_paths_init(struct twin_paths *tp, const char *dir, pd_err *e);
 
 /* ---------------------------------------------------------------- the VM twin (vm.c) */
 #define PD_TWIN_VM_DEFAULT_CACHE "/var/cache/powerdag/vm"
+/* PD_TWIN_VM_IMAGE_FORMAT, the image layout this binary boots, is VM_IMAGE_FORMAT of
+ * scripts/vm-image-lib.sh, read from there by twin/CMakeLists.txt: one number for script and C. */
 #define TWIN_VM_BRIDGE "pdvmbr"
 #define TWIN_VM_TAP "pdvmtap"
 

@@ -19,6 +19,8 @@
  */
 #include "twin/twin_impl.h"
 
+#include <jansson.h>
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -50,6 +52,9 @@ const char *twin_vm_cache_dir(char *buf, size_t n)
 	return buf;
 }
 
+/* An image is usable when its three parts are there and image.json names the layout this binary
+ * boots (PD_TWIN_VM_IMAGE_FORMAT = VM_IMAGE_FORMAT of scripts/vm-image-lib.sh): a cache built by an
+ * older script (another /init) is rebuilt, not booted. */
 static bool image_complete(const char *dir)
 {
 	const char *parts[] = {"vmlinuz", "rootfs.cpio", "image.json"};
@@ -59,7 +64,10 @@ static bool image_complete(const char *dir)
 		if (!twin_file_exists(p))
 			return false;
 	}
-	return true;
+	json_t *j = json_load_file(p, 0, NULL);
+	json_int_t fmt = j ? json_integer_value(json_object_get(j, "format")) : 0;
+	json_decref(j);
+	return fmt == PD_TWIN_VM_IMAGE_FORMAT;
 }
 
 int twin_vm_image(char *dir, size_t n, char *kernel, size_t kn, pd_err *e)

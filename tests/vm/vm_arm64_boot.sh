@@ -18,7 +18,8 @@ skip() { echo "SKIP: $*"; exit 77; }
 command -v qemu-system-aarch64 >/dev/null || skip "qemu-system-aarch64 missing (apt-get install qemu-system-arm)"
 cache=${POWERDAG_VM_CACHE_ARM64:-/var/cache/powerdag/vm-arm64}
 t0=$(date +%s)
-if [ ! -f "$cache/rootfs.cpio" ] || [ ! -f "$cache/vmlinuz" ] || [ ! -f "$cache/image.json" ]; then
+fmt=$(sed -n 's/^VM_IMAGE_FORMAT=//p' "$src/scripts/vm-image-lib.sh")
+if [ ! -f "$cache/rootfs.cpio" ] || [ ! -f "$cache/vmlinuz" ] || ! grep -q "\"format\": $fmt," "$cache/image.json" 2>/dev/null; then
 	command -v mmdebstrap >/dev/null || skip "no arm64 image in $cache and mmdebstrap missing to build one"
 	mkdir -p "$(dirname "$cache")"
 	sh "$src/scripts/vm-image-arm64.sh" "$cache" || { echo "FAIL: building the arm64 image"; exit 1; }
