@@ -139,8 +139,8 @@ if [ "$NSEEDS" -gt 0 ] || [ -n "$SEEDLIST" ]; then
 	  for (q = 1; q <= nk; q++) { k = order[q]; split(k, f, " ")
 	    if (f[2] != 120 || f[3] !~ /^heuristic\// || !nt[k]) continue
 	    delete t; for (i = 1; i <= nt[k]; i++) t[i] = S[k, i]
-	    w = worst(t, nt[k])
-	    printf "%-10s %-16s %.2f / %.2f s %s\n", f[1], f[3], med(t, nt[k]), w, w < 1 ? "met" : "NOT met" } }' "$T/rows"
+	    wt = worst(t, nt[k])
+	    printf "%-10s %-16s %.2f / %.2f s %s\n", f[1], f[3], med(t, nt[k]), wt, wt < 1 ? "met" : "NOT met" } }' "$T/rows"
 	exit 0
 fi
 
