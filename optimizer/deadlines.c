@@ -46,7 +46,7 @@ struct opt_ws *opt_ws_new(const struct opt_inst *in)
 	w->n = n;
 	w->nc = nc;
 	double **arrs[] = {&w->e, &w->w, &w->ef, &w->eb, &w->wf, &w->wb, &w->rf, &w->rb, &w->dbest, &w->keep,
-			   &w->x, &w->xf, &w->xb};
+			   &w->x, &w->xf, &w->xb, &w->dprop, &w->c_w, &w->c_wf, &w->c_wb, &w->c_ds, &w->c_dp};
 	bool ok = true;
 	for (size_t j = 0; j < sizeof(arrs) / sizeof(arrs[0]); j++)
 		ok = (*arrs[j] = calloc(n, sizeof(double))) && ok;
@@ -71,6 +71,7 @@ void opt_ws_free(struct opt_ws *w)
 		return;
 	free(w->e), free(w->w), free(w->ef), free(w->eb), free(w->wf), free(w->wb), free(w->keep);
 	free(w->x), free(w->xf), free(w->xb);
+	free(w->dprop), free(w->c_w), free(w->c_wf), free(w->c_wb), free(w->c_ds), free(w->c_dp);
 	free(w->rf), free(w->rb), free(w->mu), free(w->load), free(w->dbest), free(w->r), free(w->pload), free(w->bload), free(w->keys);
 	opt_sol_free(&w->pbest);
 	opt_sol_free(&w->ptmp);
@@ -149,51 +150,86 @@ static void reclaim(const struct opt_inst *in, const struct opt_sol *s, struct o
 	}
 }
 
-/* One application of both rules with the current mu; the better one goes to s->d_ns. */
-static double apply_rules(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, double slack_frac)
+/* The deadlines of both rules at the current mu into ds (slack rule) and dp (proportional rule, valid
+ * when *pok), accelerated tasks at their delay; no core loads. Returns the largest execution sum
+ * over the paths through a task over its D (> 1: no deadlines fit; ds, dp then unset). */
+static double rule_deadlines(const struct opt_inst *in, const struct opt_sol *s, struct opt_ws *w, double slack_frac,
+			     double *ds, double *dp, bool *pok)
 {
 	for (size_t i = 0; i < in->n_tasks; i++)
 		w->w[i] = s->where[i] >= 0 ? sqrt(w->e[i] * w->mu[s->where[i]]) : 0.0;
 	sweep(in, w->w, w->wf, w->wb);
-	double best = INFINITY;
 	/* slack rule */
 	double worst = 0;
 	for (size_t i = 0; i < in->n_tasks; i++) {
 		double D = (double)in->D_ns[i] * (1.0 - slack_frac);
 		double emax = w->ef[i] + w->eb[i] - w->e[i], wmax = w->wf[i] + w->wb[i] - w->w[i];
 		worst = opt_max(worst, emax / D);
-		if (s->where[i] < 0)
+		if (s->where[i] < 0) {
+			ds[i] = dp[i] = w->e[i];
 			continue;
+		}
 		double extra = wmax > 0 ? w->w[i] * (D - emax) / wmax : 0;
-		w->dbest[i] = opt_min(w->e[i] + extra, (double)in->T_ns[i]);
+		ds[i] = opt_min(w->e[i] + extra, (double)in->T_ns[i]);
 	}
+	*pok = false;
 	if (worst > 1.0)
-		return OPT_PATH_INFEASIBLE + worst; /* graded, so that a repair can see progress */
-	reclaim(in, s, w, slack_frac, w->dbest, OPT_RECLAIM_LOOP);
-	best = max_load(in, s, w, w->dbest);
-	memcpy(s->d_ns, w->dbest, in->n_tasks * sizeof(double));
-	memcpy(w->bload, w->load, in->n_cores * sizeof(double));
+		return worst;
+	reclaim(in, s, w, slack_frac, ds, OPT_RECLAIM_LOOP);
 	/* proportional rule */
-	for (size_t i = 0; i < in->n_tasks; i++) {
-		if (s->where[i] >= 0)
-			continue;
-		w->dbest[i] = w->e[i];
-	}
 	bool ok = true;
 	for (size_t i = 0; i < in->n_tasks && ok; i++) {
 		if (s->where[i] < 0)
 			continue;
 		double D = (double)in->D_ns[i] * (1.0 - slack_frac);
 		double rmax = w->rf[i] + w->rb[i], wmax = w->wf[i] + w->wb[i] - w->w[i];
-		w->dbest[i] = opt_min(w->w[i] * (D - rmax) / wmax, (double)in->T_ns[i]);
-		ok = w->dbest[i] >= w->e[i];
+		dp[i] = opt_min(w->w[i] * (D - rmax) / wmax, (double)in->T_ns[i]);
+		ok = dp[i] >= w->e[i];
 	}
+	if (ok)
+		reclaim(in, s, w, slack_frac, dp, OPT_RECLAIM_LOOP);
+	*pok = ok;
+	return worst;
+}
+
+enum rules_cache { RULES_FRESH, RULES_STORE, RULES_CACHED };
+
+/* One application of both rules with the current mu; the better one goes to s->d_ns. RULES_STORE
+ * keeps the deadlines (and weight sweeps, which the final reclaim reads) in the cache, RULES_CACHED
+ * takes them from it (every mu at 1: the first round). */
+static double apply_rules(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, double slack_frac,
+			  enum rules_cache mode)
+{
+	size_t n = in->n_tasks;
+	const double *ds = w->dbest, *dp = w->dprop;
+	bool ok;
+	double worst;
+	if (mode == RULES_CACHED) {
+		memcpy(w->w, w->c_w, n * sizeof(double));
+		memcpy(w->wf, w->c_wf, n * sizeof(double));
+		memcpy(w->wb, w->c_wb, n * sizeof(double));
+		ds = w->c_ds, dp = w->c_dp, ok = w->c_pok, worst = w->c_worst;
+	} else {
+		worst = rule_deadlines(in, s, w, slack_frac, w->dbest, w->dprop, &ok);
+		if (mode == RULES_STORE) {
+			memcpy(w->c_w, w->w, n * sizeof(double));
+			memcpy(w->c_wf, w->wf, n * sizeof(double));
+			memcpy(w->c_wb, w->wb, n * sizeof(double));
+			memcpy(w->c_ds, w->dbest, n * sizeof(double));
+			memcpy(w->c_dp, w->dprop, n * sizeof(double));
+			w->c_pok = ok, w->c_worst = worst, w->c_ok = true;
+		}
+	}
+	if (worst > 1.0)
+		return OPT_PATH_INFEASIBLE + worst; /* graded, so that a repair can see progress */
+	double best = max_load(in, s, w, ds);
+	memcpy(s->d_ns, ds, n * sizeof(double));
+	memcpy(w->bload, w->load, in->n_cores * sizeof(double));
 	if (ok) {
-		reclaim(in, s, w, slack_frac, w->dbest, OPT_RECLAIM_LOOP);
-		double m = max_load(in, s, w, w->dbest);
+		double m = max_load(in, s, w, dp);
 		if (m < best) {
 			best = m;
-			memcpy(s->d_ns, w->dbest, in->n_tasks * sizeof(double));
+			memcpy(s->d_ns, dp, n * sizeof(double));
 			memcpy(w->bload, w->load, in->n_cores * sizeof(double));
 		}
 	}
@@ -203,25 +239,30 @@ static double apply_rules(const struct opt_inst *in, struct opt_sol *s, struct o
 double opt_deadlines_fast(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, double slack_frac,
 			  int iters)
 {
-	double umax = opt_fifo_response(in, s, w->r);
-	if (umax > 1.0)
-		return OPT_FIFO_OVERLOAD + umax;
-	double *racc = w->dbest; /* accelerator delays only, for the proportional rule */
-	for (size_t i = 0; i < in->n_tasks; i++) {
-		w->e[i] = (double)(s->where[i] >= 0 ? opt_exec_ns(in, s, i) : w->r[i]);
-		racc[i] = s->where[i] >= 0 ? 0.0 : w->e[i];
+	bool cached = w->reuse && w->c_ok; /* e, r, rf, rb, ef, eb of the last call still hold */
+	w->reuse = false;
+	if (!cached) {
+		w->c_ok = false;
+		double umax = opt_fifo_response(in, s, w->r);
+		if (umax > 1.0)
+			return OPT_FIFO_OVERLOAD + umax;
+		double *racc = w->dbest; /* accelerator delays only, for the proportional rule */
+		for (size_t i = 0; i < in->n_tasks; i++) {
+			w->e[i] = (double)(s->where[i] >= 0 ? opt_exec_ns(in, s, i) : w->r[i]);
+			racc[i] = s->where[i] >= 0 ? 0.0 : w->e[i];
+		}
+		sweep(in, racc, w->rf, w->rb);
+		for (size_t i = 0; i < in->n_tasks; i++) /* rf + rb counted R_i twice for accel tasks */
+			if (s->where[i] < 0)
+				w->rb[i] -= w->e[i];
+		sweep(in, w->e, w->ef, w->eb);
 	}
-	sweep(in, racc, w->rf, w->rb);
-	for (size_t i = 0; i < in->n_tasks; i++) /* rf + rb counted R_i twice for accel tasks */
-		if (s->where[i] < 0)
-			w->rb[i] -= w->e[i];
-	sweep(in, w->e, w->ef, w->eb);
 	for (size_t c = 0; c < in->n_cores; c++)
 		w->mu[c] = 1.0;
 	double *keep = w->keep;
 	double best = INFINITY;
 	for (int it = 0; it < (iters > 0 ? iters : 1); it++) {
-		double m = apply_rules(in, s, w, slack_frac);
+		double m = apply_rules(in, s, w, slack_frac, it ? RULES_FRESH : cached ? RULES_CACHED : RULES_STORE);
 		if (m >= OPT_PATH_INFEASIBLE) {
 			best = opt_min(best, m);
 			break;

@@ -560,14 +560,12 @@ bool heur_try_vector(struct heur *h, double lb, double power_cap_w, struct opt_s
 		spread_slots(in, s);
 		r = opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s);
 		if (r > 1.0) {
+			opt_sol_copy(&h->keep, s, in);
 			place_fastest(h, s);
 			spread_slots(in, s);
 			double r2 = opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s);
-			if (r2 > r) { /* the capacity-aware start was closer: redo it */
-				place_capacity(h, s);
-				spread_slots(in, s);
-				r2 = opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s);
-			}
+			if (r2 > r) /* the capacity-aware start was closer: back to it (both are deterministic) */
+				opt_sol_copy(s, &h->keep, in), r2 = r;
 			r = r2;
 		}
 		if (r > 1.0 && r < OPT_BALANCE_BELOW && opt_twin_pairs(in) + 1 < in->n_isl) {

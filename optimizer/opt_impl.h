@@ -154,6 +154,16 @@ struct opt_ws {
 	double *e, *w, *ef, *eb, *wf, *wb, *rf, *rb, *mu, *load, *dbest, *keep, *pload;
 	double *bload; /* per core: loads of the deadlines opt_deadlines_fast applied last */
 	double *x, *xf, *xb; /* slack reclaim: current delays and their sweeps */
+	double *dprop;       /* the proportional rule's deadlines */
+	/* What opt_deadlines_fast computes before its first multiplier step does not depend on which core
+	 * of its island a task runs on (execution times, FIFO responses, their path sweeps, and with every
+	 * multiplier at 1 the weights and both rules' deadlines): opt_pack re-packs one island assignment
+	 * several times and reuses them. reuse: set by the caller for the next call only, and only when
+	 * s has the island assignment, OPPs and slack_frac of the last call on this workspace (which
+	 * filled the cache: c_ok). */
+	bool reuse, c_ok, c_pok;
+	double c_worst;
+	double *c_w, *c_wf, *c_wb, *c_ds, *c_dp;
 	int64_t *r;
 	void *keys;                  /* pack: n (index, density) pairs */
 	struct opt_sol pbest, ptmp;  /* pack */

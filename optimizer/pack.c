@@ -68,7 +68,7 @@ static size_t loads_of(const struct opt_inst *in, const struct opt_sol *s, doubl
  * as given (with its deadlines). tmp: scratch.
  */
 static double relieve(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, double slack_frac,
-		      double cur, struct opt_sol *tmp, double *load)
+		      double cur, struct opt_sol *tmp, double *load, bool reuse)
 {
 	for (int round = 0; round < 4 * (int)in->n_cores && cur > 1.0; round++) {
 		size_t top = loads_of(in, s, load), k = in->core_isl[top];
@@ -99,6 +99,7 @@ static double relieve(const struct opt_inst *in, struct opt_sol *s, struct opt_w
 		m /= in->cap;
 		s->where[pick] = (int)low;
 		opt_sol_copy(tmp, s, in);
+		w->reuse = reuse; /* cores moved inside one island: the island assignment is the same */
 		double r = opt_deadlines_fast(in, tmp, w, slack_frac, 6);
 		if (!(opt_min(m, r) < cur - 1e-9)) {
 			s->where[pick] = (int)top; /* no progress: undo (s keeps its deadlines) */
@@ -126,6 +127,7 @@ double opt_pack(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, 
 	res = INFINITY;
 	for (int round = 0; round < 3; round++) {
 		wfd(in, s, keys, load);
+		w->reuse = true; /* wfd moves tasks inside their islands only */
 		double r = opt_deadlines_fast(in, s, w, slack_frac, 8);
 		if (r < res) {
 			res = r;
@@ -136,7 +138,7 @@ double opt_pack(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, 
 	}
 	opt_sol_copy(s, best, in);
 	if (res > 1.0 && res < 1.5) {
-		res = relieve(in, s, w, slack_frac, res, tmp, load);
+		res = relieve(in, s, w, slack_frac, res, tmp, load, true);
 		opt_sol_copy(best, s, in);
 	}
 	if (res > 1.0 && polish && res < OPT_LP_POLISH_BELOW) {
@@ -164,7 +166,7 @@ double opt_pack_given(const struct opt_inst *in, struct opt_sol *s, struct opt_w
 		res = r, opt_sol_copy(best, s, in);
 	opt_sol_copy(s, best, in);
 	if (res < 1.5) {
-		(void)relieve(in, s, w, 0, opt_deadlines_fast(in, s, w, 0, 6), tmp, w->pload);
+		(void)relieve(in, s, w, 0, opt_deadlines_fast(in, s, w, 0, 6), tmp, w->pload, false);
 		r = opt_deadlines_lp(in, s, 0, deadline_s);
 		if (r < res)
 			res = r;

@@ -4,6 +4,8 @@
  * random OPP vectors and placements (a fixed-seed generator, so every run checks the same cases):
  * - the fast deadline rules (with their slack reclaim) fit every path, keep Q <= d <= T, and report
  *   exactly the max core density of the deadlines they write;
+ * - with reuse (what does not depend on the cores inside an island, kept from the last call) they
+ *   write exactly the deadlines and return exactly the density of a fresh call;
  * - a pack (its incremental relieve moves, the LP polish) reports exactly the max density of the
  *   cores and deadlines it leaves in the solution;
  * - the local search (deadline-keeping moves with incremental core loads, bounded re-packs) keeps a
@@ -147,6 +149,57 @@ START_TEST(fast_deadlines_fit_paths_and_report_density)
 }
 END_TEST
 
+/* opt_pack re-packs one island assignment several times and lets opt_deadlines_fast reuse what does
+ * not depend on the cores (execution times, responses, their sweeps, the first round's deadlines):
+ * after cores change inside the islands, a call with reuse writes exactly the deadlines and returns
+ * exactly the density of a fresh call on another workspace, and the flag holds for one call only. */
+START_TEST(fast_deadlines_reuse_equals_fresh)
+{
+	int checked = 0, moved = 0;
+	for (int which = 0; which < 2; which++) {
+		struct fx f;
+		fx_init(&f, set_of(which, 71 + (uint64_t)which));
+		struct opt_ws *w2 = opt_ws_new(&f.in);
+		struct opt_sol s2;
+		ck_assert_ptr_nonnull(w2);
+		ck_assert_int_eq(opt_sol_init(&s2, &f.in), 0);
+		for (int t = 0; t < 40; t++) {
+			if (!random_plan(&f))
+				continue;
+			/* the filling call's own rounds must not leak into the reusing one's */
+			double r0 = opt_deadlines_fast(&f.in, &f.s, f.w, 0, 1 + (int)rnd(&f, 8)); /* fills the cache */
+			int iters = t % 3 ? 1 + (int)rnd(&f, 8) : 1;
+			ck_assert(!f.w->reuse);
+			if (r0 >= OPT_PATH_INFEASIBLE)
+				continue;
+			for (size_t i = 0; i < f.in.n_tasks; i++) { /* other cores, same islands */
+				if (f.s.where[i] < 0 || rnd(&f, 2))
+					continue;
+				size_t k = f.in.core_isl[f.s.where[i]];
+				int c = (int)(f.in.isl_core0[k] + rnd(&f, f.in.isl_ncores[k]));
+				moved += c != f.s.where[i];
+				f.s.where[i] = c;
+			}
+			opt_sol_copy(&s2, &f.s, &f.in);
+			double fresh = opt_deadlines_fast(&f.in, &s2, w2, 0, iters);
+			f.w->reuse = true;
+			double reused = opt_deadlines_fast(&f.in, &f.s, f.w, 0, iters);
+			ck_assert(!f.w->reuse);
+			ck_assert(fresh == reused);
+			for (size_t i = 0; i < f.in.n_tasks; i++)
+				ck_assert_msg(s2.d_ns[i] == f.s.d_ns[i], "task %zu: d %.17g fresh, %.17g reused", i,
+					      s2.d_ns[i], f.s.d_ns[i]);
+			checked++;
+		}
+		opt_sol_free(&s2);
+		opt_ws_free(w2);
+		fx_free(&f);
+	}
+	ck_assert_int_ge(checked, 40);
+	ck_assert_int_ge(moved, 100);
+}
+END_TEST
+
 START_TEST(pack_reports_its_plan)
 {
 	int checked = 0;
@@ -273,6 +326,7 @@ int main(void)
 	TCase *tc = tcase_create("heuristic");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, fast_deadlines_fit_paths_and_report_density);
+	tcase_add_test(tc, fast_deadlines_reuse_equals_fresh);
 	tcase_add_test(tc, pack_reports_its_plan);
 	tcase_add_test(tc, local_search_keeps_plan_packed);
 	tcase_add_test(tc, heuristic_plans_check_and_repeat);
