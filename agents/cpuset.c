@@ -14,6 +14,9 @@
  *      cgroup whose CPUs all went to child partitions (ENOSPC), threads only move within their
  *      process' threaded domain (EOPNOTSUPP), and a partition cannot take every CPU of a parent
  *      that still holds tasks ("root invalid"): so the parent must be empty when they are made.
+ *      Teardown moves the process back to the cgroup it came from before removing them (no cgroup
+ *      with a thread in it can go), and takes +cpuset out of the mount's subtree_control again when
+ *      it was us who put it there.
  *
  * Threads enter their set while still SCHED_OTHER (moving an already-DL task skips admission).
  * One agent at a time may own partitions: an flock on /run/powerdag-agent.cpuset.lock serialises
@@ -48,6 +51,9 @@ struct pd_agent_cpusets {
 	bool owned;         /* we created dir and must remove it */
 	char dir[512];      /* parent: children are dir/cpuN */
 	char v1_root[512];  /* v1 mount, for sched_load_balance restore */
+	char v2_home[600];  /* v2: the cgroup the process came from, where teardown moves it back */
+	char v2_mnt[512];   /* v2: the mount whose subtree_control got +cpuset from us (v2_added) */
+	bool v2_added;
 	int root_balance;   /* saved root sched_load_balance (-1 untouched) */
 	int lock_fd;
 	int cpus[1024];
@@ -203,13 +209,44 @@ static int prepare_v1(pd_agent_cpusets *c, const char *mnt)
 	return 0;
 }
 
+/* The process' cgroup v2 path under mnt (from /proc/self/cgroup "0::/REL"), mnt itself when unknown. */
+static void v2_home(const char *mnt, char *out, size_t n)
+{
+	char line[600], rel[560] = "";
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (strncmp(line, "0::", 3) == 0) {
+				line[strcspn(line, "\n")] = 0;
+				snprintf(rel, sizeof(rel), "%s", strcmp(line + 3, "/") ? line + 3 : "");
+			}
+		fclose(f);
+	}
+	snprintf(out, n, "%s%s", mnt, rel);
+}
+
 static int prepare_v2(pd_agent_cpusets *c, const char *mnt)
 {
 	reap_stale(mnt);
+	v2_home(mnt, c->v2_home, sizeof(c->v2_home));
 	snprintf(c->dir, sizeof(c->dir), "%s/powerdag-agent-%d", mnt, (int)getpid());
+	char p[600], ctl[512] = "";
+	snprintf(p, sizeof(p), "%s/cgroup.subtree_control", mnt);
+	FILE *f = fopen(p, "re");
+	if (f) {
+		if (!fgets(ctl, sizeof(ctl), f))
+			ctl[0] = 0;
+		fclose(f);
+	}
+	bool had = false;
+	for (char *t = strtok(ctl, " \n"); t; t = strtok(NULL, " \n"))
+		had |= strcmp(t, "cpuset") == 0;
 	int rc = writef(mnt, "cgroup.subtree_control", "+cpuset");
 	if (rc)
 		return rc;
+	/* the board as we found it: teardown takes the controller away again when we enabled it */
+	c->v2_added = !had;
+	snprintf(c->v2_mnt, sizeof(c->v2_mnt), "%s", mnt);
 	if (mkdir(c->dir, 0755) < 0)
 		return -errno;
 	c->owned = true;
@@ -243,6 +280,12 @@ static void rmdir_retry(const char *p)
 
 static void teardown(pd_agent_cpusets *c)
 {
+	/* v2: activate moved every thread of the process, main thread included, into the children; a
+	 * cgroup with a thread in it cannot be removed, so the whole process goes back where it came
+	 * from first (cgroup.procs of a domain cgroup takes all its threads at once). Without this the
+	 * partitions stayed, and the next deploy's partition over the same CPUs was made invalid. */
+	if (c->owned && c->mode == CS_V2 && c->v2_home[0])
+		writef(c->v2_home, "cgroup.procs", "%d", (int)getpid());
 	if (c->owned) {
 		for (size_t i = 0; i < c->n; i++) {
 			char ch[600];
@@ -251,6 +294,10 @@ static void teardown(pd_agent_cpusets *c)
 		}
 		rmdir_retry(c->dir);
 		c->owned = false;
+	}
+	if (c->v2_added) { /* refused (EBUSY) while another cgroup uses the controller: then it stays */
+		writef(c->v2_mnt, "cgroup.subtree_control", "-cpuset");
+		c->v2_added = false;
 	}
 	if (c->mode == CS_V1 && c->root_balance > 0) {
 		writef(c->v1_root, "cpuset.sched_load_balance", "%d", c->root_balance);

@@ -287,18 +287,23 @@ static void check_exclusive_siblings(pd_deploy_board *b, const pd_plan *p, pd_bu
 		return;
 	pd_buf v;
 	pd_buf_init(&v);
+	/* v1: cpu_exclusive siblings; v2: partition roots (a member cgroup's CPUs are not taken) */
+	bool v2 = b->info.cgroup_version == 2;
 	for (size_t i = 0; i < nn; i++) {
 		char ex[800], cp[800];
-		snprintf(ex, sizeof(ex), "%s/%s/cpuset.cpu_exclusive", b->info.cgroup_root, names[i]);
+		snprintf(ex, sizeof(ex), "%s/%s/%s", b->info.cgroup_root, names[i],
+			 v2 ? "cpuset.cpus.partition" : "cpuset.cpu_exclusive");
 		snprintf(cp, sizeof(cp), "%s/%s/cpuset.cpus", b->info.cgroup_root, names[i]);
 		unsigned char set[1024];
-		if (strcmp(names[i], b->cgname) && board_read(b, ex, &v, &e) == 0 && !strcmp(v.data, "1") &&
+		if (strcmp(names[i], b->cgname) && board_read(b, ex, &v, &e) == 0 &&
+		    (v2 ? strncmp(v.data, "root", 4) == 0 || strncmp(v.data, "isolated", 8) == 0 : !strcmp(v.data, "1")) &&
 		    board_read(b, cp, &v, &e) == 0 && board_parse_cpulist(v.data, set, sizeof(set)) == 0) {
 			for (size_t c = 0; c < n; c++)
 				if (cpus[c] < 1024 && set[cpus[c]]) {
-					PROBLEM("exclusive cpuset %s/%s holds CPU %d of the plan (CPUs %s): another "
-						"deploy or agent is running there\n", b->info.cgroup_root, names[i],
-						cpus[c], v.data);
+					PROBLEM("%s %s/%s holds CPU %d of the plan (CPUs %s): another deploy or agent is "
+						"running there, or one was killed (remove its cpuN children, then it)\n",
+						v2 ? "cpuset partition" : "exclusive cpuset", b->info.cgroup_root,
+						names[i], cpus[c], v.data);
 					break;
 				}
 		}
@@ -319,8 +324,7 @@ static void check_cgroup(pd_deploy_board *b, const pd_plan *p, pd_buf *problems)
 		return;
 	}
 	char path[700];
-	if (b->info.cgroup_version == 1)
-		check_exclusive_siblings(b, p, problems);
+	check_exclusive_siblings(b, p, problems);
 	snprintf(path, sizeof(path), "%s/%s", b->info.cgroup_root, b->cgname);
 	if (board_exists(b, path))
 		PROBLEM("%s already exists: another deploy is running, or a previous one was killed before it "

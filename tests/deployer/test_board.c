@@ -120,6 +120,37 @@ START_TEST(preflight_lists_every_problem)
 }
 END_TEST
 
+/* cgroup v2 (the VM twin's 6.1 kernel): a partition root left over CPUs of the plan (an agent killed,
+ * or one from before its teardown moved its threads out) is named by pre-flight; it made the deploy's
+ * own partition over those CPUs invalid ("Parent is an invalid partition root") at apply time. */
+START_TEST(preflight_names_a_v2_partition_over_plan_cpus)
+{
+	char cmd[2048];
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && rm -r sys/fs/cgroup/cpuset && echo 'cpuset cpu memory' > sys/fs/cgroup/cgroup.controllers"
+		 " && echo '' > sys/fs/cgroup/cgroup.subtree_control"
+		 " && mkdir sys/fs/cgroup/powerdag-agent-999 sys/fs/cgroup/user.slice"
+		 " && echo root > sys/fs/cgroup/powerdag-agent-999/cpuset.cpus.partition"
+		 " && echo 1-2 > sys/fs/cgroup/powerdag-agent-999/cpuset.cpus"
+		 " && echo member > sys/fs/cgroup/user.slice/cpuset.cpus.partition"
+		 " && echo 0-3 > sys/fs/cgroup/user.slice/cpuset.cpus",
+		 root);
+	ck_assert_int_eq(system(cmd), 0);
+	pd_deploy_board *b = board();
+	pd_buf pr;
+	pd_buf_init(&pr);
+	pd_err e = {0};
+	ck_assert_int_eq(pd_deploy_board_preflight(b, plan, plan_dir, &pr, &e), PD_EXIT_ENV);
+	ck_assert_int_eq(pd_deploy_board_info(b)->cgroup_version, 2);
+	ck_assert_msg(strstr(pr.data, "cpuset partition /sys/fs/cgroup/powerdag-agent-999 holds CPU") != NULL, "%s",
+		      pr.data);
+	ck_assert_msg(strstr(pr.data, "user.slice") == NULL, "a member cgroup named: %s", pr.data);
+	ck_assert_ptr_nonnull(strstr(e.msg, "1 problem(s)"));
+	pd_buf_free(&pr);
+	pd_deploy_board_free(b);
+}
+END_TEST
+
 START_TEST(single_opp_island_needs_no_cpufreq)
 {
 	/* the VM case: no cpufreq at all, islands with one OPP, no fair server in the platform */
@@ -297,6 +328,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, preflight_clean);
 	tcase_add_test(tc, preflight_lists_every_problem);
+	tcase_add_test(tc, preflight_names_a_v2_partition_over_plan_cpus);
 	tcase_add_test(tc, single_opp_island_needs_no_cpufreq);
 	tcase_add_test(tc, apply_then_restore);
 	tcase_add_test(tc, frequency_readback_mismatch);

@@ -74,6 +74,21 @@ if [ "${misses:-x}" != 0 ]; then
 	echo "KNOWN GAP: $misses misses under $accel (set POWERDAG_VM_STRICT=1 to fail on them)"
 	[ "${POWERDAG_VM_STRICT:-0}" = 1 ] && fail "deadline misses: $misses"
 fi
+# the agent on its own (as `profile` runs it): it makes its own v2 partitions and must leave none
+# behind (its threads, main thread included, sit in them until it moves the process back); a
+# partition left there used to make the next deploy's partition over the same CPUs invalid
+ssh_vm() { ssh -i "$key" -o UserKnownHostsFile="$kh" -o StrictHostKeyChecking=yes -o BatchMode=yes root@$addr "$@"; }
+agent=$(dirname "$pd")/agents/powerdag-agent
+scp -q -i "$key" -o UserKnownHostsFile="$kh" -o StrictHostKeyChecking=yes -o BatchMode=yes \
+	"$agent" "$work/plan.yaml" root@$addr:/tmp/ || fail "copying the agent into the guest"
+ssh_vm /tmp/powerdag-agent run /tmp/plan.yaml --duration 1 --out /tmp/agent-run --no-power >"$work/agent.out" 2>&1 ||
+	{ cat "$work/agent.out"; fail "the agent on its own in the guest"; }
+grep -q 'cgroup v2' "$work/agent.out" || fail "the agent on its own did not use v2 partitions: $(cat "$work/agent.out")"
+left=$(ssh_vm 'ls -d /sys/fs/cgroup/powerdag* 2>/dev/null; rm -rf /tmp/agent-run /tmp/powerdag-agent /tmp/plan.yaml')
+[ -z "$left" ] || fail "the agent left its cgroups in the guest: $left"
+"$pd" deploy "$work/plan.yaml" --board twin --duration 1s --out "$work/run-after" >"$work/after.log" 2>&1 ||
+	{ cat "$work/after.log"; fail "a deploy after the agent's own run"; }
+echo "agent on its own: v2 partitions made and removed; a deploy after it ran"
 # the fair-server-less kernel: a plan declaring dl.fair_server is refused before the board is touched
 sed 's/^    max_util_per_cpu: \(.*\)$/    max_util_per_cpu: \1\n    fair_server: {runtime: 50ms, period: 1s}/' "$st/platform.yaml" >"$work/fair.yaml"
 grep -q fair_server "$work/fair.yaml" || fail "could not derive a fair-server platform"
