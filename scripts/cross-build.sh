@@ -39,7 +39,10 @@ while [ $# -gt 0 ]; do
     *) usage ;;
   esac
 done
-[ -n "$bdir" ] || bdir="$src/build-$arch$([ $full = 1 ] && echo -full)"
+if [ -z "$bdir" ]; then
+  bdir="$src/build-$arch"
+  [ $full = 0 ] || bdir="$bdir-full"
+fi
 mkdir -p "$(dirname "$bdir")"
 bdir=$(cd "$(dirname "$bdir")" && pwd)/$(basename "$bdir")
 
