@@ -87,7 +87,9 @@ int twin_vm_exe(const struct twin_vm_guest *g, const char *self, char *out, size
 	const char *ev = getenv(env);
 	if (ev && *ev) { /* named by the user: that one or an error, never a silent fallback */
 		if (elf_machine(ev) != want)
-			return pd_err_set(e, PD_EXIT_ENV, "%s=%s is not an executable %s powerdag", env, ev, g->arch);
+			return pd_err_set(e, PD_EXIT_ENV,
+					  "%s=%s is not an executable %s powerdag (build one with `scripts/cross-build.sh "
+					  "%s --full`)", env, ev, g->arch, g->arch);
 		snprintf(out, n, "%s", ev);
 		return 0;
 	}
