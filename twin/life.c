@@ -552,13 +552,6 @@ int pd_twin_up(const struct pd_twin_opts *o, char *uri, size_t uri_n, pd_err *e)
 	pd_twin_state_dir(o->state_dir, dir, sizeof(dir));
 	if (twin_paths_init(&tp, dir, e) || fill_record(o, &r, e))
 		return PD_EXIT_USAGE;
-	int n_cpus = o->n_cpus > 0 ? o->n_cpus : (int)sysconf(_SC_NPROCESSORS_ONLN);
-	pd_buf probe; /* bad platform input is reported before anything is created */
-	pd_buf_init(&probe);
-	int rc = pd_twin_derive_platform(o->platform, n_cpus, r.iio_uri, &probe, e);
-	pd_buf_free(&probe);
-	if (rc)
-		return rc;
 	/* the guest and its powerdag before anything is created: a wrong --arch or a missing cross build
 	 * leaves no state behind */
 	const struct twin_vm_guest *guest = o->vm ? twin_vm_guest(o->arch) : NULL;
@@ -566,6 +559,15 @@ int pd_twin_up(const struct pd_twin_opts *o, char *uri, size_t uri_n, pd_err *e)
 		return pd_err_set(e, PD_EXIT_USAGE, "--arch %s: unknown guest architecture (x86_64 or arm64)", o->arch);
 	if (!o->vm && o->arch)
 		return pd_err_set(e, PD_EXIT_USAGE, "--arch needs --vm (the namespace twin runs this machine's kernel)");
+	int n_cpus = o->n_cpus > 0 ? o->n_cpus : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (o->n_cpus <= 0 && guest && guest->default_cpus > 0)
+		n_cpus = guest->default_cpus;
+	pd_buf probe; /* bad platform input is reported before anything is created */
+	pd_buf_init(&probe);
+	int rc = pd_twin_derive_platform(o->platform, n_cpus, r.iio_uri, &probe, e);
+	pd_buf_free(&probe);
+	if (rc)
+		return rc;
 	char exe[4096];
 	if (self_exe(o, exe, sizeof(exe), e) != 0)
 		return PD_EXIT_ENV;

@@ -156,6 +156,7 @@ struct twin_vm_guest {
 	const char *qemu_pkg;    /* the Debian package that has it */
 	bool kvm;                /* KVM may run it (the host's own architecture); else TCG only */
 	int boot_timeout_s;      /* to sshd and iiod answering, under TCG */
+	int default_cpus;        /* twin cores without --cpus; 0: the host's online CPUs */
 };
 /* The guest for --arch (NULL or "": x86-64; x86_64|amd64|aarch64|arm64), NULL when unknown. */
 const struct twin_vm_guest *twin_vm_guest(const char *arch);

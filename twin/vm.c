@@ -43,12 +43,13 @@
 #endif
 
 /* The arm64 guest is emulated (TCG) on an x86-64 host: its boot and the twin daemon's start take
- * longer than the x86-64 guest's, hence its larger boot timeout. */
+ * longer than the x86-64 guest's, hence its larger boot timeout. Its cores are the board's, not the
+ * host's: 3 twin cores + the root cgroup's vCPU = the ZCU102 APU's four Cortex-A53. */
 static const struct twin_vm_guest guests[] = {
 	{"x86_64", "", "POWERDAG_VM_CACHE", PD_TWIN_VM_DEFAULT_CACHE, "POWERDAG_VM_IMAGE_SCRIPT", PD_VM_IMAGE_SCRIPT,
-	 "qemu-system-x86_64", "qemu-system-x86", true, 120},
+	 "qemu-system-x86_64", "qemu-system-x86", true, 120, 0},
 	{"aarch64", "arm64", "POWERDAG_VM_CACHE_ARM64", PD_TWIN_VM_DEFAULT_CACHE "-arm64", "POWERDAG_VM_IMAGE_SCRIPT_ARM64",
-	 PD_VM_IMAGE_SCRIPT_ARM64, "qemu-system-aarch64", "qemu-system-arm", false, 240},
+	 PD_VM_IMAGE_SCRIPT_ARM64, "qemu-system-aarch64", "qemu-system-arm", false, 240, 3},
 };
 
 const struct twin_vm_guest *twin_vm_guest(const char *arch)

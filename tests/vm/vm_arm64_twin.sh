@@ -3,7 +3,7 @@
 # e2e (labels e2e;slow): the arm64 VM twin (docs/TWIN.md "The arm64 VM twin"): `twin up --vm --arch
 # arm64` boots Debian's arm64 6.1 kernel on an emulated Cortex-A53 (TCG) with the cross-built aarch64
 # powerdag as its twin daemon -> status (running, aarch64, tcg, kernel 6.1 arm64) -> the board says
-# aarch64 over SSH -> deploy of a small plan for 5 s: the deployer picks the aarch64 agent by the
+# aarch64 over SSH, serves the board files, has 4 cores (3 twin cores + 1 for the root cgroup) -> deploy of a small plan for 5 s: the deployer picks the aarch64 agent by the
 # board's uname -m -> deploy.json and report name the arm64 board -> twin down leaves no qemu, tap,
 # netns or state. Also: exit 2 for an unknown --arch, exit 3 when POWERDAG_VM_EXE_ARM64 names a
 # binary of another architecture (nothing created either time).
@@ -80,11 +80,12 @@ echo "$status" | head -1 | grep -Eq '^twin running \(vm, aarch64, tcg, kernel 6\
 	fail "status does not say vm, aarch64, tcg, 6.1 arm64: $status"
 echo "$status" | grep -q '"arch": "aarch64"' || fail "twin.json has no arch aarch64"
 facts=$(ssh -i "$st/id_ed25519" -o UserKnownHostsFile="$st/known_hosts" -o StrictHostKeyChecking=yes -o BatchMode=yes \
-	root@$addr 'uname -m; uname -r; file=/sys/devices/system/cpu/cpufreq/policy0/scaling_governor; cat $file') ||
+	root@$addr 'uname -m; uname -r; cat /sys/devices/system/cpu/cpufreq/policy0/scaling_governor; grep -c ^processor /proc/cpuinfo') ||
 	fail "ssh to the arm64 guest with strict host-key checking"
 echo "guest: $(echo "$facts" | tr '\n' ' ')"
 [ "$(echo "$facts" | sed -n 1p)" = aarch64 ] || fail "the board's uname -m is not aarch64: $facts"
 [ -n "$(echo "$facts" | sed -n 3p)" ] || fail "the twin daemon's board files (cpufreq governor) are not served in the guest"
+[ "$(echo "$facts" | sed -n 4p)" = 4 ] || fail "the guest does not have the default 4 cores (3 twin cores + the root cgroup's): $facts"
 
 cat >"$work/arm.yaml" <<'DAG'
 dags:
