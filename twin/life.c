@@ -568,10 +568,10 @@ int pd_twin_up(const struct pd_twin_opts *o, char *uri, size_t uri_n, pd_err *e)
 	pd_buf_free(&probe);
 	if (rc)
 		return rc;
-	char exe[4096];
-	if (self_exe(o, exe, sizeof(exe), e) != 0)
+	char self[4096], exe[4096] = "";
+	if (self_exe(o, self, sizeof(self), e) != 0)
 		return PD_EXIT_ENV;
-	if (guest && twin_vm_exe(guest, exe, exe, sizeof(exe), e) != 0)
+	if (guest && twin_vm_exe(guest, self, exe, sizeof(exe), e) != 0)
 		return PD_EXIT_ENV;
 	if (check_env(guest, e) || refuse_if_up(&tp, &r, e))
 		return PD_EXIT_ENV;

@@ -163,7 +163,7 @@ const struct twin_vm_guest *twin_vm_guest(const char *arch);
 /* The powerdag binary the guest runs as its twin daemon: self (this binary) when its machine is the
  * guest's, else a cross-built one ($POWERDAG_VM_EXE_<ARCH>, build-<arch>-full/ next to self's build
  * tree, PREFIX/libexec/powerdag/<arch>/). PD_EXIT_ENV naming the build command when none is there. */
-int twin_vm_exe(const struct twin_vm_guest *g, const char *self, char *out, size_t n, pd_err *e);
+int twin_vm_exe(const struct twin_vm_guest *g, const char *self, char *out, size_t n, pd_err *e); /* out != self */
 
 struct twin_vm_boot {
 	const struct twin_vm_guest *guest;
