@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * powerdag twin up [PLATFORM] [--state DIR] [--netns NAME] [--subnet A.B.C.D] [--port N] [--cpus N]
+ * powerdag twin up [PLATFORM] [--vm [--arch arm64]] [--state DIR] [--netns NAME] [--subnet A.B.C.D] [--port N] [--cpus N]
  * powerdag twin status [--json] [--state DIR]
  * powerdag twin down [--state DIR]
  * (and the hidden `twin _daemon ...`, the twin's own daemon, started by `up`)
@@ -59,13 +59,13 @@ static int cmd_status(const char *state, bool json)
 		return pd_cli_fail("twin", rc, "%s", e.msg);
 	}
 	json_t *j = json_loads(s, 0, NULL);
-	const char *kind = "netns", *accel = "", *kernel = "";
-	json_unpack(j, "{s?s,s?s,s?s}", "kind", &kind, "accel", &accel, "kernel", &kernel);
+	const char *kind = "netns", *accel = "", *kernel = "", *arch = "?";
+	json_unpack(j, "{s?s,s?s,s?s,s?s}", "kind", &kind, "accel", &accel, "kernel", &kernel, "arch", &arch);
 	char what[160];
 	if (strcmp(kind, "vm") == 0)
-		snprintf(what, sizeof(what), "vm, %s, kernel %s", accel, kernel);
+		snprintf(what, sizeof(what), "vm, %s, %s, kernel %s", arch, accel, kernel);
 	else
-		snprintf(what, sizeof(what), "netns, this machine's kernel");
+		snprintf(what, sizeof(what), "netns, %s, this machine's kernel", arch);
 	if (json)
 		printf("%s\n", s);
 	else
@@ -103,7 +103,7 @@ static int run(int argc, char **argv)
 		{"state", required_argument, NULL, 's'}, {"netns", required_argument, NULL, 'n'},
 		{"subnet", required_argument, NULL, 'a'}, {"port", required_argument, NULL, 'p'},
 		{"cpus", required_argument, NULL, 'c'},   {"json", no_argument, NULL, 'j'},
-		{"vm", no_argument, NULL, 'v'},
+		{"vm", no_argument, NULL, 'v'},          {"arch", required_argument, NULL, 'r'},
 		{NULL, 0, NULL, 0},
 	};
 	/* options may follow or precede PLATFORM: GNU getopt permutes argv after the action word */
@@ -127,6 +127,7 @@ static int run(int argc, char **argv)
 			break;
 		case 'j': json = true; break;
 		case 'v': o.vm = true; break;
+		case 'r': o.arch = optarg; break; /* checked by pd_twin_up: exit 2 when unknown or without --vm */
 		default: return usage_error("unknown option");
 		}
 	}
@@ -148,7 +149,7 @@ static int run(int argc, char **argv)
 
 const struct pd_cmd pd_cmd_twin = {
 	"twin", run, "start/stop a hardware-free emulated board (board twin)",
-	"twin up [PLATFORM] [--vm] [--state DIR] [--netns NAME] [--subnet A.B.C.D] [--port N] [--cpus N] [--json]\n"
+	"twin up [PLATFORM] [--vm [--arch x86_64|arm64]] [--state DIR] [--netns NAME] [--subnet A.B.C.D] [--port N] [--cpus N] [--json]\n"
 	"       powerdag twin status [--json] [--state DIR]\n"
 	"       powerdag twin down [--state DIR]\n\n"
 	"  up      start the twin (needs root): prints its board URI ssh://root@ADDR:PORT; writes the\n"
@@ -159,8 +160,15 @@ const struct pd_cmd pd_cmd_twin = {
 	"          fair server), KVM when a boot probe succeeded on this machine, TCG otherwise; its\n"
 	"          image is built once from Debian packages into $POWERDAG_VM_CACHE or\n"
 	"          /var/cache/powerdag/vm (scripts/vm-image.sh, a few minutes).\n"
+	"          --arch arm64 boots Debian's arm64 6.1 kernel on an emulated Cortex-A53 (qemu virt\n"
+	"          board, TCG, 4 cores by default) from $POWERDAG_VM_CACHE_ARM64 or\n"
+	"          /var/cache/powerdag/vm-arm64 (scripts/vm-image-arm64.sh); the guest runs an aarch64\n"
+	"          powerdag, from\n"
+	"          $POWERDAG_VM_EXE_ARM64 or build-aarch64-full/ (`scripts/cross-build.sh aarch64\n"
+	"          --full`): exit 3 when there is none, exit 2 for an unknown --arch.\n"
 	"  status  prints the twin's record (uri, platform, identity, known_hosts, iio_uri, pids,\n"
-	"          kind netns|vm, for a vm accel kvm|tcg and kernel, running); exit 3 when no twin is up or it is not running.\n"
+	"          kind netns|vm, arch (the board's uname -m), for a vm accel kvm|tcg and kernel,\n"
+	"          running); exit 3 when no twin is up or it is not running.\n"
 	"  down    ends every twin process, removes netns, veth, mounts and state files (also after a\n"
 	"          crash).\n\n"
 	"  --state DIR      state directory (default $POWERDAG_TWIN_DIR or /run/powerdag-twin)\n"
@@ -168,6 +176,7 @@ const struct pd_cmd pd_cmd_twin = {
 	"  --subnet A.B.C.D base of the private /30 (default $POWERDAG_TWIN_SUBNET or 10.213.77.0):\n"
 	"                   host .1, board .2\n"
 	"  --port N         the board's SSH port (default 22)\n"
-	"  --cpus N         twin cores (default: the host's online CPUs)\n"
+	"  --cpus N         twin cores (default: the host's online CPUs; 3 for --arch arm64);\n"
+	"                   a VM guest has one vCPU more, for its root cgroup\n"
 	"See docs/TWIN.md.",
 };

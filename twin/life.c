@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,6 +94,7 @@ struct record {
 	unsigned long long daemon_start;
 	unsigned long mntns;
 	char kind[8], accel[8], kernel[64]; /* kind "vm": daemon is qemu; accel kvm|tcg; the guest's kernel */
+	char arch[72];                      /* the board's uname -m: the guest's, or this machine's */
 	struct twin_host host;              /* kind netns: the host values its deploys may change */
 };
 
@@ -107,6 +109,8 @@ static int write_record(const struct twin_paths *tp, const struct record *r, pd_
 	if (j) {
 		bool vm = strcmp(r->kind, "vm") == 0;
 		json_object_set_new(j, "kind", json_string(vm ? "vm" : "netns"));
+		if (r->arch[0])
+			json_object_set_new(j, "arch", json_string(r->arch));
 		if (vm) {
 			json_object_set_new(j, "accel", json_string(r->accel));
 			json_object_set_new(j, "kernel", json_string(r->kernel));
@@ -139,13 +143,14 @@ static int read_record(const struct twin_paths *tp, struct record *r, json_t **o
 	if (!j)
 		return -1;
 	const char *uri = "", *iio = "", *addr = "", *haddr = "", *netns = "", *veth = "", *kind = "", *accel = "",
-		   *kernel = "";
+		   *kernel = "", *arch = "";
 	int d = 0, s = 0, i = 0, port = 0;
 	json_int_t st = 0, mnt = 0;
 	json_unpack(j, "{s?s,s?s,s?s,s?s,s?s,s?s,s?i,s?{s?i,s?i,s?i},s?I,s?I}", "uri", &uri, "iio_uri", &iio, "address",
 		    &addr, "host_address", &haddr, "netns", &netns, "veth", &veth, "ssh_port", &port, "pids", "daemon", &d,
 		    "sshd", &s, "iiod", &i, "daemon_starttime", &st, "mntns", &mnt);
-	json_unpack(j, "{s?s,s?s,s?s}", "kind", &kind, "accel", &accel, "kernel", &kernel);
+	json_unpack(j, "{s?s,s?s,s?s,s?s}", "kind", &kind, "accel", &accel, "kernel", &kernel, "arch", &arch);
+	snprintf(r->arch, sizeof(r->arch), "%s", arch);
 	snprintf(r->kind, sizeof(r->kind), "%s", strcmp(kind, "vm") == 0 ? "vm" : "");
 	snprintf(r->accel, sizeof(r->accel), "%s", accel);
 	snprintf(r->kernel, sizeof(r->kernel), "%s", kernel);
@@ -411,13 +416,14 @@ static bool in_path(const char *prog)
 	return false;
 }
 
-static int check_env(bool vm, pd_err *e)
+static int check_env(const struct twin_vm_guest *vm, pd_err *e)
 {
 	if (geteuid() != 0)
 		return pd_err_set(e, PD_EXIT_ENV, "twin up needs root (network namespaces, mounts); run it with sudo");
 	if (vm) { /* sshd, iiod and FUSE run inside the guest */
-		if (!in_path("qemu-system-x86_64"))
-			return pd_err_set(e, PD_EXIT_ENV, "qemu-system-x86_64 is missing: install the Debian package qemu-system-x86");
+		if (!in_path(vm->qemu))
+			return pd_err_set(e, PD_EXIT_ENV, "%s is missing: install the Debian package %s", vm->qemu,
+					  vm->qemu_pkg);
 		if (!twin_file_exists("/dev/net/tun"))
 			return pd_err_set(e, PD_EXIT_ENV, "/dev/net/tun is missing: the VM twin needs tap devices (CONFIG_TUN)");
 		if (!twin_file_exists("/usr/bin/ssh-keygen"))
@@ -497,20 +503,19 @@ static int refuse_if_up(const struct twin_paths *tp, const struct record *want, 
 
 /* The VM twin's board: image (built when missing), per-boot initrd, qemu in the netns. KVM is
  * probed once per machine by a boot that must reach SSH within 20 s; otherwise TCG (TWIN.md). */
-static int up_vm(const struct pd_twin_opts *o, const struct twin_paths *tp, struct record *r, int n_cpus, pd_err *e)
+static int up_vm(const struct twin_vm_guest *g, const char *exe, const struct twin_paths *tp, struct record *r,
+		 int n_cpus, pd_err *e)
 {
-	char image[256], initrd[340], exe[4096], abuf[8];
+	char image[256], initrd[340], abuf[8];
 	snprintf(initrd, sizeof(initrd), "%s/initrd", tp->vm_dir);
 	if (mkdir(tp->vm_dir, 0700) != 0 && errno != EEXIST)
 		return pd_err_set(e, PD_EXIT_ENV, "mkdir %s: %s", tp->vm_dir, strerror(errno)), -1;
-	if (self_exe(o, exe, sizeof(exe), e) != 0)
+	if (twin_vm_image(g, image, sizeof(image), r->kernel, sizeof(r->kernel), e) != 0)
 		return -1;
-	if (twin_vm_image(image, sizeof(image), r->kernel, sizeof(r->kernel), e) != 0)
-		return -1;
-	struct twin_vm_boot b = {tp, image, tp->vm_dir, initrd, exe, r->netns, r->addr, r->port, n_cpus};
+	struct twin_vm_boot b = {g, tp, image, tp->vm_dir, initrd, exe, r->netns, r->addr, r->port, n_cpus};
 	if (twin_vm_initrd(&b, e) != 0)
 		return -1;
-	const char *accel = twin_vm_accel_cached(image, abuf, sizeof(abuf));
+	const char *accel = twin_vm_accel_cached(g, image, abuf, sizeof(abuf));
 	bool probe = accel == NULL;
 	for (int attempt = 0; attempt < 2; attempt++) {
 		if (!accel)
@@ -522,7 +527,8 @@ static int up_vm(const struct pd_twin_opts *o, const struct twin_paths *tp, stru
 		r->daemon_start = twin_starttime(r->daemon);
 		r->mntns = twin_mntns_of(r->daemon);
 		write_record(tp, r, NULL); /* so that down finds qemu whatever happens next */
-		if (twin_vm_wait(r->daemon, tp->vm_dir, r->addr, r->port, probe && attempt == 0 ? 20 : 120, e) == 0) {
+		if (twin_vm_wait(r->daemon, tp->vm_dir, r->addr, r->port, probe && attempt == 0 ? 20 : g->boot_timeout_s,
+				  e) == 0) {
 			if (probe)
 				twin_vm_accel_store(image, accel);
 			return 0;
@@ -546,14 +552,28 @@ int pd_twin_up(const struct pd_twin_opts *o, char *uri, size_t uri_n, pd_err *e)
 	pd_twin_state_dir(o->state_dir, dir, sizeof(dir));
 	if (twin_paths_init(&tp, dir, e) || fill_record(o, &r, e))
 		return PD_EXIT_USAGE;
+	/* the guest and its powerdag before anything is created: a wrong --arch or a missing cross build
+	 * leaves no state behind */
+	const struct twin_vm_guest *guest = o->vm ? twin_vm_guest(o->arch) : NULL;
+	if (o->vm && !guest)
+		return pd_err_set(e, PD_EXIT_USAGE, "--arch %s: unknown guest architecture (x86_64 or arm64)", o->arch);
+	if (!o->vm && o->arch)
+		return pd_err_set(e, PD_EXIT_USAGE, "--arch needs --vm (the namespace twin runs this machine's kernel)");
 	int n_cpus = o->n_cpus > 0 ? o->n_cpus : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (o->n_cpus <= 0 && guest && guest->default_cpus > 0)
+		n_cpus = guest->default_cpus;
 	pd_buf probe; /* bad platform input is reported before anything is created */
 	pd_buf_init(&probe);
 	int rc = pd_twin_derive_platform(o->platform, n_cpus, r.iio_uri, &probe, e);
 	pd_buf_free(&probe);
 	if (rc)
 		return rc;
-	if (check_env(o->vm, e) || refuse_if_up(&tp, &r, e))
+	char self[4096], exe[4096] = "";
+	if (self_exe(o, self, sizeof(self), e) != 0)
+		return PD_EXIT_ENV;
+	if (guest && twin_vm_exe(guest, self, exe, sizeof(exe), e) != 0)
+		return PD_EXIT_ENV;
+	if (check_env(guest, e) || refuse_if_up(&tp, &r, e))
 		return PD_EXIT_ENV;
 	if (make_dirs(&tp, e) || (rc = platform_file(o, &tp, n_cpus, r.iio_uri, e)) != 0 || ssh_files(&tp, &r, e) ||
 	    write_record(&tp, &r, e))
@@ -562,7 +582,9 @@ int pd_twin_up(const struct pd_twin_opts *o, char *uri, size_t uri_n, pd_err *e)
 	bool ok;
 	if (o->vm) {
 		snprintf(r.kind, sizeof(r.kind), "vm");
-		ok = write_record(&tp, &r, e) == 0 && make_network(&r, true, e) == 0 && up_vm(o, &tp, &r, n_cpus, e) == 0;
+		snprintf(r.arch, sizeof(r.arch), "%s", guest->arch);
+		ok = write_record(&tp, &r, e) == 0 && make_network(&r, true, e) == 0 &&
+		     up_vm(guest, exe, &tp, &r, n_cpus, e) == 0;
 		if (ok && write_record(&tp, &r, e) == 0) {
 			snprintf(uri, uri_n, "%s", r.uri);
 			return 0;
@@ -572,6 +594,8 @@ int pd_twin_up(const struct pd_twin_opts *o, char *uri, size_t uri_n, pd_err *e)
 		*e = saved;
 		return PD_EXIT_ENV;
 	}
+	struct utsname u;
+	snprintf(r.arch, sizeof(r.arch), "%s", uname(&u) == 0 ? u.machine : "");
 	twin_host_take(&r.host);
 	ok = make_network(&r, false, e) == 0 && (r.daemon = start_daemon(o, &tp, &r, &ready, e)) > 0 &&
 	     wait_ready(ready, &r.sshd, &r.iiod, e) == 0;

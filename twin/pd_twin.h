@@ -38,6 +38,7 @@ struct pd_twin_opts {
 	int n_cpus;            /* twin cores; 0: the host's online CPUs */
 	const char *self_exe;  /* a binary that runs `twin _daemon` (the powerdag binary) */
 	bool vm;               /* a qemu guest with Debian's 6.1 kernel instead of a namespace (twin/vm.c) */
+	const char *arch;      /* vm: the guest's architecture, x86_64 (NULL) or arm64 (aarch64, TCG) */
 };
 
 /* The state directory chosen by opts / environment (static storage not used: copies into buf). */

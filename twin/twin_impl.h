@@ -144,7 +144,29 @@ int twin_paths_init(struct twin_paths *tp, const char *dir, pd_err *e);
 #define TWIN_VM_BRIDGE "pdvmbr"
 #define TWIN_VM_TAP "pdvmtap"
 
+/* A guest architecture `twin up --vm --arch` boots: its image, its qemu, where its powerdag is. */
+struct twin_vm_guest {
+	const char *arch;        /* the guest's uname -m: twin.json's "arch" */
+	const char *image_arch;  /* image.json's "arch"; "" for the x86-64 image (vm-image.sh writes none) */
+	const char *cache_env;   /* the image cache: $cache_env, else cache_default */
+	const char *cache_default;
+	const char *script_env;  /* the image build script: $script_env, else script */
+	const char *script;
+	const char *qemu;        /* qemu-system-<arch> */
+	const char *qemu_pkg;    /* the Debian package that has it */
+	bool kvm;                /* KVM may run it (the host's own architecture); else TCG only */
+	int boot_timeout_s;      /* to sshd and iiod answering, under TCG */
+	int default_cpus;        /* twin cores without --cpus; 0: the host's online CPUs */
+};
+/* The guest for --arch (NULL or "": x86-64; x86_64|amd64|aarch64|arm64), NULL when unknown. */
+const struct twin_vm_guest *twin_vm_guest(const char *arch);
+/* The powerdag binary the guest runs as its twin daemon: self (this binary) when its machine is the
+ * guest's, else a cross-built one ($POWERDAG_VM_EXE_<ARCH>, build-<arch>-full/ next to self's build
+ * tree, PREFIX/libexec/powerdag/<arch>/). PD_EXIT_ENV naming the build command when none is there. */
+int twin_vm_exe(const struct twin_vm_guest *g, const char *self, char *out, size_t n, pd_err *e); /* out != self */
+
 struct twin_vm_boot {
+	const struct twin_vm_guest *guest;
 	const struct twin_paths *tp;
 	const char *image;  /* the cached image directory */
 	const char *vm_dir; /* STATE/vm: initrd, console.log, qemu.log */
@@ -153,10 +175,10 @@ struct twin_vm_boot {
 	const char *netns, *addr;
 	int port, n_cpus;
 };
-/* $POWERDAG_VM_CACHE or PD_TWIN_VM_DEFAULT_CACHE. */
-const char *twin_vm_cache_dir(char *buf, size_t n);
-/* The image directory (built by scripts/vm-image.sh when incomplete) and its kernel release. */
-int twin_vm_image(char *dir, size_t n, char *kernel, size_t kn, pd_err *e);
+/* The guest's image cache directory ($POWERDAG_VM_CACHE or PD_TWIN_VM_DEFAULT_CACHE for x86-64). */
+const char *twin_vm_cache_dir(const struct twin_vm_guest *g, char *buf, size_t n);
+/* The image directory (built by the guest's script when incomplete) and its kernel release. */
+int twin_vm_image(const struct twin_vm_guest *g, char *dir, size_t n, char *kernel, size_t kn, pd_err *e);
 /* STATE/vm/initrd: the image's rootfs + the per-boot archive (state, binary, boot script). */
 int twin_vm_initrd(const struct twin_vm_boot *b, pd_err *e);
 /* In the netns: a bridge joining veth_board and the tap qemu uses. */
@@ -168,7 +190,7 @@ int twin_vm_wait(pid_t qemu, const char *vm_dir, const char *addr, int port, int
 bool twin_vm_reachable(const char *addr, int port);
 void twin_vm_kill(pid_t qemu);
 /* The accelerator to use (NULL when KVM was never probed here) and the probe's outcome. */
-const char *twin_vm_accel_cached(const char *image, char *buf, size_t n);
+const char *twin_vm_accel_cached(const struct twin_vm_guest *g, const char *image, char *buf, size_t n);
 void twin_vm_accel_store(const char *image, const char *accel);
 
 #endif /* PD_TWIN_IMPL_H */

@@ -38,6 +38,90 @@
 #ifndef PD_VM_IMAGE_SCRIPT
 #define PD_VM_IMAGE_SCRIPT "scripts/vm-image.sh"
 #endif
+#ifndef PD_VM_IMAGE_SCRIPT_ARM64
+#define PD_VM_IMAGE_SCRIPT_ARM64 "scripts/vm-image-arm64.sh"
+#endif
+
+/* The arm64 guest is emulated (TCG) on an x86-64 host: its boot and the twin daemon's start take
+ * longer than the x86-64 guest's, hence its larger boot timeout. Its cores are the board's, not the
+ * host's: 3 twin cores + the root cgroup's vCPU = the ZCU102 APU's four Cortex-A53. */
+static const struct twin_vm_guest guests[] = {
+	{"x86_64", "", "POWERDAG_VM_CACHE", PD_TWIN_VM_DEFAULT_CACHE, "POWERDAG_VM_IMAGE_SCRIPT", PD_VM_IMAGE_SCRIPT,
+	 "qemu-system-x86_64", "qemu-system-x86", true, 120, 0},
+	{"aarch64", "arm64", "POWERDAG_VM_CACHE_ARM64", PD_TWIN_VM_DEFAULT_CACHE "-arm64", "POWERDAG_VM_IMAGE_SCRIPT_ARM64",
+	 PD_VM_IMAGE_SCRIPT_ARM64, "qemu-system-aarch64", "qemu-system-arm", false, 240, 3},
+};
+
+const struct twin_vm_guest *twin_vm_guest(const char *arch)
+{
+	if (!arch || !*arch || !strcmp(arch, "x86_64") || !strcmp(arch, "amd64"))
+		return &guests[0];
+	if (!strcmp(arch, "aarch64") || !strcmp(arch, "arm64"))
+		return &guests[1];
+	return NULL;
+}
+
+/* The ELF machine of path's executable, 0 when it is none (EM_X86_64 62, EM_AARCH64 183). */
+static unsigned elf_machine(const char *path)
+{
+	unsigned char h[20];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, h, sizeof(h));
+	close(fd);
+	if (n < 20 || memcmp(h, "\177ELF", 4) != 0 || access(path, X_OK) != 0)
+		return 0;
+	return h[5] == 2 ? (unsigned)(h[18] << 8 | h[19]) : (unsigned)(h[19] << 8 | h[18]);
+}
+
+static unsigned guest_machine(const struct twin_vm_guest *g)
+{
+	return strcmp(g->arch, "aarch64") == 0 ? 183 : 62;
+}
+
+int twin_vm_exe(const struct twin_vm_guest *g, const char *self, char *out, size_t n, pd_err *e)
+{
+	unsigned want = guest_machine(g);
+	char env[64];
+	snprintf(env, sizeof(env), "POWERDAG_VM_EXE_%s", g->image_arch[0] ? "ARM64" : "X86_64");
+	const char *ev = getenv(env);
+	if (ev && *ev) { /* named by the user: that one or an error, never a silent fallback */
+		if (elf_machine(ev) != want)
+			return pd_err_set(e, PD_EXIT_ENV,
+					  "%s=%s is not an executable %s powerdag (build one with `scripts/cross-build.sh "
+					  "%s --full`)", env, ev, g->arch, g->arch);
+		snprintf(out, n, "%s", ev);
+		return 0;
+	}
+	if (elf_machine(self) == want) {
+		snprintf(out, n, "%s", self);
+		return 0;
+	}
+	/* build/powerdag's checkout holds build-<arch>-full/ (cross-build.sh --full); PREFIX/bin/powerdag
+	 * has PREFIX/libexec/powerdag/<arch>/powerdag (cross-build.sh --full --install PREFIX) */
+	char dir[1024], cand[2][1200];
+	snprintf(dir, sizeof(dir), "%s", self);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		snprintf(dir, sizeof(dir), ".");
+	snprintf(cand[0], sizeof(cand[0]), "%s/../build-%s-full/powerdag", dir, g->arch);
+	snprintf(cand[1], sizeof(cand[1]), "%s/../libexec/powerdag/%s/powerdag", dir, g->arch);
+	for (size_t i = 0; i < 2; i++)
+		if (elf_machine(cand[i]) == want) {
+			char *real = realpath(cand[i], NULL);
+			snprintf(out, n, "%s", real ? real : cand[i]);
+			free(real);
+			return 0;
+		}
+	return pd_err_set(e, PD_EXIT_ENV,
+			  "no %s powerdag for the %s guest (it runs the twin daemon there): build it with "
+			  "`scripts/install-cross-deps.sh --full %s && scripts/cross-build.sh %s --full` or set %s; "
+			  "tried %s, %s",
+			  g->arch, g->image_arch[0] ? g->image_arch : g->arch, g->arch, g->arch, env, cand[0], cand[1]);
+}
 
 static void vm_sleep_ms(long ms)
 {
@@ -45,17 +129,18 @@ static void vm_sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-const char *twin_vm_cache_dir(char *buf, size_t n)
+const char *twin_vm_cache_dir(const struct twin_vm_guest *g, char *buf, size_t n)
 {
-	const char *env = getenv("POWERDAG_VM_CACHE");
-	snprintf(buf, n, "%s", env && *env ? env : PD_TWIN_VM_DEFAULT_CACHE);
+	const char *env = getenv(g->cache_env);
+	snprintf(buf, n, "%s", env && *env ? env : g->cache_default);
 	return buf;
 }
 
 /* An image is usable when its three parts are there and image.json names the layout this binary
- * boots (PD_TWIN_VM_IMAGE_FORMAT = VM_IMAGE_FORMAT of scripts/vm-image-lib.sh): a cache built by an
- * older script (another /init) is rebuilt, not booted. */
-static bool image_complete(const char *dir)
+ * boots (PD_TWIN_VM_IMAGE_FORMAT = VM_IMAGE_FORMAT of scripts/vm-image-lib.sh) and the guest's
+ * architecture: a cache built by an older script (another /init) is rebuilt, not booted, and a
+ * cache variable pointing at the other architecture's image is not booted either. */
+static bool image_complete(const struct twin_vm_guest *g, const char *dir)
 {
 	const char *parts[] = {"vmlinuz", "rootfs.cpio", "image.json"};
 	char p[512];
@@ -66,25 +151,27 @@ static bool image_complete(const char *dir)
 	}
 	json_t *j = json_load_file(p, 0, NULL);
 	json_int_t fmt = j ? json_integer_value(json_object_get(j, "format")) : 0;
+	const char *arch = j ? json_string_value(json_object_get(j, "arch")) : NULL;
+	bool ok = fmt == PD_TWIN_VM_IMAGE_FORMAT && strcmp(arch ? arch : "", g->image_arch) == 0;
 	json_decref(j);
-	return fmt == PD_TWIN_VM_IMAGE_FORMAT;
+	return ok;
 }
 
-int twin_vm_image(char *dir, size_t n, char *kernel, size_t kn, pd_err *e)
+int twin_vm_image(const struct twin_vm_guest *g, char *dir, size_t n, char *kernel, size_t kn, pd_err *e)
 {
-	twin_vm_cache_dir(dir, n);
-	if (!image_complete(dir)) {
-		const char *env = getenv("POWERDAG_VM_IMAGE_SCRIPT");
-		char *script = (char *)(env && *env ? env : PD_VM_IMAGE_SCRIPT);
+	twin_vm_cache_dir(g, dir, n);
+	if (!image_complete(g, dir)) {
+		const char *env = getenv(g->script_env);
+		char *script = (char *)(env && *env ? env : g->script);
 		if (!twin_file_exists(script))
-			return pd_err_set(e, PD_EXIT_ENV, "the VM image is missing in %s and its build script %s is not there "
-					  "(set POWERDAG_VM_IMAGE_SCRIPT)", dir, script);
-		fprintf(stderr, "powerdag twin: building the VM image in %s (once, a few minutes)\n", dir);
+			return pd_err_set(e, PD_EXIT_ENV, "the %s VM image is missing in %s and its build script %s is not there "
+					  "(set %s)", g->arch, dir, script, g->script_env);
+		fprintf(stderr, "powerdag twin: building the %s VM image in %s (once, a few minutes)\n", g->arch, dir);
 		pd_buf out;
 		pd_buf_init(&out);
 		char *argv[] = {"sh", script, dir, NULL};
 		int rc = twin_run(argv, &out, e);
-		if (rc != 0 || !image_complete(dir)) {
+		if (rc != 0 || !image_complete(g, dir)) {
 			const char *t = out.data ? out.data : "";
 			size_t l = strlen(t);
 			if (rc >= 0)
@@ -184,7 +271,7 @@ int twin_vm_initrd(const struct twin_vm_boot *b, pd_err *e)
 		     {"powerdag/state/ssh/sshd_config", b->tp->sshd_config, 0600},
 		     {"powerdag/state/ssh/ssh_host_ed25519_key", b->tp->host_key, 0600},
 		     {"powerdag/state/ssh/authorized_keys", b->tp->authorized, 0600},
-		     {"usr/local/bin/powerdag", b->exe, 0755}};
+		     {"usr/local/bin/powerdag", b->exe, 0755}}; /* the guest's architecture (twin_vm_exe) */
 	if (rc == 0) {
 		cpio_dir(&c, "powerdag");
 		cpio_dir(&c, "powerdag/state");
@@ -192,6 +279,10 @@ int twin_vm_initrd(const struct twin_vm_boot *b, pd_err *e)
 		cpio_dir(&c, "powerdag/state/ssh/empty");
 		cpio_dir(&c, "powerdag/state/firmware");
 		cpio_dir(&c, "powerdag/state/fs");
+		/* the kernel creates no missing parents: the arm64 image (packages only extracted) has no
+		 * /usr/local; an existing directory is left as it is */
+		cpio_dir(&c, "usr");
+		cpio_dir(&c, "usr/local");
 		cpio_dir(&c, "usr/local/bin");
 		for (size_t i = 0; rc == 0 && i < sizeof(files) / sizeof(files[0]); i++)
 			rc = cpio_file(&c, files[i].name, files[i].path, files[i].mode, e);
@@ -250,9 +341,19 @@ pid_t twin_vm_start(const struct twin_vm_boot *b, const char *accel, pd_err *e)
 	/* one vCPU more than the twin's cores: on cgroup v2 the root cgroup (init, sshd, the twin daemon)
 	 * must keep a CPU outside the plan's partitions, as a board's Linux keeps one (docs/TWIN.md) */
 	snprintf(smp, sizeof(smp), "%d", b->n_cpus + 1);
-	snprintf(append, sizeof(append), "console=ttyS0 panic=-1 quiet pd.ip=%s/30", b->addr);
 	snprintf(serial, sizeof(serial), "file:%s/console.log", b->vm_dir);
 	snprintf(log, sizeof(log), "%s/qemu.log", b->vm_dir);
+	if (!b->guest->kvm) { /* arm64: the ZCU102's Cortex-A53 on qemu's virt board, as tests/vm/vm_arm64_boot.sh */
+		snprintf(append, sizeof(append), "console=ttyAMA0 panic=-1 quiet pd.ip=%s/30", b->addr);
+		char *argv[] = {"ip", "netns", "exec", (char *)b->netns, (char *)b->guest->qemu, "-nodefaults",
+				"-no-user-config", "-name", "powerdag-twin", "-M", "virt", "-accel", "tcg,thread=multi", "-cpu",
+				"cortex-a53", "-m", "1024", "-smp", smp, "-display", "none", "-monitor", "none", "-serial",
+				serial, "-no-reboot", "-kernel", kernel, "-initrd", (char *)b->initrd, "-append", append,
+				"-netdev", "tap,id=n0,ifname=" TWIN_VM_TAP ",script=no,downscript=no", "-device",
+				"virtio-net-pci,netdev=n0,mac=52:54:00:70:64:02", NULL};
+		return twin_spawn(argv, log, e);
+	}
+	snprintf(append, sizeof(append), "console=ttyS0 panic=-1 quiet pd.ip=%s/30", b->addr);
 	bool kvm = strcmp(accel, "kvm") == 0;
 	/* `ip netns exec` puts qemu (same pid) into the twin's netns, where the tap is */
 	char *argv[] = {"ip", "netns", "exec", (char *)b->netns, "qemu-system-x86_64", "-nodefaults", "-no-user-config",
@@ -355,10 +456,12 @@ static bool kvm_is_pvm_only(void)
 	       !twin_file_exists("/sys/module/kvm_amd");
 }
 
-/* KVM or TCG: POWERDAG_VM_ACCEL forces one; TCG without /dev/kvm or where KVM is PVM only;
+/* KVM or TCG: TCG for a foreign architecture; POWERDAG_VM_ACCEL forces one; TCG without /dev/kvm or where KVM is PVM only;
  * otherwise the outcome of the first KVM boot on this machine, cached in the image directory. */
-const char *twin_vm_accel_cached(const char *image, char *buf, size_t n)
+const char *twin_vm_accel_cached(const struct twin_vm_guest *g, const char *image, char *buf, size_t n)
 {
+	if (!g->kvm) /* another architecture than the host's: emulated whatever POWERDAG_VM_ACCEL says */
+		return snprintf(buf, n, "tcg"), buf;
 	const char *env = getenv("POWERDAG_VM_ACCEL");
 	if (env && (strcmp(env, "kvm") == 0 || strcmp(env, "tcg") == 0))
 		return snprintf(buf, n, "%s", env), buf;

@@ -6,8 +6,11 @@
 # usage: bench/vm/run.sh BUILD_DIR [N=5] [--no-image]
 #        bench/vm/run.sh BUILD_DIR [N=5] --arm64   the arm64 guest (tests/vm/vm_arm64_boot.sh): its
 #            boot to SSH on -M virt -cpu cortex-a53 -smp 4, N boots with the cached image
+#        bench/vm/run.sh BUILD_DIR [N=5] --arm64-twin   `twin up --vm --arch arm64` (the aarch64
+#            powerdag as the guest's twin daemon, scripts/cross-build.sh aarch64 --full) until sshd
+#            and iiod answer, N boots with the cached arm64 image
 set -eu
-build=${1:?usage: bench/vm/run.sh BUILD_DIR [N] [--no-image|--arm64]}
+build=${1:?usage: bench/vm/run.sh BUILD_DIR [N] [--no-image|--arm64|--arm64-twin]}
 n=${2:-5}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 if [ "${3:-}" = --arm64 ]; then
@@ -24,6 +27,11 @@ if [ "${3:-}" = --arm64 ]; then
 	exit 0
 fi
 pd="$build/powerdag"
+arch=x86_64 what="twin up --vm"
+if [ "${3:-}" = --arm64-twin ]; then
+	arch=arm64 what="twin up --vm --arch arm64, 4 x cortex-a53, TCG"
+	set -- "$1" "$n" --no-image
+fi
 if [ "${3:-}" != --no-image ]; then
 	img=$(mktemp -d /tmp/pd-vm-bench-img.XXXXXX)
 	rmdir "$img"
@@ -40,14 +48,14 @@ while [ $i -lt "$n" ]; do
 	i=$((i + 1))
 	t=$(flock /tmp/pd-e2e.lock sh -c '
 		t0=$(date +%s.%N)
-		"$1" twin up --vm --state "$2" --netns pdvm-bench --subnet 10.213.85.0 >/dev/null || exit 1
+		"$1" twin up --vm --arch "$3" --state "$2" --netns pdvm-bench --subnet 10.213.85.0 >/dev/null || exit 1
 		t1=$(date +%s.%N)
 		"$1" twin status --state "$2" | head -1 >&2
 		"$1" twin down --state "$2" 2>/dev/null
-		echo "$t1 - $t0" | bc' sh "$pd" "$st")
+		echo "$t1 - $t0" | bc' sh "$pd" "$st" "$arch")
 	echo "boot to SSH #$i: $t s"
 	times="$times $t"
 done
-echo "$times" | tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {printf "boot to SSH (twin up --vm, incl. per-boot initrd): median %.1f s, worst %.1f s, n=%d\n", (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2), a[NR], NR}'
+echo "$times" | tr ' ' '\n' | grep . | sort -n | awk '{a[NR]=$1} END {printf "boot to SSH ('"$what"', incl. per-boot initrd): median %.1f s, worst %.1f s, n=%d\n", (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2), a[NR], NR}'
 [ "${3:-}" != --no-image ] && rm -rf "$POWERDAG_VM_CACHE"
 exit 0

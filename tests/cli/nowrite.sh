@@ -49,6 +49,8 @@ nothing_written "$POWERDAG" refit "$T/no-such-run" -o "$W/refit.yaml" --quantile
 nothing_written "$POWERDAG" twin up --state "$W/state" --port nope
 nothing_written "$POWERDAG" twin frobnicate --state "$W/state"
 nothing_written "$POWERDAG" twin up "$T/bad.yaml" --state "$W/state"
+nothing_written "$POWERDAG" twin up --vm --arch sparc64 --state "$W/state"
+nothing_written "$POWERDAG" twin up --arch arm64 --state "$W/state"
 
 nothing_written "$POWERDAG" profile --board local --platform "$T/bad.yaml" -o "$W/fitted.yaml"
 nothing_written "$POWERDAG" profile --board local --platform "$PLAT" -o "$W/fitted.yaml" --window nope

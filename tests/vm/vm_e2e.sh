@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # e2e (labels e2e;slow): the VM twin (docs/TWIN.md "The VM twin") end to end on Debian's 6.1 kernel:
-# twin up --vm -> status (vm, kvm|tcg, 6.1) -> guest snapshot -> deploy a small plan over SSH
+# twin up --vm -> status (vm, x86_64, kvm|tcg, 6.1) -> guest snapshot -> deploy a small plan over SSH
 # (cgroup v2 partitions recorded in deploy.json) -> report -> a plan declaring dl.fair_server is
 # refused by pre-flight on that fair-server-less kernel (exit 3) -> snapshot unchanged -> twin down
 # leaves no qemu, tap, netns, veth or state.
@@ -30,7 +30,7 @@ uri=$("$pd" twin up --vm --state "$st" --netns $ns --subnet 10.213.83.0) || fail
 echo "twin up --vm: $uri in $(( $(date +%s) - t0 )) s"
 status=$("$pd" twin status --state "$st") || fail "twin status"
 echo "$status" | head -1
-echo "$status" | head -1 | grep -Eq '^twin running \(vm, (kvm|tcg), kernel 6\.1\.' || fail "status does not say vm, kvm|tcg, 6.1: $status"
+echo "$status" | head -1 | grep -Eq '^twin running \(vm, x86_64, (kvm|tcg), kernel 6\.1\.' || fail "status does not say vm, x86_64, kvm|tcg, 6.1: $status"
 key="$st/id_ed25519"
 kh="$st/known_hosts"
 addr=10.213.83.2
@@ -69,7 +69,7 @@ if [ "${misses:-x}" != 0 ]; then
 	# KNOWN GAP (docs/TWIN.md): under TCG on a loaded 2-CPU host the guest's vCPUs are descheduled
 	# mid-job, the kernel charges that time to the SCHED_DEADLINE budget and jobs overrun.
 	# Under KVM the vCPUs run natively: misses there are a failure, not the TCG gap.
-	accel=$(echo "$status" | head -1 | sed 's/.*(vm, \([a-z]*\),.*/\1/')
+	accel=$(echo "$status" | head -1 | sed 's/.*(vm, [a-z0-9_]*, \([a-z]*\),.*/\1/')
 	[ "$accel" = kvm ] && fail "deadline misses under KVM: $misses"
 	echo "KNOWN GAP: $misses misses under $accel (set POWERDAG_VM_STRICT=1 to fail on them)"
 	[ "${POWERDAG_VM_STRICT:-0}" = 1 ] && fail "deadline misses: $misses"

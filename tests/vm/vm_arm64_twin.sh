@@ -1,0 +1,133 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# e2e (labels e2e;slow): the arm64 VM twin (docs/TWIN.md "The arm64 VM twin"): `twin up --vm --arch
+# arm64` boots Debian's arm64 6.1 kernel on an emulated Cortex-A53 (TCG) with the cross-built aarch64
+# powerdag as its twin daemon -> status (running, aarch64, tcg, kernel 6.1 arm64) -> the board says
+# aarch64 over SSH, serves the board files, has 4 cores (3 twin cores + 1 for the root cgroup) -> deploy of a small plan for 5 s: the deployer picks the aarch64 agent by the
+# board's uname -m -> deploy.json and report name the arm64 board -> twin down leaves no qemu, tap,
+# netns or state. Also: exit 2 for an unknown --arch, exit 3 when POWERDAG_VM_EXE_ARM64 names a
+# binary of another architecture (nothing created either time).
+# Deadline misses under TCG (the guest's 4 vCPUs emulated on the host's CPUs) are reported, not
+# failed: POWERDAG_VM_STRICT=1 fails on them.
+# The aarch64 powerdag and agent are taken from SOURCE_DIR/build-aarch64-full/ and build-aarch64/
+# (scripts/cross-build.sh aarch64 [--full]); when absent they are cross-built into the work directory
+# (~1 min each on 2 CPUs). Exit 77 (ctest: Skipped, reason printed) without root, qemu-system-aarch64,
+# the aarch64 toolchain and :arm64 libraries, or an image and the means to build one.
+# usage: vm_arm64_twin.sh POWERDAG_BINARY SOURCE_DIR
+set -u
+pd=$1
+src=$2
+skip() { echo "SKIP: $*"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root (netns, tap, qemu)"
+command -v qemu-system-aarch64 >/dev/null || skip "qemu-system-aarch64 missing (apt-get install qemu-system-arm)"
+[ -e /dev/net/tun ] || skip "/dev/net/tun missing"
+cache=${POWERDAG_VM_CACHE_ARM64:-/var/cache/powerdag/vm-arm64}
+if [ ! -f "$cache/rootfs.cpio" ]; then
+	command -v mmdebstrap >/dev/null || skip "no arm64 image in $cache and mmdebstrap missing to build one"
+fi
+st=/tmp/pd-vm-arm64-twin.$$
+ns=pdvm-arm64
+addr=10.213.87.2
+work=$(mktemp -d /tmp/pd-vm-arm64-twin-work.XXXXXX)
+fail() { echo "FAIL: $* (files kept in $work)"; "$pd" twin down --state "$st" >/dev/null 2>&1; exit 1; }
+
+# the aarch64 binaries: the checkout's cross builds, else built here
+full=$src/build-aarch64-full/powerdag
+agent=$src/build-aarch64/powerdag-agent
+is_arm64() { [ -x "$1" ] && file -L "$1" 2>/dev/null | grep -q aarch64; }
+if ! is_arm64 "$full" || ! is_arm64 "$agent"; then
+	command -v aarch64-linux-gnu-gcc >/dev/null ||
+		skip "aarch64-linux-gnu-gcc missing (scripts/install-cross-deps.sh --full aarch64)"
+fi
+if ! is_arm64 "$full"; then
+	[ -e /usr/lib/aarch64-linux-gnu/pkgconfig/fuse3.pc ] ||
+		skip "no build-aarch64-full/powerdag and no :arm64 libraries to build one (scripts/install-cross-deps.sh --full aarch64)"
+	t=$(date +%s)
+	bash "$src/scripts/cross-build.sh" aarch64 --full --build-dir "$work/full" >"$work/full.log" 2>&1 ||
+		{ tail -20 "$work/full.log"; fail "cross-build.sh aarch64 --full"; }
+	echo "aarch64 powerdag cross-built in $(( $(date +%s) - t )) s"
+	full=$work/full/powerdag
+fi
+agent_opt=
+if ! is_arm64 "$agent"; then
+	bash "$src/scripts/cross-build.sh" aarch64 --build-dir "$work/agent" >"$work/agent.log" 2>&1 ||
+		{ tail -20 "$work/agent.log"; fail "cross-build.sh aarch64"; }
+	agent=$work/agent/powerdag-agent
+	agent_opt="--agent $agent"
+fi
+
+# bad input: nothing created
+"$pd" twin up --vm --arch sparc64 --state "$st" --netns $ns >"$work/bad.log" 2>&1
+rc=$?
+[ $rc = 2 ] || { cat "$work/bad.log"; fail "--arch sparc64: exit $rc, expected 2"; }
+grep -q "unknown guest architecture" "$work/bad.log" || fail "--arch sparc64: $(cat "$work/bad.log")"
+POWERDAG_VM_EXE_ARM64=$pd "$pd" twin up --vm --arch arm64 --state "$st" --netns $ns >"$work/x86.log" 2>&1
+rc=$?
+[ $rc = 3 ] || { cat "$work/x86.log"; fail "an x86-64 binary as the guest's powerdag: exit $rc, expected 3"; }
+grep -q "cross-build.sh aarch64 --full" "$work/x86.log" || fail "the refusal does not name the build command: $(cat "$work/x86.log")"
+[ -e "$st" ] && fail "a refused twin up left $st"
+ip netns list | grep -q "^$ns" && fail "a refused twin up left netns $ns"
+echo "refusals: unknown --arch exit 2, no aarch64 powerdag exit 3, nothing created"
+
+export POWERDAG_TWIN_DIR=$st POWERDAG_VM_EXE_ARM64=$full
+t0=$(date +%s.%N)
+uri=$("$pd" twin up --vm --arch arm64 --state "$st" --netns $ns --subnet 10.213.87.0 2>"$work/up.log") ||
+	{ cat "$work/up.log"; fail "twin up --vm --arch arm64"; }
+echo "twin up --vm --arch arm64: $uri in $(echo "$(date +%s.%N) - $t0" | bc) s"
+status=$("$pd" twin status --state "$st") || fail "twin status: $status"
+echo "$status" | head -1
+echo "$status" | head -1 | grep -Eq '^twin running \(vm, aarch64, tcg, kernel 6\.1\.[0-9.-]*arm64\)$' ||
+	fail "status does not say vm, aarch64, tcg, 6.1 arm64: $status"
+echo "$status" | grep -q '"arch": "aarch64"' || fail "twin.json has no arch aarch64"
+facts=$(ssh -i "$st/id_ed25519" -o UserKnownHostsFile="$st/known_hosts" -o StrictHostKeyChecking=yes -o BatchMode=yes \
+	root@$addr 'uname -m; uname -r; cat /sys/devices/system/cpu/cpufreq/policy0/scaling_governor; grep -c ^processor /proc/cpuinfo') ||
+	fail "ssh to the arm64 guest with strict host-key checking"
+echo "guest: $(echo "$facts" | tr '\n' ' ')"
+[ "$(echo "$facts" | sed -n 1p)" = aarch64 ] || fail "the board's uname -m is not aarch64: $facts"
+[ -n "$(echo "$facts" | sed -n 3p)" ] || fail "the twin daemon's board files (cpufreq governor) are not served in the guest"
+[ "$(echo "$facts" | sed -n 4p)" = 4 ] || fail "the guest does not have the default 4 cores (3 twin cores + the root cgroup's): $facts"
+
+cat >"$work/arm.yaml" <<'DAG'
+dags:
+  - name: arm
+    period: 100ms
+    tasks:
+      - {name: sense, wcet: 4ms, work: builtin:busy}
+      - {name: compute, wcet: 8ms, work: builtin:busy}
+      - {name: act, wcet: 3ms, work: builtin:busy}
+    edges:
+      - [sense, compute]
+      - [compute, act]
+DAG
+"$pd" optimize "$work/arm.yaml" "$st/platform.yaml" -o "$work/plan.yaml" --time-limit 5 >/dev/null || fail optimize
+t1=$(date +%s.%N)
+# shellcheck disable=SC2086 # agent_opt is empty or "--agent PATH"
+"$pd" deploy "$work/plan.yaml" --board twin --duration 5s --out "$work/run" $agent_opt >"$work/deploy.log" 2>&1 ||
+	{ cat "$work/deploy.log"; fail "deploy --board twin (arm64)"; }
+echo "deploy (5 s run): $(echo "$(date +%s.%N) - $t1" | bc) s"
+grep -q "for aarch64" "$work/deploy.log" || { cat "$work/deploy.log"; fail "the deployer did not choose an agent for aarch64"; }
+grep -Eq '"arch": "aarch64"' "$work/run/deploy.json" || fail "deploy.json: arch is not aarch64"
+grep -Eq '"kernel": "6\.1\.[0-9.-]*arm64"' "$work/run/deploy.json" || fail "deploy.json: kernel is not the guest's arm64 6.1"
+grep -q '"agent_status": 0' "$work/run/deploy.json" || fail "deploy.json: the agent did not exit 0"
+"$pd" report "$work/run" >"$work/report.txt" || fail "report"
+grep -q 'aarch64)' "$work/report.txt" || fail "the report does not name the aarch64 board"
+misses=$(awk '$1 == "deadline" && $2 == "misses" {print $5}' "$work/report.txt")
+jobs=$(sed -n 's/.*executes what each of the \([0-9]*\) measured jobs took.*/\1/p' "$work/report.txt")
+[ -n "$jobs" ] && [ "$jobs" -gt 0 ] || fail "the report counts no measured jobs"
+echo "deploy: agent exit 0, report produced, $jobs jobs measured; deadline misses: ${misses:-?}"
+if [ "${misses:-x}" != 0 ]; then
+	# KNOWN GAP (docs/TWIN.md): TCG emulates the 4 Cortex-A53 cores on the host's CPUs; a vCPU thread
+	# descheduled mid-job is charged to the job's SCHED_DEADLINE budget and the job overruns.
+	echo "KNOWN GAP: $misses misses under TCG (set POWERDAG_VM_STRICT=1 to fail on them)"
+	[ "${POWERDAG_VM_STRICT:-0}" = 1 ] && fail "deadline misses: $misses"
+fi
+
+qemu=$(sed -n 's/.*"daemon": \([0-9]*\).*/\1/p' "$st/twin.json")
+"$pd" twin down --state "$st" || fail "twin down"
+alive() { [ -n "$qemu" ] && [ -e /proc/$qemu ] && ! grep -q '^[0-9]* ([^)]*) Z' /proc/$qemu/stat 2>/dev/null; }
+alive && fail "qemu $qemu still running"
+ip netns list | grep -q "^$ns" && fail "netns $ns left"
+ip -o link | grep -q pdvmtap && fail "a tap left on the host"
+[ -e "$st" ] && fail "state dir $st left"
+rm -rf "$work"
+echo "PASS: arm64 VM twin e2e in $(echo "$(date +%s.%N) - $t0" | bc) s"
