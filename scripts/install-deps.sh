@@ -3,7 +3,8 @@
 # qemu-system-x86, mmdebstrap, cpio: the VM twin (`twin up --vm`); its guest kernel
 # (linux-image-cloud-amd64) and root file system are fetched by scripts/vm-image.sh into the image,
 # not installed on this machine. qemu-system-arm (qemu-system-aarch64): the arm64 guest
-# (scripts/vm-image-arm64.sh, tests/vm/vm_arm64_boot.sh).
+# (scripts/vm-image-arm64.sh, tests/vm/vm_arm64_boot.sh); install-cross-deps.sh --full aarch64: the
+# aarch64 build of the whole powerdag that the arm64 guest runs (tests/vm/vm_arm64_twin.sh).
 # lava-server, lava-dispatcher, lavacli, postgresql: the local LAVA board farm (scripts/farm-local.sh,
 # docs/FARM.md); their services are never enabled here (no systemd): farm-local.sh starts them itself.
 set -euo pipefail
@@ -21,3 +22,5 @@ as_root apt-get install -y -qq --no-install-recommends \
   lava-server lava-dispatcher lavacli postgresql \
   >/dev/null
 "$(dirname "$0")/install-cross-deps.sh"
+# the whole powerdag for aarch64: the guest binary of `twin up --vm --arch arm64` (tests/vm/vm_arm64_twin.sh)
+"$(dirname "$0")/install-cross-deps.sh" --full aarch64

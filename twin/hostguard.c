@@ -106,7 +106,7 @@ static bool has_tasks(const char *dir)
 {
 	static const char *const lists[] = {"tasks", "cgroup.procs", "cgroup.threads"};
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
-		char p[600];
+		char p[1024];
 		snprintf(p, sizeof(p), "%s/%s", dir, lists[i]);
 		FILE *f = fopen(p, "re");
 		if (!f)
@@ -130,7 +130,7 @@ static bool each_child(const char *dir, bool (*fn)(const char *))
 	struct dirent *de;
 	while ((de = readdir(d)))
 		if (de->d_type == DT_DIR && de->d_name[0] != '.') {
-			char p[600];
+			char p[1024];
 			snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
 			any |= fn(p);
 		}
