@@ -698,8 +698,12 @@ int pd_twin_down(const char *state_dir, bool *was_up, pd_err *e)
 		pd_buf said;
 		pd_buf_init(&said);
 		int hrc = twin_host_clean(&r.host, &said);
-		if (said.len)
-			fprintf(stderr, "powerdag twin down: %s", said.data);
+		for (char *l = said.data, *nl; l && *l; l = nl + 1) { /* one prefixed line per thing done */
+			nl = strchr(l, '\n');
+			fprintf(stderr, "powerdag twin down: %.*s\n", nl ? (int)(nl - l) : (int)strlen(l), l);
+			if (!nl)
+				break;
+		}
 		pd_buf_free(&said);
 		if (hrc)
 			return pd_err_set(e, PD_EXIT_ENV, "a deploy's cpuset is left on this machine (above)");
