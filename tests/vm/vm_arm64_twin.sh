@@ -87,19 +87,7 @@ echo "guest: $(echo "$facts" | tr '\n' ' ')"
 [ -n "$(echo "$facts" | sed -n 3p)" ] || fail "the twin daemon's board files (cpufreq governor) are not served in the guest"
 [ "$(echo "$facts" | sed -n 4p)" = 4 ] || fail "the guest does not have the default 4 cores (3 twin cores + the root cgroup's): $facts"
 
-cat >"$work/arm.yaml" <<'DAG'
-dags:
-  - name: arm
-    period: 100ms
-    tasks:
-      - {name: sense, wcet: 4ms, work: builtin:busy}
-      - {name: compute, wcet: 8ms, work: builtin:busy}
-      - {name: act, wcet: 3ms, work: builtin:busy}
-    edges:
-      - [sense, compute]
-      - [compute, act]
-DAG
-"$pd" optimize "$work/arm.yaml" "$st/platform.yaml" -o "$work/plan.yaml" --time-limit 5 >/dev/null || fail optimize
+"$pd" optimize "$src/tests/vm/chain.dags.yaml" "$st/platform.yaml" -o "$work/plan.yaml" --time-limit 5 >/dev/null || fail optimize
 t1=$(date +%s.%N)
 # shellcheck disable=SC2086 # agent_opt is empty or "--agent PATH"
 "$pd" deploy "$work/plan.yaml" --board twin --duration 5s --out "$work/run" $agent_opt >"$work/deploy.log" 2>&1 ||

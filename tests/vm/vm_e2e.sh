@@ -42,19 +42,7 @@ snap() {
 }
 snap >"$work/before" || fail "ssh to the guest with strict host-key checking"
 grep -q fair_server "$work/before" && fail "the guest shows a fair server: the 6.1 kernel has none"
-cat >"$work/vm.yaml" <<'DAG'
-dags:
-  - name: vm
-    period: 100ms
-    tasks:
-      - {name: sense, wcet: 4ms, work: builtin:busy}
-      - {name: compute, wcet: 8ms, work: builtin:busy}
-      - {name: act, wcet: 3ms, work: builtin:busy}
-    edges:
-      - [sense, compute]
-      - [compute, act]
-DAG
-"$pd" optimize "$work/vm.yaml" "$st/platform.yaml" -o "$work/plan.yaml" --time-limit 5 >/dev/null || fail optimize
+"$pd" optimize "$src/tests/vm/chain.dags.yaml" "$st/platform.yaml" -o "$work/plan.yaml" --time-limit 5 >/dev/null || fail optimize
 "$pd" deploy "$work/plan.yaml" --board twin --duration 5s --out "$work/run" >"$work/deploy.log" 2>&1 || { cat "$work/deploy.log"; fail "deploy --board twin"; }
 j="$work/run/deploy.json"
 grep -q '"kernel": "6\.1\.' "$j" || fail "deploy.json: kernel is not the guest's 6.1"
@@ -92,7 +80,7 @@ echo "agent on its own: v2 partitions made and removed; a deploy after it ran"
 # the fair-server-less kernel: a plan declaring dl.fair_server is refused before the board is touched
 sed 's/^    max_util_per_cpu: \(.*\)$/    max_util_per_cpu: \1\n    fair_server: {runtime: 50ms, period: 1s}/' "$st/platform.yaml" >"$work/fair.yaml"
 grep -q fair_server "$work/fair.yaml" || fail "could not derive a fair-server platform"
-"$pd" optimize "$work/vm.yaml" "$work/fair.yaml" -o "$work/fair-plan.yaml" --time-limit 5 >/dev/null || fail "optimize (fair server)"
+"$pd" optimize "$src/tests/vm/chain.dags.yaml" "$work/fair.yaml" -o "$work/fair-plan.yaml" --time-limit 5 >/dev/null || fail "optimize (fair server)"
 "$pd" deploy "$work/fair-plan.yaml" --board twin --duration 1s --out "$work/run-fair" >"$work/fair.log" 2>&1
 rc=$?
 [ $rc = 3 ] || { cat "$work/fair.log"; fail "a dl.fair_server plan on the 6.1 guest: exit $rc, expected 3"; }
