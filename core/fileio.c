@@ -187,3 +187,25 @@ int pd_write_file_at(int dirfd, const char *name, const void *data, size_t len, 
 		unlinkat(dirfd, tmp, 0);
 	return rc;
 }
+
+const char *pd_elf_arch(const char *path)
+{
+	unsigned char h[20];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	ssize_t n = read(fd, h, sizeof(h));
+	close(fd);
+	if (n < 20 || memcmp(h, "\177ELF", 4) != 0)
+		return NULL;
+	/* e_machine at offset 18, in the byte order EI_DATA (offset 5) names: 2 big-endian */
+	unsigned machine = h[5] == 2 ? (unsigned)(h[18] << 8 | h[19]) : (unsigned)(h[19] << 8 | h[18]);
+	switch (machine) {
+	case 62: return "x86_64";
+	case 183: return "aarch64";
+	case 40: return "arm";
+	case 3: return "i386";
+	case 243: return "riscv64";
+	default: return "unknown";
+	}
+}

@@ -100,6 +100,10 @@ int pd_buf_printf(pd_buf *b, const char *fmt, ...) __attribute__((format(printf,
 int pd_write_file_atomic(const char *path, const void *data, size_t len, pd_err *e);
 /* Reads a whole file (max_bytes cap; 0 = 64 MiB); "-" reads stdin. Caller frees *out. */
 int pd_read_file(const char *path, char **out, size_t *len, size_t max_bytes, pd_err *e);
+/* The machine a file's ELF header names, as uname -m spells it ("x86_64", "aarch64", "arm", "i386",
+ * "riscv64", "unknown"), NULL when path is no ELF file: the deployer picks the board's agent by it,
+ * the VM twin its guest's powerdag. */
+const char *pd_elf_arch(const char *path);
 
 /* Output directories a privileged run writes into (deploy RUNDIR). A directory that someone else can
  * write to lets them plant a symlink where we are about to create a file, so: path is created (0755)

@@ -12,27 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *pd_deploy_elf_arch(const char *path)
-{
-	unsigned char h[20];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	ssize_t n = read(fd, h, sizeof(h));
-	close(fd);
-	if (n < 20 || memcmp(h, "\177ELF", 4) != 0)
-		return NULL;
-	unsigned machine = h[5] == 2 ? (unsigned)(h[18] << 8 | h[19]) : (unsigned)(h[19] << 8 | h[18]);
-	switch (machine) {
-	case 62: return "x86_64";
-	case 183: return "aarch64";
-	case 40: return "arm";
-	case 3: return "i386";
-	case 243: return "riscv64";
-	default: return "unknown";
-	}
-}
-
 /* uname -m spellings → the ELF names above */
 static const char *norm_arch(const char *uname_m)
 {
@@ -117,7 +96,7 @@ int pd_deploy_find_agent(const char *explicit_path, const char *self_exe, const 
 {
 	const char *want = norm_arch(arch);
 	if (explicit_path) {
-		const char *got = pd_deploy_elf_arch(explicit_path);
+		const char *got = pd_elf_arch(explicit_path);
 		if (!got)
 			return pd_err_set(e, PD_EXIT_ENV, "--agent %s: not an executable ELF file", explicit_path);
 		if (strcmp(got, want))
@@ -133,7 +112,7 @@ int pd_deploy_find_agent(const char *explicit_path, const char *self_exe, const 
 	pd_buf tried;
 	pd_buf_init(&tried);
 	for (size_t i = 0; i < nc; i++) {
-		const char *got = access(cand[i], X_OK) == 0 ? pd_deploy_elf_arch(cand[i]) : NULL;
+		const char *got = access(cand[i], X_OK) == 0 ? pd_elf_arch(cand[i]) : NULL;
 		if (got && !strcmp(got, want)) {
 			char *real = realpath(cand[i], NULL);
 			snprintf(out, n, "%s", real ? real : cand[i]);

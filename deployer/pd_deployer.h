@@ -224,7 +224,5 @@ int pd_deploy_profile_run(const struct pd_deploy_profile_opts *o, char **summary
  * Writes the path into out. PD_EXIT_ENV with the list of places searched when none matches. */
 int pd_deploy_find_agent(const char *explicit_path, const char *self_exe, const char *arch, char *out, size_t n,
 		  pd_err *e);
-/* ELF machine name of a binary ("x86_64", "aarch64", "arm", ...), or NULL when not an ELF file. */
-const char *pd_deploy_elf_arch(const char *path);
 
 #endif /* PD_DEPLOYER_H */

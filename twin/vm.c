@@ -61,40 +61,27 @@ const struct twin_vm_guest *twin_vm_guest(const char *arch)
 	return NULL;
 }
 
-/* The ELF machine of path's executable, 0 when it is none (EM_X86_64 62, EM_AARCH64 183). */
-static unsigned elf_machine(const char *path)
+/* Whether path is an executable powerdag for the guest g (its ELF machine is the guest's). */
+static bool runs_on(const struct twin_vm_guest *g, const char *path)
 {
-	unsigned char h[20];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, h, sizeof(h));
-	close(fd);
-	if (n < 20 || memcmp(h, "\177ELF", 4) != 0 || access(path, X_OK) != 0)
-		return 0;
-	return h[5] == 2 ? (unsigned)(h[18] << 8 | h[19]) : (unsigned)(h[19] << 8 | h[18]);
-}
-
-static unsigned guest_machine(const struct twin_vm_guest *g)
-{
-	return strcmp(g->arch, "aarch64") == 0 ? 183 : 62;
+	const char *m = pd_elf_arch(path);
+	return m && strcmp(m, g->arch) == 0 && access(path, X_OK) == 0;
 }
 
 int twin_vm_exe(const struct twin_vm_guest *g, const char *self, char *out, size_t n, pd_err *e)
 {
-	unsigned want = guest_machine(g);
 	char env[64];
 	snprintf(env, sizeof(env), "POWERDAG_VM_EXE_%s", g->image_arch[0] ? "ARM64" : "X86_64");
 	const char *ev = getenv(env);
 	if (ev && *ev) { /* named by the user: that one or an error, never a silent fallback */
-		if (elf_machine(ev) != want)
+		if (!runs_on(g, ev))
 			return pd_err_set(e, PD_EXIT_ENV,
 					  "%s=%s is not an executable %s powerdag (build one with `scripts/cross-build.sh "
 					  "%s --full`)", env, ev, g->arch, g->arch);
 		snprintf(out, n, "%s", ev);
 		return 0;
 	}
-	if (elf_machine(self) == want) {
+	if (runs_on(g, self)) {
 		snprintf(out, n, "%s", self);
 		return 0;
 	}
@@ -110,7 +97,7 @@ int twin_vm_exe(const struct twin_vm_guest *g, const char *self, char *out, size
 	snprintf(cand[0], sizeof(cand[0]), "%s/../build-%s-full/powerdag", dir, g->arch);
 	snprintf(cand[1], sizeof(cand[1]), "%s/../libexec/powerdag/%s/powerdag", dir, g->arch);
 	for (size_t i = 0; i < 2; i++)
-		if (elf_machine(cand[i]) == want) {
+		if (runs_on(g, cand[i])) {
 			char *real = realpath(cand[i], NULL);
 			snprintf(out, n, "%s", real ? real : cand[i]);
 			free(real);
@@ -343,7 +330,7 @@ pid_t twin_vm_start(const struct twin_vm_boot *b, const char *accel, pd_err *e)
 	snprintf(smp, sizeof(smp), "%d", b->n_cpus + 1);
 	snprintf(serial, sizeof(serial), "file:%s/console.log", b->vm_dir);
 	snprintf(log, sizeof(log), "%s/qemu.log", b->vm_dir);
-	if (!b->guest->kvm) { /* arm64: the ZCU102's Cortex-A53 on qemu's virt board, as tests/vm/vm_arm64_boot.sh */
+	if (strcmp(b->guest->arch, "aarch64") == 0) { /* the ZCU102's Cortex-A53 on qemu's virt board, as tests/vm/vm_arm64_boot.sh */
 		snprintf(append, sizeof(append), "console=ttyAMA0 panic=-1 quiet pd.ip=%s/30", b->addr);
 		char *argv[] = {"ip", "netns", "exec", (char *)b->netns, (char *)b->guest->qemu, "-nodefaults",
 				"-no-user-config", "-name", "powerdag-twin", "-M", "virt", "-accel", "tcg,thread=multi", "-cpu",

@@ -230,7 +230,7 @@ START_TEST(wrong_agent_refused_before_touching)
 	ck_assert_int_eq(pd_deploy_find_agent(NULL, "/nonexistent/bin/powerdag", "aarch64", out, sizeof(out), &e),
 			 PD_EXIT_ENV);
 	ck_assert_ptr_nonnull(strstr(e.msg, "/nonexistent/bin/powerdag-agent-aarch64 (absent)"));
-	ck_assert_str_eq(pd_deploy_elf_arch(self), "x86_64");
+	ck_assert_str_eq(pd_elf_arch(self), "x86_64");
 }
 END_TEST
 
