@@ -74,6 +74,22 @@ if ! grep -q 'PD_AGENT_ONLY' "$src/CMakeLists.txt"; then
   exit 3
 fi
 
+# finish NAME WHO WHEN: checks build-dir/NAME was produced, installs it under --install PREFIX, and
+# prints where it is, its ELF kind and the shared libraries WHO (the board, the guest) must have.
+finish() {
+  local bin="$bdir/$1"
+  [ -x "$bin" ] || { echo "cross-build.sh: $bin was not produced" >&2; exit 1; }
+  if [ -n "$prefix" ]; then
+    install -D -m 0755 "$bin" "$prefix/libexec/powerdag/$arch/$1"
+    bin="$prefix/libexec/powerdag/$arch/$1"
+  fi
+  echo "cross-build.sh: $bin ($3)"
+  command -v file >/dev/null && file -b "$bin" | cut -d, -f1-2 | sed 's/^/cross-build.sh:   /'
+  local needed
+  needed=$("$triplet-readelf" -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+  echo "cross-build.sh:   $2: ${needed:-nothing (static)}"
+}
+
 [ "$clean" -eq 0 ] || rm -rf "$bdir"
 mkdir -p "$bdir"
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -91,16 +107,7 @@ if [ $full = 1 ]; then
     exit 1
   }
   cmake --build "$bdir" --target powerdag -j"$jobs"
-  bin="$bdir/powerdag"
-  [ -x "$bin" ] || { echo "cross-build.sh: $bin was not produced" >&2; exit 1; }
-  if [ -n "$prefix" ]; then
-    install -D -m 0755 "$bin" "$prefix/libexec/powerdag/$arch/powerdag"
-    bin="$prefix/libexec/powerdag/$arch/powerdag"
-  fi
-  echo "cross-build.sh: $bin ($(( $(date +%s) - t0 )) s)"
-  command -v file >/dev/null && file -b "$bin" | cut -d, -f1-2 | sed 's/^/cross-build.sh:   /'
-  needed=$("$triplet-readelf" -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
-  echo "cross-build.sh:   the guest needs: $needed"
+  finish powerdag "the guest needs" "$(( $(date +%s) - t0 )) s"
   exit 0
 fi
 # The executables land at the top of build-<arch>/ (CMAKE_RUNTIME_OUTPUT_DIRECTORY).
@@ -115,14 +122,4 @@ cmake -S "$src" -B "$bdir" \
   exit 1
 }
 cmake --build "$bdir" --target powerdag-agent -j"$jobs"
-
-agent="$bdir/powerdag-agent"
-[ -x "$agent" ] || { echo "cross-build.sh: $agent was not produced" >&2; exit 1; }
-if [ -n "$prefix" ]; then
-  install -D -m 0755 "$agent" "$prefix/libexec/powerdag/$arch/powerdag-agent"
-  agent="$prefix/libexec/powerdag/$arch/powerdag-agent"
-fi
-echo "cross-build.sh: $agent"
-command -v file >/dev/null && file -b "$agent" | cut -d, -f1-2 | sed 's/^/cross-build.sh:   /'
-needed=$("$triplet-readelf" -d "$agent" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
-echo "cross-build.sh:   board needs: ${needed:-nothing (static)}"
+finish powerdag-agent "board needs" "built"
