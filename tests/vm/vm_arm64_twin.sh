@@ -17,6 +17,7 @@
 set -u
 pd=$1
 src=$2
+. "$src/tests/vm/lib.sh"
 skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "needs root (netns, tap, qemu)"
 command -v qemu-system-aarch64 >/dev/null || skip "qemu-system-aarch64 missing (apt-get install qemu-system-arm)"
@@ -110,12 +111,6 @@ if [ "${misses:-x}" != 0 ]; then
 	[ "${POWERDAG_VM_STRICT:-0}" = 1 ] && fail "deadline misses: $misses"
 fi
 
-qemu=$(sed -n 's/.*"daemon": \([0-9]*\).*/\1/p' "$st/twin.json")
-"$pd" twin down --state "$st" || fail "twin down"
-alive() { [ -n "$qemu" ] && [ -e /proc/$qemu ] && ! grep -q '^[0-9]* ([^)]*) Z' /proc/$qemu/stat 2>/dev/null; }
-alive && fail "qemu $qemu still running"
-ip netns list | grep -q "^$ns" && fail "netns $ns left"
-ip -o link | grep -q pdvmtap && fail "a tap left on the host"
-[ -e "$st" ] && fail "state dir $st left"
+down_leaves_nothing
 rm -rf "$work"
 echo "PASS: arm64 VM twin e2e in $(echo "$(date +%s.%N) - $t0" | bc) s"

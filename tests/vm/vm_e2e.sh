@@ -12,6 +12,7 @@
 set -u
 pd=$1
 src=$2
+. "$src/tests/vm/lib.sh"
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $* (files kept in $work)"; "$pd" twin down --state "$st" >/dev/null 2>&1; exit 1; }
 [ "$(id -u)" = 0 ] || skip "needs root (netns, tap, qemu)"
@@ -89,13 +90,6 @@ echo "dl.fair_server plan refused by pre-flight on 6.1 (exit 3)"
 snap >"$work/after" || fail "ssh after the deploys"
 diff -u "$work/before" "$work/after" || fail "guest state differs after the deploys"
 echo "guest state before == after ($(wc -l <"$work/before") lines)"
-qemu=$(sed -n 's/.*"daemon": \([0-9]*\).*/\1/p' "$st/twin.json")
-"$pd" twin down --state "$st" || fail "twin down"
-# a zombie waiting for its reaper (qemu's parent, `up`, has exited) is not running
-alive() { [ -n "$qemu" ] && [ -e /proc/$qemu ] && ! grep -q '^[0-9]* ([^)]*) Z' /proc/$qemu/stat 2>/dev/null; }
-alive && fail "qemu $qemu still running"
-ip netns list | grep -q "^$ns" && fail "netns $ns left"
-ip -o link | grep -q pdvmtap && fail "a tap left on the host"
-[ -e "$st" ] && fail "state dir $st left"
+down_leaves_nothing
 rm -rf "$work"
 echo "PASS: VM twin e2e in $(( $(date +%s) - t0 )) s"
