@@ -23,6 +23,40 @@ row() {
 	esac
 }
 
+# run_once ARCH QEMU AGENT: a 1-s run of the one-task plan under SCHED_DEADLINE, judged by the agent's
+# own dump. 0 = as promised; 1 = deadline misses (a timing failure, worth a repeat; the reason in
+# $T/why-ARCH); 2 = broken (exit code, log, instance count); 3 = skipped (qemu cannot forward sched_setattr).
+run_once() {
+	local arch=$1 qemu=$2 agent=$3 start rc inst miss
+	rm -rf "$T/run-$arch"
+	start=$(date +%s%N)
+	timeout 120 "$qemu" "$agent" run "$PLAN" --out "$T/run-$arch" --duration 1 --no-power >"$T/run-$arch.out" 2>&1
+	rc=$?
+	if [ "$rc" -ne 0 ] && grep -q 'no sched_setattr' "$T/run-$arch.out"; then
+		# qemu before 7.2 does not forward sched_setattr, and the agent has no SCHED_OTHER mode.
+		echo "SKIP: cross $arch run: $qemu refuses sched_setattr (ENOSYS)"
+		return 3
+	fi
+	[ "$rc" -eq 0 ] || { echo "$arch run: exit $rc: $(head -c 900 "$T/run-$arch.out")" >"$T/why-$arch"; return 2; }
+	echo "cross $arch: 1-s run took $((($(date +%s%N) - start) / 1000000)) ms under $qemu"
+	if ! timeout 60 "$qemu" "$agent" dump "$T/run-$arch/run.pdlog" summary >"$T/sum-$arch" 2>&1; then
+		echo "$arch dump: $(head -c 300 "$T/sum-$arch")" >"$T/why-$arch"
+		return 2
+	fi
+	grep -q '^board: qemu-1cpu$' "$T/sum-$arch" || { echo "$arch run log: board is not qemu-1cpu" >"$T/why-$arch"; return 2; }
+	inst=$(sed -n 's/^instances: //p' "$T/sum-$arch")
+	miss=$(sed -n 's/^misses: //p' "$T/sum-$arch")
+	# 1 s at T = 100 ms releases 10 instances (9 to 11 with the start and stop edges).
+	if [ "${inst:-0}" -lt 9 ] || [ "${inst:-0}" -gt 11 ]; then
+		echo "$arch run: ${inst:-no} instances in 1 s at T = 100 ms (want 9..11)" >"$T/why-$arch"
+		return 2
+	fi
+	# 1 ms of work against a 50 ms deadline: no miss expected.
+	[ "${miss:-1}" -eq 0 ] && return 0
+	echo "${miss:-?} deadline misses (want 0): $(grep '^dag' "$T/sum-$arch")" >"$T/why-$arch"
+	return 1
+}
+
 built=()
 for arch in $ARCHES; do
 	read -r triplet qemu machine unamem <<<"$(row "$arch")"
@@ -73,27 +107,20 @@ for arch in $ARCHES; do
 		echo "SKIP: cross $arch run: SCHED_DEADLINE needs root"
 		continue
 	fi
-	start=$(date +%s%N)
-	timeout 120 "$qemu" "$agent" run "$PLAN" --out "$T/run-$arch" --duration 1 --no-power >"$T/run-$arch.out" 2>&1
-	rc=$?
-	if [ "$rc" -ne 0 ] && grep -q 'no sched_setattr' "$T/run-$arch.out"; then
-		# qemu before 7.2 does not forward sched_setattr, and the agent has no SCHED_OTHER mode.
-		echo "SKIP: cross $arch run: $qemu refuses sched_setattr (ENOSYS)"
-		continue
-	fi
-	[ "$rc" -eq 0 ] || { fail "$arch run: exit $rc: $(head -c 900 "$T/run-$arch.out")"; continue; }
-	echo "cross $arch: 1-s run took $((($(date +%s%N) - start) / 1000000)) ms under $qemu"
-	timeout 60 "$qemu" "$agent" dump "$T/run-$arch/run.pdlog" summary >"$T/sum-$arch" 2>&1 ||
-		fail "$arch dump: $(head -c 300 "$T/sum-$arch")"
-	grep -q '^board: qemu-1cpu$' "$T/sum-$arch" || fail "$arch run log: board is not qemu-1cpu"
-	inst=$(sed -n 's/^instances: //p' "$T/sum-$arch")
-	miss=$(sed -n 's/^misses: //p' "$T/sum-$arch")
-	# 1 s at T = 100 ms releases 10 instances (9 to 11 with the start and stop edges).
-	if [ "${inst:-0}" -lt 9 ] || [ "${inst:-0}" -gt 11 ]; then
-		fail "$arch run: ${inst:-no} instances in 1 s at T = 100 ms (want 9..11)"
-	fi
-	# 1 ms of work against a 50 ms deadline: a miss means the emulated agent is broken, not slow.
-	[ "${miss:-1}" -eq 0 ] || fail "$arch run: $miss deadline misses (want 0): $(grep '^dag' "$T/sum-$arch")"
+	# A run that missed is repeated up to twice (the rule of the agents' e2e tests): under qemu-user
+	# the emulator's threads share one translation-cache lock, so a SCHED_DEADLINE job can wait on a
+	# SCHED_OTHER thread of the same process that holds it while the loaded machine runs other tests
+	# (a priority inversion of the emulator, 51 ms seen once in CI). A broken agent misses every time.
+	for try in 1 2 3; do
+		run_once "$arch" "$qemu" "$agent"
+		case $? in
+		0) break ;;
+		1) [ "$try" -lt 3 ] && echo "cross $arch: try $try: $(cat "$T/why-$arch"); repeating the run" && continue
+		   fail "$arch run: in each of 3 tries: $(cat "$T/why-$arch")"; continue 2 ;;
+		2) fail "$(cat "$T/why-$arch")"; continue 2 ;;
+		3) continue 2 ;; # skipped (the reason is printed)
+		esac
+	done
 	built+=("$arch:$qemu:$agent")
 done
 
