@@ -161,7 +161,7 @@ const struct pd_cmd pd_cmd_twin = {
 	"          image is built once from Debian packages into $POWERDAG_VM_CACHE or\n"
 	"          /var/cache/powerdag/vm (scripts/vm-image.sh, a few minutes).\n"
 	"          --arch arm64 boots Debian's arm64 6.1 kernel on an emulated Cortex-A53 (qemu virt\n"
-	"          board, TCG, 4 cores by default) from $POWERDAG_VM_CACHE_ARM64 or\n"
+	"          board, TCG, 3 twin cores + 1 by default) from $POWERDAG_VM_CACHE_ARM64 or\n"
 	"          /var/cache/powerdag/vm-arm64 (scripts/vm-image-arm64.sh); the guest runs an aarch64\n"
 	"          powerdag, from\n"
 	"          $POWERDAG_VM_EXE_ARM64 or build-aarch64-full/ (`scripts/cross-build.sh aarch64\n"
@@ -176,7 +176,8 @@ const struct pd_cmd pd_cmd_twin = {
 	"  --subnet A.B.C.D base of the private /30 (default $POWERDAG_TWIN_SUBNET or 10.213.77.0):\n"
 	"                   host .1, board .2\n"
 	"  --port N         the board's SSH port (default 22)\n"
-	"  --cpus N         twin cores (default: the host's online CPUs; 3 for --arch arm64);\n"
+	"  --cpus N         twin cores (default: the host's online CPUs; for --arch arm64 at\n"
+	"                   most 3, the ZCU102's);\n"
 	"                   a VM guest has one vCPU more, for its root cgroup\n"
 	"See docs/TWIN.md.",
 };

@@ -197,9 +197,11 @@ static void text_tasks(const struct rpt_stats *s, pd_buf *o, pd_arena *A)
 	pd_buf_printf(o, "\ntasks                          place         jobs  overruns  budget ms  max exec ms\n");
 	for (size_t i = 0; i < s->n_tasks; i++) {
 		const struct rpt_task_stats *t = &s->tasks[i];
-		char name[64];
-		snprintf(name, sizeof(name), "%s/%s", E(A, t->dag), E(A, t->name));
-		pd_buf_printf(o, "  %-30s %-12s %6llu  %8llu  %9s  %11s\n", name, E(A, t->place), (unsigned long long)t->jobs,
+		/* DAG and task names have no length limit: padded to the column, never cut */
+		const char *dag = E(A, t->dag), *name = E(A, t->name);
+		int pad = 29 - (int)(strlen(dag) + strlen(name));
+		pd_buf_printf(o, "  %s/%s%*s %-12s %6llu  %8llu  %9s  %11s\n", dag, name, pad > 0 ? pad : 0, "",
+			      E(A, t->place), (unsigned long long)t->jobs,
 			      (unsigned long long)t->overruns, rpt_fmt_ms(t->budget_ns, bu, 32),
 			      rpt_fmt_ms(t->max_exec_ns, mx, 32));
 	}

@@ -13,3 +13,29 @@ down_leaves_nothing() {
 	[ -e "$st" ] && fail "state dir $st left"
 	return 0
 }
+
+# deploy_on_time PLAN RUNDIR DURATION [DEPLOY OPTION...]: `deploy --board twin` and `report` (into
+# RUNDIR.report), repeated up to twice while the report counts deadline misses: the rule of the
+# agents' e2e tests. A TCG vCPU is a host thread; on a 2-CPU host another process now and then
+# deschedules it mid-job and the kernel charges that time to the job's budget. A guest, agent or plan
+# that misses in all three tries fails the test, unless the caller set misses_known_gap=1 (the arm64
+# twin: its timing is the emulator's, docs/TWIN.md) and POWERDAG_VM_STRICT is not 1: then the misses
+# are printed as a KNOWN GAP. Sets $misses (the last try's count, 0 on success).
+deploy_on_time() {
+	_plan=$1 _out=$2 _dur=$3
+	shift 3
+	for _try in 1 2 3; do
+		rm -rf "$_out"
+		"$pd" deploy "$_plan" --board twin --duration "$_dur" --out "$_out" "$@" >"$_out.log" 2>&1 ||
+			{ cat "$_out.log"; fail "deploy --board twin (try $_try)"; }
+		"$pd" report "$_out" >"$_out.report" || fail "report of $_out"
+		misses=$(awk '$1 == "all" {print $3}' "$_out.report")
+		[ "$misses" = 0 ] && return 0
+		echo "deploy try $_try: ${misses:-no count of} deadline misses; repeating it"
+	done
+	if [ "${misses_known_gap:-0}" = 1 ] && [ "${POWERDAG_VM_STRICT:-0}" != 1 ] && [ -n "$misses" ]; then
+		echo "KNOWN GAP: $misses deadline misses in the third deploy too, under TCG (POWERDAG_VM_STRICT=1 fails on them)"
+		return 0
+	fi
+	fail "deadline misses in each of 3 deploys: ${misses:-no count}"
+}

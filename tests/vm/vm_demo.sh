@@ -38,7 +38,7 @@ grep -q '"cgroup_version": 2' "$j" || fail "deploy.json: cgroup_version is not 2
 grep -q '"fair_server": false' "$j" || fail "deploy.json: fair_server not false"
 misses=$(awk '$1 == "all" {print $3}' "$work/demo.out")
 echo "demo --vm: deploy to $(sed -n 's/.*"kernel": "\([^"]*\)".*/\1/p' "$j" | head -1), cgroup v2, deadline misses ${misses:-?}" \
-	"(TCG misses are the KNOWN GAP of docs/TWIN.md)"
+	"(not judged here: vm_e2e judges a deploy's misses)"
 "$pd" twin status >/dev/null 2>&1
 [ $? = 3 ] || fail "a twin is still recorded after demo --vm"
 ip netns list | grep -q "^pdvm-demo" && fail "netns pdvm-demo left"

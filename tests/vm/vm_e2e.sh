@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # e2e (labels e2e;slow): the VM twin (docs/TWIN.md "The VM twin") end to end on Debian's 6.1 kernel:
 # twin up --vm -> status (vm, x86_64, kvm|tcg, 6.1) -> guest snapshot -> deploy a small plan over SSH
-# (cgroup v2 partitions recorded in deploy.json) -> report -> a plan declaring dl.fair_server is
+# (cgroup v2 partitions recorded in deploy.json) -> report, 0 misses (a run that missed is repeated up
+# to twice, tests/vm/lib.sh deploy_on_time) -> a plan declaring dl.fair_server is
 # refused by pre-flight on that fair-server-less kernel (exit 3) -> snapshot unchanged -> twin down
 # leaves no qemu, tap, netns, veth or state.
 # Exit 77 (ctest: Skipped, with the reason printed) where it cannot run: not root, no qemu, no image
@@ -44,25 +45,14 @@ snap() {
 snap >"$work/before" || fail "ssh to the guest with strict host-key checking"
 grep -q fair_server "$work/before" && fail "the guest shows a fair server: the 6.1 kernel has none"
 "$pd" optimize "$src/tests/vm/chain.dags.yaml" "$st/platform.yaml" -o "$work/plan.yaml" --time-limit 5 >/dev/null || fail optimize
-"$pd" deploy "$work/plan.yaml" --board twin --duration 5s --out "$work/run" >"$work/deploy.log" 2>&1 || { cat "$work/deploy.log"; fail "deploy --board twin"; }
+deploy_on_time "$work/plan.yaml" "$work/run" 5s
 j="$work/run/deploy.json"
 grep -q '"kernel": "6\.1\.' "$j" || fail "deploy.json: kernel is not the guest's 6.1"
 grep -q '"cgroup_version": 2' "$j" || fail "deploy.json: cgroup_version is not 2"
 grep -q '"cpusets": "v2 partitions' "$j" || fail "deploy.json: cpusets are not v2 partitions"
 grep -q '"fair_server": false' "$j" || fail "deploy.json: fair_server not false"
 grep -q 'cgroup v2' "$work/run/agent.stderr" || fail "the agent did not use the v2 partitions"
-"$pd" report "$work/run" >"$work/report.txt" || fail "report"
-misses=$(awk '$1 == "all" {print $3}' "$work/report.txt")
-echo "deploy: exit 0, cgroup v2 partitions, report produced; deadline misses: ${misses:-?}"
-if [ "${misses:-x}" != 0 ]; then
-	# KNOWN GAP (docs/TWIN.md): under TCG on a loaded 2-CPU host the guest's vCPUs are descheduled
-	# mid-job, the kernel charges that time to the SCHED_DEADLINE budget and jobs overrun.
-	# Under KVM the vCPUs run natively: misses there are a failure, not the TCG gap.
-	accel=$(echo "$status" | head -1 | sed 's/.*(vm, [a-z0-9_]*, \([a-z]*\),.*/\1/')
-	[ "$accel" = kvm ] && fail "deadline misses under KVM: $misses"
-	echo "KNOWN GAP: $misses misses under $accel (set POWERDAG_VM_STRICT=1 to fail on them)"
-	[ "${POWERDAG_VM_STRICT:-0}" = 1 ] && fail "deadline misses: $misses"
-fi
+echo "deploy: exit 0, cgroup v2 partitions, report produced, 0 deadline misses"
 # the agent on its own (as `profile` runs it): it makes its own v2 partitions and must leave none
 # behind (its threads, main thread included, sit in them until it moves the process back); a
 # partition left there used to make the next deploy's partition over the same CPUs invalid
