@@ -1,4 +1,5 @@
-# Sourced by the VM twin end-to-end tests (POSIX sh). Uses the caller's $pd, $st, $ns and fail().
+# Sourced by the VM twin end-to-end tests (POSIX sh). Uses the caller's $pd, $src, $st, $ns, $addr,
+# $work and fail().
 
 # down_leaves_nothing: `twin down`, then no qemu, netns, tap or state directory may be left
 down_leaves_nothing() {
@@ -38,4 +39,28 @@ deploy_on_time() {
 		return 0
 	fi
 	fail "deadline misses in each of 3 deploys: ${misses:-no count}"
+}
+
+# guest_snapshot: the guest's state a deploy must leave as it found it (kernel, cgroup root and its
+# controllers, cpufreq/devfreq governors and limits, the RT cap, /lib/firmware), and whether it has a
+# fair server (the 6.1 kernels have none), over SSH with strict host-key checking
+guest_snapshot() {
+	ssh -i "$st/id_ed25519" -o UserKnownHostsFile="$st/known_hosts" -o StrictHostKeyChecking=yes -o BatchMode=yes root@$addr '
+		uname -r; cat /sys/fs/cgroup/cgroup.subtree_control; ls /sys/fs/cgroup
+		for f in /sys/devices/system/cpu/cpufreq/policy*/scaling_governor /sys/devices/system/cpu/cpufreq/policy*/scaling_m*_freq /sys/class/devfreq/*/governor; do echo "$f $(cat $f)"; done
+		cat /proc/sys/kernel/sched_rt_runtime_us; ls /lib/firmware; if test -e /sys/kernel/debug/sched/fair_server; then echo fair_server; fi'
+}
+
+# fair_server_refused [DEPLOY OPTION...]: the fair-server-less kernel: the chain's DAGs on the twin's
+# platform plus `dl.fair_server` are refused by pre-flight (exit 3, naming the fair server) before
+# the board is touched
+fair_server_refused() {
+	sed 's/^    max_util_per_cpu: \(.*\)$/    max_util_per_cpu: \1\n    fair_server: {runtime: 50ms, period: 1s}/' "$st/platform.yaml" >"$work/fair.yaml"
+	grep -q fair_server "$work/fair.yaml" || fail "could not derive a fair-server platform"
+	"$pd" optimize "$src/tests/vm/chain.dags.yaml" "$work/fair.yaml" -o "$work/fair-plan.yaml" --time-limit 5 >/dev/null ||
+		fail "optimize (fair server)"
+	"$pd" deploy "$work/fair-plan.yaml" --board twin --duration 1s --out "$work/run-fair" "$@" >"$work/fair.log" 2>&1
+	_rc=$?
+	[ $_rc = 3 ] || { cat "$work/fair.log"; fail "a dl.fair_server plan on the 6.1 guest: exit $_rc, expected 3"; }
+	grep -q 'fair_server' "$work/fair.log" || fail "the refusal does not name the fair server"
 }

@@ -7,7 +7,9 @@
 # one per host CPU, + 1 for the root cgroup) -> deploy of a small plan for 5 s, repeated up to twice
 # while it misses (tests/vm/lib.sh deploy_on_time; misses in all three are printed as the KNOWN GAP
 # of TCG, and fail with POWERDAG_VM_STRICT=1): the deployer picks the
-# aarch64 agent by the board's uname -m -> deploy.json and report name the arm64 board -> twin down
+# aarch64 agent by the board's uname -m -> deploy.json and report name the arm64 board -> a plan
+# declaring dl.fair_server is refused by pre-flight (exit 3) -> the guest's snapshot (cgroups,
+# governors, RT cap, firmware; tests/vm/lib.sh guest_snapshot) equal before and after -> twin down
 # leaves no qemu, tap, netns or state. Also: exit 2 for an unknown --arch, exit 3 when
 # POWERDAG_VM_EXE_ARM64 names a binary of another architecture (nothing created either time).
 # The aarch64 powerdag and agent are taken from SOURCE_DIR/build-aarch64-full/ and build-aarch64/
@@ -93,6 +95,8 @@ cores=$(nproc)
 [ "$(echo "$facts" | sed -n 4p)" = $((cores + 1)) ] ||
 	fail "the guest does not have the default $((cores + 1)) cores ($cores twin cores + the root cgroup's): $facts"
 
+guest_snapshot >"$work/before" || fail "ssh to the arm64 guest (snapshot)"
+grep -q fair_server "$work/before" && fail "the arm64 guest shows a fair server: the 6.1 kernel has none"
 "$pd" optimize "$src/tests/vm/chain.dags.yaml" "$st/platform.yaml" -o "$work/plan.yaml" --time-limit 5 >/dev/null || fail optimize
 t1=$(date +%s.%N)
 # Four (or three) emulated Cortex-A53 threads on a 2-CPU host: misses are the emulator's (docs/TWIN.md)
@@ -108,6 +112,12 @@ grep -q 'aarch64)' "$work/run.report" || fail "the report does not name the aarc
 jobs=$(sed -n 's/.*executes what each of the \([0-9]*\) measured jobs took.*/\1/p' "$work/run.report")
 [ -n "$jobs" ] && [ "$jobs" -gt 0 ] || fail "the report counts no measured jobs"
 echo "deploy: agent exit 0, report produced, $jobs jobs measured, $misses deadline misses"
+# shellcheck disable=SC2086
+fair_server_refused $agent_opt
+echo "dl.fair_server plan refused by pre-flight on the arm64 6.1 kernel (exit 3)"
+guest_snapshot >"$work/after" || fail "ssh after the deploys"
+diff -u "$work/before" "$work/after" || fail "arm64 guest state differs after the deploys"
+echo "guest state before == after ($(wc -l <"$work/before") lines)"
 
 down_leaves_nothing
 rm -rf "$work"

@@ -36,13 +36,7 @@ echo "$status" | head -1 | grep -Eq '^twin running \(vm, x86_64, (kvm|tcg), kern
 key="$st/id_ed25519"
 kh="$st/known_hosts"
 addr=10.213.83.2
-snap() {
-	ssh -i "$key" -o UserKnownHostsFile="$kh" -o StrictHostKeyChecking=yes -o BatchMode=yes root@$addr '
-		uname -r; cat /sys/fs/cgroup/cgroup.subtree_control; ls /sys/fs/cgroup
-		for f in /sys/devices/system/cpu/cpufreq/policy*/scaling_governor /sys/devices/system/cpu/cpufreq/policy*/scaling_m*_freq /sys/class/devfreq/*/governor; do echo "$f $(cat $f)"; done
-		cat /proc/sys/kernel/sched_rt_runtime_us; ls /lib/firmware; if test -e /sys/kernel/debug/sched/fair_server; then echo fair_server; fi'
-}
-snap >"$work/before" || fail "ssh to the guest with strict host-key checking"
+guest_snapshot >"$work/before" || fail "ssh to the guest with strict host-key checking"
 grep -q fair_server "$work/before" && fail "the guest shows a fair server: the 6.1 kernel has none"
 "$pd" optimize "$src/tests/vm/chain.dags.yaml" "$st/platform.yaml" -o "$work/plan.yaml" --time-limit 5 >/dev/null || fail optimize
 deploy_on_time "$work/plan.yaml" "$work/run" 5s
@@ -68,16 +62,9 @@ left=$(ssh_vm 'ls -d /sys/fs/cgroup/powerdag* 2>/dev/null; rm -rf /tmp/agent-run
 "$pd" deploy "$work/plan.yaml" --board twin --duration 1s --out "$work/run-after" >"$work/after.log" 2>&1 ||
 	{ cat "$work/after.log"; fail "a deploy after the agent's own run"; }
 echo "agent on its own: v2 partitions made and removed; a deploy after it ran"
-# the fair-server-less kernel: a plan declaring dl.fair_server is refused before the board is touched
-sed 's/^    max_util_per_cpu: \(.*\)$/    max_util_per_cpu: \1\n    fair_server: {runtime: 50ms, period: 1s}/' "$st/platform.yaml" >"$work/fair.yaml"
-grep -q fair_server "$work/fair.yaml" || fail "could not derive a fair-server platform"
-"$pd" optimize "$src/tests/vm/chain.dags.yaml" "$work/fair.yaml" -o "$work/fair-plan.yaml" --time-limit 5 >/dev/null || fail "optimize (fair server)"
-"$pd" deploy "$work/fair-plan.yaml" --board twin --duration 1s --out "$work/run-fair" >"$work/fair.log" 2>&1
-rc=$?
-[ $rc = 3 ] || { cat "$work/fair.log"; fail "a dl.fair_server plan on the 6.1 guest: exit $rc, expected 3"; }
-grep -q 'fair_server' "$work/fair.log" || fail "the refusal does not name the fair server"
+fair_server_refused
 echo "dl.fair_server plan refused by pre-flight on 6.1 (exit 3)"
-snap >"$work/after" || fail "ssh after the deploys"
+guest_snapshot >"$work/after" || fail "ssh after the deploys"
 diff -u "$work/before" "$work/after" || fail "guest state differs after the deploys"
 echo "guest state before == after ($(wc -l <"$work/before") lines)"
 down_leaves_nothing
