@@ -34,10 +34,12 @@ int pd_cli_bad_value(const char *name, const struct option *opts, int li, int c,
 /* `--board twin` (cli/twin_board.c): fills uri and, when NULL, identity and known_hosts with the
  * running twin's (strings in *tb); 0, or the exit code after printing the message. */
 struct pd_cli_twin {
-	char uri[256], identity[512], known_hosts[512];
+	char uri[256], identity[512], known_hosts[512], cgroup[80];
 };
+/* --board twin: the URI, key, known_hosts and deploy cpuset name (cgroup may be NULL) of the twin that
+ * is up, each unless the caller already has one */
 int pd_cli_twin_board(const char *cmd, struct pd_cli_twin *tb, const char **uri, const char **identity,
-		      const char **known_hosts);
+		      const char **known_hosts, const char **cgroup);
 
 /* Defined in cli/cmd_<name>.c, with the command's own usage text. */
 extern const struct pd_cmd pd_cmd_validate;

@@ -30,7 +30,7 @@ static int run(int argc, char **argv)
 		{"out", required_argument, NULL, 'o'},     {"no-restore", no_argument, NULL, 'n'},
 		{"identity", required_argument, NULL, 'i'}, {"known-hosts", required_argument, NULL, 'k'},
 		{"agent", required_argument, NULL, 'a'},   {"board-root", required_argument, NULL, 'r'},
-		{NULL, 0, NULL, 0},
+		{"cgroup", required_argument, NULL, 'g'},  {NULL, 0, NULL, 0},
 	};
 	struct pd_deploy_opts o = {.log = stderr, .interrupted = NULL} /* set once the arguments are checked */;
 	char defout[64];
@@ -55,6 +55,13 @@ static int run(int argc, char **argv)
 			o.board.root = optarg;
 			o.board.plain_files = true;
 			break;
+		case 'g': {
+			pd_err ce = {0};
+			if (pd_deploy_cgroup_name_check(optarg, &ce))
+				return pd_cli_fail("deploy", PD_EXIT_USAGE, "--cgroup: %s", ce.msg);
+			o.board.cgroup_name = optarg;
+			break;
+		}
 		default: return pd_cli_fail("deploy", PD_EXIT_USAGE, "see 'powerdag deploy --help'");
 		}
 	}
@@ -76,7 +83,8 @@ static int run(int argc, char **argv)
 			return pd_cli_fail("deploy", PD_EXIT_USAGE, "%s %s: %s", files[i].opt, files[i].path,
 					   strerror(errno));
 	if (!strcmp(o.board_uri, "twin")) {
-		int rc = pd_cli_twin_board("deploy", &tb, &o.board_uri, &o.tp.identity, &o.tp.known_hosts);
+		int rc = pd_cli_twin_board("deploy", &tb, &o.board_uri, &o.tp.identity, &o.tp.known_hosts,
+					   &o.board.cgroup_name);
 		if (rc)
 			return rc;
 	}
@@ -104,7 +112,7 @@ static int run(int argc, char **argv)
 const struct pd_cmd pd_cmd_deploy = {
 	"deploy", run, "configure a board for a plan, run it, collect the data, restore the board",
 	"deploy PLAN --board URI [--duration T] [--out RUNDIR] [--no-restore]\n"
-	"                [--identity KEY] [--known-hosts FILE] [--agent PATH]\n\n"
+	"                [--identity KEY] [--known-hosts FILE] [--agent PATH] [--cgroup NAME]\n\n"
 	"  --board URI         ssh://[user@]host[:port], local (this machine, no SSH), or twin\n"
 	"                      (the board twin that is up, with its key and known_hosts)\n"
 	"  --duration T        run length (10s, 500ms; a bare number is seconds), at most\n"
@@ -118,6 +126,10 @@ const struct pd_cmd pd_cmd_deploy = {
 	"                      ~/.ssh/known_hosts); an unknown or changed key is refused (exit 3)\n"
 	"  --agent PATH        powerdag-agent binary for the board's architecture (default: next\n"
 	"                      to powerdag, or in the build tree)\n"
+	"  --cgroup NAME       the cpuset directory made under the board's cpuset root (default\n"
+	"                      powerdag; --board twin: the twin's, powerdag-NETNS with\n"
+	"                      --host-cpus): boards that share one kernel deploy at once, each in\n"
+	"                      its own directory, on disjoint CPUs\n"
 	"  --board-root DIR    (tests) prefix of every board file: a fake sysfs tree\n\n"
 	"Pre-flight checks the board before touching it (exit 3 with every problem listed), the\n"
 	"plan's plugins included: a plan is code run as root on the board, its plugins must be\n"

@@ -115,7 +115,7 @@ static int run(int argc, char **argv)
 	if (!o.out_path)
 		return pd_cli_fail("profile", PD_EXIT_USAGE, "-o FITTED is required");
 	if (!strcmp(o.board_uri, "twin")) {
-		int rc = pd_cli_twin_board("profile", &tb, &o.board_uri, &o.tp.identity, &o.tp.known_hosts);
+		int rc = pd_cli_twin_board("profile", &tb, &o.board_uri, &o.tp.identity, &o.tp.known_hosts, NULL);
 		if (rc)
 			return rc;
 	}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * powerdag twin up [PLATFORM] [--vm [--arch arm64]] [--state DIR] [--netns NAME] [--subnet A.B.C.D] [--port N] [--cpus N]
+ * powerdag twin up [PLATFORM] [--vm [--arch arm64]] [--state DIR] [--netns NAME] [--subnet A.B.C.D] [--port N]
+ *                  [--cpus N | --host-cpus LIST]
  * powerdag twin status [--json] [--state DIR]
  * powerdag twin down [--state DIR]
  * (and the hidden `twin _daemon ...`, the twin's own daemon, started by `up`)
@@ -104,7 +105,7 @@ static int run(int argc, char **argv)
 		{"subnet", required_argument, NULL, 'a'}, {"port", required_argument, NULL, 'p'},
 		{"cpus", required_argument, NULL, 'c'},   {"json", no_argument, NULL, 'j'},
 		{"vm", no_argument, NULL, 'v'},          {"arch", required_argument, NULL, 'r'},
-		{NULL, 0, NULL, 0},
+		{"host-cpus", required_argument, NULL, 'H'}, {NULL, 0, NULL, 0},
 	};
 	/* options may follow or precede PLATFORM: GNU getopt permutes argv after the action word */
 	int ac = argc - 1;
@@ -128,6 +129,7 @@ static int run(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'v': o.vm = true; break;
 		case 'r': o.arch = optarg; break; /* checked by pd_twin_up: exit 2 when unknown or without --vm */
+		case 'H': o.host_cpus = optarg; break; /* checked by pd_twin_up (exit 2) */
 		default: return usage_error("unknown option");
 		}
 	}
@@ -149,7 +151,8 @@ static int run(int argc, char **argv)
 
 const struct pd_cmd pd_cmd_twin = {
 	"twin", run, "start/stop a hardware-free emulated board (board twin)",
-	"twin up [PLATFORM] [--vm [--arch x86_64|arm64]] [--state DIR] [--netns NAME] [--subnet A.B.C.D] [--port N] [--cpus N] [--json]\n"
+	"twin up [PLATFORM] [--vm [--arch x86_64|arm64]] [--state DIR] [--netns NAME] [--subnet A.B.C.D] [--port N]\n"
+	"                     [--cpus N | --host-cpus LIST] [--json]\n"
 	"       powerdag twin status [--json] [--state DIR]\n"
 	"       powerdag twin down [--state DIR]\n\n"
 	"  up      start the twin (needs root): prints its board URI ssh://root@ADDR:PORT; writes the\n"
@@ -179,5 +182,8 @@ const struct pd_cmd pd_cmd_twin = {
 	"  --cpus N         twin cores (default: the host's online CPUs; for --arch arm64 at\n"
 	"                   most 3, the ZCU102's);\n"
 	"                   a VM guest has one vCPU more, for its root cgroup\n"
+	"  --host-cpus LIST namespace twin: its cores are these host CPUs (1, 0,2-3), and its\n"
+	"                   deploys use their own cpuset directory powerdag-NETNS, so twins on\n"
+	"                   disjoint CPUs deploy at the same time\n"
 	"See docs/TWIN.md.",
 };

@@ -12,7 +12,7 @@
 #include "twin/pd_twin.h"
 
 int pd_cli_twin_board(const char *cmd, struct pd_cli_twin *tb, const char **uri, const char **identity,
-		      const char **known_hosts)
+		      const char **known_hosts, const char **cgroup)
 {
 	char *js = NULL;
 	bool running = false;
@@ -35,7 +35,11 @@ int pd_cli_twin_board(const char *cmd, struct pd_cli_twin *tb, const char **uri,
 	snprintf(tb->uri, sizeof(tb->uri), "%s", u);
 	snprintf(tb->identity, sizeof(tb->identity), "%s", id);
 	snprintf(tb->known_hosts, sizeof(tb->known_hosts), "%s", kh);
+	const char *cg = json_string_value(json_object_get(j, "cgroup")); /* absent before 2026-12-04 */
+	snprintf(tb->cgroup, sizeof(tb->cgroup), "%s", cg ? cg : "");
 	json_decref(j);
+	if (cgroup && !*cgroup && tb->cgroup[0])
+		*cgroup = tb->cgroup;
 	*uri = tb->uri;
 	if (!*identity)
 		*identity = tb->identity;

@@ -16,6 +16,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+int pd_deploy_cgroup_name_check(const char *name, pd_err *e)
+{
+	size_t n = strlen(name);
+	bool ok = n >= 1 && n <= 63 && name[0] != '.';
+	for (size_t i = 0; ok && i < n; i++)
+		ok = (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
+		     (name[i] >= '0' && name[i] <= '9') || name[i] == '.' || name[i] == '_' || name[i] == '-';
+	/* cgroup.* and cpuset.* are the kernel's control files in the same directory */
+	if (ok && (!strncmp(name, "cgroup.", 7) || !strncmp(name, "cpuset.", 7) || !strcmp(name, "tasks")))
+		ok = false;
+	if (!ok)
+		return pd_err_set(e, PD_EXIT_USAGE,
+				  "'%s': a cpuset directory name is 1..63 characters of [A-Za-z0-9._-], not starting "
+				  "with '.', and not a cgroup control file's name", name);
+	return 0;
+}
+
 pd_deploy_board *pd_deploy_board_new(pd_deploy_transport *t, const struct pd_deploy_board_opts *o)
 {
 	pd_deploy_board *b = calloc(1, sizeof(*b));

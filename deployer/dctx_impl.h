@@ -47,7 +47,7 @@ struct dctx {
 	int restore_rc;
 	bool state_equal;
 	double stop_s, restore_s;
-	pd_buf problems, state_before, left;
+	pd_buf problems, state_before, left, meanwhile;
 	json_t *changes;
 	double t_start;         /* monotonic seconds at the start of pd_deploy_run */
 };

@@ -175,6 +175,56 @@ static int do_snapshot(struct dctx *c, pd_err *e)
 	return rc ? rc : pd_deploy_board_state(c->b, c->plan, &c->state_before, e);
 }
 
+/* The kernel-wide values of the snapshot: boards that share one kernel (namespace twins on disjoint
+ * CPUs, twin --host-cpus) deploy at once, and each deploy restores only what it changed itself, so
+ * the first one to end can find another's change there (twin/hostguard.c). */
+static bool kernel_wide(const struct dctx *c, const char *path, size_t n)
+{
+	static const char *const fixed[] = {"/proc/sys/kernel/sched_rt_runtime_us", "/sys/fs/cgroup/cpu/cpu.rt_runtime_us"};
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (n == strlen(fixed[i]) && !memcmp(path, fixed[i], n))
+			return true;
+	const char *root = c->b ? pd_deploy_board_info(c->b)->cgroup_root : "";
+	size_t rl = strlen(root);
+	return rl && n > rl && !memcmp(path, root, rl) &&
+	       ((n - rl == 26 && !memcmp(path + rl, "/cpuset.sched_load_balance", 26)) ||
+		(n - rl == 23 && !memcmp(path + rl, "/cgroup.subtree_control", 23)));
+}
+
+static bool we_changed(const json_t *changes, const char *path, size_t n)
+{
+	size_t i;
+	const json_t *ch;
+	json_array_foreach(changes, i, ch) {
+		const char *p = json_string_value(json_object_get(ch, "path"));
+		if (p && strlen(p) == n && !memcmp(p, path, n))
+			return true;
+	}
+	return false;
+}
+
+/* The snapshot after the restore against the one before, line by line ("path=value"). A kernel-wide
+ * value that differs although this deploy never changed it was changed by someone else meanwhile:
+ * listed in c->meanwhile, not counted as a failed restore. Any other difference is. */
+static bool state_compare(struct dctx *c, const char *before, const char *after)
+{
+	while (*before || *after) {
+		const char *nb = strchr(before, '\n'), *na = strchr(after, '\n');
+		size_t lb = nb ? (size_t)(nb - before) : strlen(before), la = na ? (size_t)(na - after) : strlen(after);
+		if (lb != la || memcmp(before, after, lb)) {
+			const char *eq = memchr(before, '=', lb);
+			size_t pn = eq ? (size_t)(eq - before) : lb;
+			if (!eq || la <= pn || memcmp(after, before, pn + 1) || !kernel_wide(c, before, pn) ||
+			    we_changed(c->changes, before, pn))
+				return false;
+			pd_buf_printf(&c->meanwhile, "%.*s (was %.*s)\n", (int)la, after, (int)(lb - pn - 1), eq + 1);
+		}
+		before += lb + (nb != NULL);
+		after += la + (na != NULL);
+	}
+	return true;
+}
+
 /* Restore with reconnection; the board state is read back and compared with the snapshot. */
 static void do_restore(struct dctx *c)
 {
@@ -204,10 +254,12 @@ static void do_restore(struct dctx *c)
 		pd_buf_init(&after);
 		pd_err se = {0};
 		if (pd_deploy_board_state(c->b, c->plan, &after, &se) == 0) {
-			c->state_equal = after.len == c->state_before.len &&
-					 !memcmp(after.data, c->state_before.data, after.len);
+			c->state_equal = state_compare(c, c->state_before.data, after.data);
 			if (!c->state_equal)
 				dctx_log(c, "warning: board state after restore differs from the snapshot");
+			else if (c->meanwhile.len)
+				dctx_log(c, "note: kernel-wide values changed during the run by someone else (another "
+					    "deploy on this kernel?), left as they are:\n%s", c->meanwhile.data);
 		}
 		pd_buf_free(&after);
 	}
@@ -292,6 +344,7 @@ static int write_meta(struct dctx *c, pd_err *e)
 	json_object_set_new(rs, "done", json_boolean(c->r->restored));
 	json_object_set_new(rs, "state_equal", json_boolean(c->state_equal));
 	json_object_set_new(rs, "left_changed", lines_json(c->left.data));
+	json_object_set_new(rs, "changed_meanwhile", lines_json(c->meanwhile.data));
 	json_object_set_new(rs, "seconds", json_real(c->restore_s));
 	json_object_set_new(j, "restore", rs);
 	json_object_set_new(j, "changes", c->changes ? c->changes : json_array());
@@ -332,6 +385,7 @@ int pd_deploy_run(const struct pd_deploy_opts *o, struct pd_deploy_result *r, pd
 	pd_buf_init(&c.problems);
 	pd_buf_init(&c.state_before);
 	pd_buf_init(&c.left);
+	pd_buf_init(&c.meanwhile);
 	iso_now(c.start_iso, sizeof(c.start_iso));
 	c.t_start = dctx_now_s();
 	int rc = pd_deploy_fault_parse(o->fault, &c.fault, e);
@@ -400,5 +454,6 @@ out:
 	pd_buf_free(&c.problems);
 	pd_buf_free(&c.state_before);
 	pd_buf_free(&c.left);
+	pd_buf_free(&c.meanwhile);
 	return rc;
 }

@@ -96,6 +96,9 @@ typedef struct pd_deploy_board pd_deploy_board;
 /* The cpuset directory a deploy makes under the board's cpuset root (one exclusive child per plan CPU);
  * `twin down` removes one left by a deploy killed with a namespace twin (twin/hostguard.c). */
 #define PD_DEPLOY_CGROUP_DEFAULT "powerdag"
+/* A cpuset directory name a user may give (--cgroup): 1..63 characters of [A-Za-z0-9._-], not
+ * starting with '.', nor a name the kernel's cgroup files use (cpuN children are ours). */
+int pd_deploy_cgroup_name_check(const char *name, pd_err *e);
 
 struct pd_deploy_board_opts {
 	const char *root;  /* prefix of every board file; NULL/"" = "/" */

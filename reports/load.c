@@ -91,6 +91,10 @@ static const char *restore_summary(struct rpt_run *r, const json_t *v)
 	if (json_is_false(json_object_get(v, "state_equal")) || json_array_size(left) > 0)
 		return pd_arena_printf(r->arena, "incomplete: %zu setting(s) left changed (see deploy.json)",
 				       json_array_size(left));
+	size_t others = json_array_size(json_object_get(v, "changed_meanwhile"));
+	if (others)
+		return pd_arena_printf(r->arena, "ok (board state as before, but %zu kernel-wide value(s) changed by "
+						 "someone else during the run: see deploy.json)", others);
 	return "ok (board state as before)";
 }
 

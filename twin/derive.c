@@ -6,7 +6,8 @@
  *   - islands: at most one per host CPU; when the source has more islands than the host has CPUs,
  *     the slowest and the fastest (by capacity) are kept first; each kept island gets one core, the
  *     spare host CPUs go to the islands round robin (never more cores than the source island has);
- *     host CPUs are handed out in capacity order (slowest island gets cpu0), policy = policy<first>;
+ *     host CPUs are handed out in capacity order (slowest island gets cpu0, or the first of
+ *     `--host-cpus`), policy = policy<first>;
  *   - accelerators as in the source (the default source, the XU4 board file, gets two emulated ones);
  *     dl: max_util_per_cpu, and the fair server when the twin's kernel has one;
  *   - sensors: one INA226 rail per island, per accelerator and one for the rest of the board, all
@@ -114,15 +115,17 @@ static size_t choose(const pd_platform *p, int n_cpus, size_t *pick, int *cores)
 	return n;
 }
 
-static void add_islands(pd_platform_draft *dr, const pd_platform *p, const size_t *pick, const int *cores, size_t n)
+/* ids: the host CPU of twin core i (NULL: i) */
+static void add_islands(pd_platform_draft *dr, const pd_platform *p, const size_t *pick, const int *cores, size_t n,
+			const int *ids)
 {
 	int cpu = 0, cpus[TWIN_MAX_CPUS];
 	for (size_t i = 0; i < n; i++) {
 		struct pd_island k = *pd_platform_island(p, pick[i]);
 		char policy[32];
-		snprintf(policy, sizeof(policy), "policy%d", cpu);
+		snprintf(policy, sizeof(policy), "policy%d", ids ? ids[cpu] : cpu);
 		for (int c = 0; c < cores[i]; c++)
-			cpus[c] = cpu + c;
+			cpus[c] = ids ? ids[cpu + c] : cpu + c;
 		k.cpus = cpus;
 		k.n_cpus = (size_t)cores[i];
 		k.policy = policy;
@@ -165,7 +168,7 @@ static void add_sensor(pd_platform_draft *dr, const char *uri, const char *name,
  * dl.job_overhead and budget_margin are not carried over (measured on the source board, they say
  * nothing of the host); its fair server only when the twin's kernel has one. */
 static pd_platform *build(const pd_platform *p, bool builtin, const size_t *pick, const int *cores, size_t n,
-			  const char *iio_uri, bool fair_server, pd_err *e)
+			  const int *ids, const char *iio_uri, bool fair_server, pd_err *e)
 {
 	const struct pd_dl *sdl = pd_platform_dl(p);
 	struct pd_dl dl = {.max_util_per_cpu = sdl->max_util_per_cpu};
@@ -181,7 +184,7 @@ static pd_platform *build(const pd_platform *p, bool builtin, const size_t *pick
 		pd_err_set(e, PD_EXIT_ENV, "out of memory");
 		return NULL;
 	}
-	add_islands(dr, p, pick, cores, n);
+	add_islands(dr, p, pick, cores, n, ids);
 	add_accels(dr, p, builtin);
 	for (size_t i = 0; i < n; i++)
 		add_sensor(dr, iio_uri, pd_platform_island(p, pick[i])->name, pd_platform_island(p, pick[i])->name);
@@ -207,6 +210,12 @@ int pd_twin_derive_platform(const char *src_path, int n_cpus, const char *iio_ur
 int pd_twin_derive_platform_kernel(const char *src_path, int n_cpus, const char *iio_uri, bool fair_server,
 				   pd_buf *yaml, pd_err *e)
 {
+	return pd_twin_derive_platform_on(src_path, NULL, n_cpus, iio_uri, fair_server, yaml, e);
+}
+
+int pd_twin_derive_platform_on(const char *src_path, const int *cpu_ids, int n_cpus, const char *iio_uri,
+			       bool fair_server, pd_buf *yaml, pd_err *e)
+{
 	if (n_cpus < 1 || n_cpus > TWIN_MAX_CPUS)
 		return pd_err_set(e, PD_EXIT_USAGE, "twin: %d CPUs (1..%d supported)", n_cpus, TWIN_MAX_CPUS);
 	pd_platform *p = load_source(src_path, e);
@@ -219,7 +228,7 @@ int pd_twin_derive_platform_kernel(const char *src_path, int n_cpus, const char 
 		pd_platform_free(p);
 		return pd_err_set(e, PD_EXIT_ENV, "out of memory");
 	}
-	pd_platform *t = build(p, src_path == NULL, pick, cores, n, iio_uri, fair_server, e);
+	pd_platform *t = build(p, src_path == NULL, pick, cores, n, cpu_ids, iio_uri, fair_server, e);
 	int rc = t ? pd_platform_emit_doc(t, yaml, e) : e->code ? e->code : PD_EXIT_USAGE;
 	pd_platform_free(t);
 	pd_platform_free(p);

@@ -4,7 +4,8 @@
  *
  * A namespace twin is not a board in one respect: its cgroup tree and /proc/sys are this machine's.
  * The deployer changes three things there (deployer/apply.c): it creates the cpuset directory
- * PD_DEPLOY_CGROUP_DEFAULT with one exclusive child per plan CPU, sets the root cpuset's
+ * (PD_DEPLOY_CGROUP_DEFAULT, or the twin's own powerdag-NETNS with --host-cpus: twin.json "cgroup")
+ * with one exclusive child per plan CPU, sets the root cpuset's
  * sched_load_balance to 0 (v1), and caps sched_rt_runtime_us (and the v1 cpu controller's
  * cpu.rt_runtime_us). It records the old values and restores them over SSH at the end; a twin killed in
  * the middle of a deploy takes that SSH session with it, so the restore cannot reach the "board". A
@@ -24,6 +25,11 @@
  *  - Host values are put back only after such a directory was removed: a twin taken down after clean
  *    deploys never rewrites anything the user may have changed meanwhile.
  *  - The v2 root's cgroup.subtree_control (+cpuset) is left as it is: other cgroups may need it.
+ *  - Twins on disjoint CPUs (--host-cpus) deploy at the same time, each into its own directory. The
+ *    root's sched_load_balance and the RT cap are one per kernel: each deploy records what it found
+ *    and restores only what it changed, so the last one to end leaves the host as the first found it
+ *    (the first sets balance 0 and records 1; a second finds 0 and records nothing). The values one
+ *    twin took at `up` are put back only after its own directory was removed as an orphan.
  */
 #include "twin/twin_impl.h"
 #include "deployer/pd_deployer.h"
@@ -173,10 +179,10 @@ static void put_back(const char *path, long long want, pd_buf *said)
 		pd_buf_printf(said, "put back %s = %lld (was %lld)\n", path, want, cur);
 }
 
-int twin_host_clean(const struct twin_host *h, pd_buf *said)
+int twin_host_clean(const struct twin_host *h, const char *cgname, pd_buf *said)
 {
 	char dir[300];
-	snprintf(dir, sizeof(dir), "%s/%s", v1() ? V1_ROOT : V2_ROOT, PD_DEPLOY_CGROUP_DEFAULT);
+	snprintf(dir, sizeof(dir), "%s/%s", v1() ? V1_ROOT : V2_ROOT, cgname);
 	int rc = remove_orphan(dir, said);
 	if (rc <= 0 || !h->taken)
 		return rc < 0 ? -1 : 0;

@@ -11,6 +11,7 @@
  * side by side.
  */
 #include "twin/twin_impl.h"
+#include "deployer/pd_deployer.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <jansson.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +97,9 @@ struct record {
 	unsigned long mntns;
 	char kind[8], accel[8], kernel[64]; /* kind "vm": daemon is qemu; accel kvm|tcg; the guest's kernel */
 	char arch[72];                      /* the board's uname -m: the guest's, or this machine's */
+	char cgroup[80];                    /* the deploys' cpuset directory on this twin's kernel */
+	int host_cpus[TWIN_MAX_CPUS];       /* --host-cpus: the host CPUs that are the twin's cores */
+	size_t n_host_cpus;
 	struct twin_host host;              /* kind netns: the host values its deploys may change */
 };
 
@@ -111,6 +116,13 @@ static int write_record(const struct twin_paths *tp, const struct record *r, pd_
 		json_object_set_new(j, "kind", json_string(vm ? "vm" : "netns"));
 		if (r->arch[0])
 			json_object_set_new(j, "arch", json_string(r->arch));
+		json_object_set_new(j, "cgroup", json_string(r->cgroup));
+		if (r->n_host_cpus) {
+			json_t *a = json_array();
+			for (size_t i = 0; a && i < r->n_host_cpus; i++)
+				json_array_append_new(a, json_integer(r->host_cpus[i]));
+			json_object_set_new(j, "host_cpus", a);
+		}
 		if (vm) {
 			json_object_set_new(j, "accel", json_string(r->accel));
 			json_object_set_new(j, "kernel", json_string(r->kernel));
@@ -149,7 +161,10 @@ static int read_record(const struct twin_paths *tp, struct record *r, json_t **o
 	json_unpack(j, "{s?s,s?s,s?s,s?s,s?s,s?s,s?i,s?{s?i,s?i,s?i},s?I,s?I}", "uri", &uri, "iio_uri", &iio, "address",
 		    &addr, "host_address", &haddr, "netns", &netns, "veth", &veth, "ssh_port", &port, "pids", "daemon", &d,
 		    "sshd", &s, "iiod", &i, "daemon_starttime", &st, "mntns", &mnt);
-	json_unpack(j, "{s?s,s?s,s?s,s?s}", "kind", &kind, "accel", &accel, "kernel", &kernel, "arch", &arch);
+	const char *cg = PD_DEPLOY_CGROUP_DEFAULT; /* a twin.json of before 2026-12-04 has none */
+	json_unpack(j, "{s?s,s?s,s?s,s?s,s?s}", "kind", &kind, "accel", &accel, "kernel", &kernel, "arch", &arch,
+		    "cgroup", &cg);
+	snprintf(r->cgroup, sizeof(r->cgroup), "%s", cg);
 	snprintf(r->arch, sizeof(r->arch), "%s", arch);
 	snprintf(r->kind, sizeof(r->kind), "%s", strcmp(kind, "vm") == 0 ? "vm" : "");
 	snprintf(r->accel, sizeof(r->accel), "%s", accel);
@@ -262,14 +277,15 @@ static int make_dirs(const struct twin_paths *tp, pd_err *e)
 	return 0;
 }
 
-static int platform_file(const struct pd_twin_opts *o, const struct twin_paths *tp, int n_cpus, const char *iio,
-			 pd_err *e)
+static int platform_file(const struct pd_twin_opts *o, const struct twin_paths *tp, const struct record *r,
+			 int n_cpus, pd_err *e)
 {
 	pd_buf y;
 	pd_buf_init(&y);
 	/* the VM twin's kernel (Debian 6.1) has no fair deadline server: its platform must not declare
 	 * one, as platforms/zcu102.yaml does not for PetaLinux 6.1 */
-	int rc = pd_twin_derive_platform_kernel(o->platform, n_cpus, iio, !o->vm, &y, e);
+	int rc = pd_twin_derive_platform_on(o->platform, r->n_host_cpus ? r->host_cpus : NULL, n_cpus, r->iio_uri,
+					    !o->vm, &y, e);
 	pd_ydoc doc = {0};
 	pd_diags d;
 	pd_diags_init(&d);
@@ -470,6 +486,53 @@ static int fill_record(const struct pd_twin_opts *o, struct record *r, pd_err *e
 	return 0;
 }
 
+/* --host-cpus LIST ("1", "0,2-3"): the host CPUs that are the namespace twin's cores, each one this
+ * process may run on, kept ascending without duplicates. The twin's deploys then get their own
+ * cpuset directory, powerdag-NETNS: twins on disjoint CPUs deploy at once (pre-flight refuses
+ * overlapping exclusive cpusets), where the one shared directory made them take turns. */
+static int host_cpus(const struct pd_twin_opts *o, struct record *r, pd_err *e)
+{
+	snprintf(r->cgroup, sizeof(r->cgroup), "%s", PD_DEPLOY_CGROUP_DEFAULT);
+	if (!o->host_cpus)
+		return 0;
+	if (o->vm)
+		return pd_err_set(e, PD_EXIT_USAGE, "--host-cpus is for the namespace twin (a VM's cores are its guest's)");
+	if (o->n_cpus > 0)
+		return pd_err_set(e, PD_EXIT_USAGE, "--cpus and --host-cpus: give one (the list sets the number of cores)");
+	cpu_set_t aff;
+	CPU_ZERO(&aff);
+	if (sched_getaffinity(0, sizeof(aff), &aff) != 0)
+		return pd_err_set(e, PD_EXIT_ENV, "sched_getaffinity: %s", strerror(errno));
+	bool set[TWIN_MAX_CPUS] = {false};
+	const char *p = o->host_cpus;
+	for (;;) {
+		char *end;
+		errno = 0;
+		long a = strtol(p, &end, 10), b = a;
+		if (end != p && !errno && *end == '-') {
+			p = end + 1;
+			b = strtol(p, &end, 10);
+		}
+		if (end == p || errno || a < 0 || b < a || b >= TWIN_MAX_CPUS || (*end && *end != ','))
+			return pd_err_set(e, PD_EXIT_USAGE, "--host-cpus '%s': expected a CPU list such as 1 or 0,2-3 (CPUs 0..%d)",
+					  o->host_cpus, TWIN_MAX_CPUS - 1);
+		for (long c = a; c <= b; c++) {
+			if (!CPU_ISSET((int)c, &aff))
+				return pd_err_set(e, PD_EXIT_USAGE, "--host-cpus %s: CPU %ld is not one this machine lets powerdag "
+						  "run on (offline or outside its affinity; see nproc)", o->host_cpus, c);
+			set[c] = true;
+		}
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	for (int c = 0; c < TWIN_MAX_CPUS; c++)
+		if (set[c])
+			r->host_cpus[r->n_host_cpus++] = c;
+	snprintf(r->cgroup, sizeof(r->cgroup), "%s-%s", PD_DEPLOY_CGROUP_DEFAULT, r->netns);
+	return 0;
+}
+
 static int refuse_if_up(const struct twin_paths *tp, const struct record *want, pd_err *e)
 {
 	struct record old;
@@ -550,8 +613,8 @@ int pd_twin_up(const struct pd_twin_opts *o, char *uri, size_t uri_n, pd_err *e)
 	struct twin_paths tp;
 	struct record r;
 	pd_twin_state_dir(o->state_dir, dir, sizeof(dir));
-	if (twin_paths_init(&tp, dir, e) || fill_record(o, &r, e))
-		return PD_EXIT_USAGE;
+	if (twin_paths_init(&tp, dir, e) || fill_record(o, &r, e) || host_cpus(o, &r, e))
+		return e->code ? e->code : PD_EXIT_USAGE;
 	/* the guest and its powerdag before anything is created: a wrong --arch or a missing cross build
 	 * leaves no state behind */
 	const struct twin_vm_guest *guest = o->vm ? twin_vm_guest(o->arch) : NULL;
@@ -566,9 +629,12 @@ int pd_twin_up(const struct pd_twin_opts *o, char *uri, size_t uri_n, pd_err *e)
 	int n_cpus = o->n_cpus > 0 ? o->n_cpus : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (o->n_cpus <= 0 && guest && guest->default_cpus > 0 && guest->default_cpus < n_cpus)
 		n_cpus = guest->default_cpus;
+	if (r.n_host_cpus)
+		n_cpus = (int)r.n_host_cpus;
 	pd_buf probe; /* bad platform input is reported before anything is created */
 	pd_buf_init(&probe);
-	int rc = pd_twin_derive_platform(o->platform, n_cpus, r.iio_uri, &probe, e);
+	int rc = pd_twin_derive_platform_on(o->platform, r.n_host_cpus ? r.host_cpus : NULL, n_cpus, r.iio_uri, true,
+					    &probe, e);
 	pd_buf_free(&probe);
 	if (rc)
 		return rc;
@@ -579,7 +645,7 @@ int pd_twin_up(const struct pd_twin_opts *o, char *uri, size_t uri_n, pd_err *e)
 		return PD_EXIT_ENV;
 	if (check_env(guest, e) || refuse_if_up(&tp, &r, e))
 		return PD_EXIT_ENV;
-	if (make_dirs(&tp, e) || (rc = platform_file(o, &tp, n_cpus, r.iio_uri, e)) != 0 || ssh_files(&tp, &r, e) ||
+	if (make_dirs(&tp, e) || (rc = platform_file(o, &tp, &r, n_cpus, e)) != 0 || ssh_files(&tp, &r, e) ||
 	    write_record(&tp, &r, e))
 		return rc ? rc : PD_EXIT_ENV;
 	int ready = -1;
@@ -701,7 +767,7 @@ int pd_twin_down(const char *state_dir, bool *was_up, pd_err *e)
 	if (strcmp(r.kind, "vm") != 0) { /* a VM's deploys change its own kernel only */
 		pd_buf said;
 		pd_buf_init(&said);
-		int hrc = twin_host_clean(&r.host, &said);
+		int hrc = twin_host_clean(&r.host, r.cgroup[0] ? r.cgroup : PD_DEPLOY_CGROUP_DEFAULT, &said);
 		for (char *l = said.data, *nl; l && *l; l = nl + 1) { /* one prefixed line per thing done */
 			nl = strchr(l, '\n');
 			fprintf(stderr, "powerdag twin down: %.*s\n", nl ? (int)(nl - l) : (int)strlen(l), l);

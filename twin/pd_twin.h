@@ -36,6 +36,9 @@ struct pd_twin_opts {
 	const char *subnet;    /* base of a /30; NULL: $POWERDAG_TWIN_SUBNET, else PD_TWIN_DEFAULT_SUBNET */
 	int ssh_port;          /* 0: 22 */
 	int n_cpus;            /* twin cores; 0: the host's online CPUs */
+	const char *host_cpus; /* namespace twin: the host CPUs that are its cores ("1", "0,2-3"); NULL:
+				* 0 .. n_cpus-1. Given, the twin's deploys use their own cpuset directory
+				* (powerdag-NETNS), so twins on disjoint CPUs deploy at the same time */
 	const char *self_exe;  /* a binary that runs `twin _daemon` (the powerdag binary) */
 	bool vm;               /* a qemu guest with Debian's 6.1 kernel instead of a namespace (twin/vm.c) */
 	const char *arch;      /* vm: the guest's architecture, x86_64 (NULL) or arm64 (aarch64, TCG) */
@@ -63,6 +66,10 @@ int pd_twin_derive_platform(const char *src_path, int n_cpus, const char *iio_ur
  * has none: the derived platform then declares no dl.fair_server, whatever the source says). */
 int pd_twin_derive_platform_kernel(const char *src_path, int n_cpus, const char *iio_uri, bool fair_server,
 				   pd_buf *yaml, pd_err *e);
+/* The same with the twin's cores on the given host CPU numbers (cpu_ids[n_cpus], ascending; NULL:
+ * 0 .. n_cpus-1): a namespace twin's plan CPUs are this machine's. */
+int pd_twin_derive_platform_on(const char *src_path, const int *cpu_ids, int n_cpus, const char *iio_uri,
+			       bool fair_server, pd_buf *yaml, pd_err *e);
 
 /* Entry point of the hidden `powerdag twin _daemon` subcommand (argv[0] = "_daemon"). */
 int pd_twin_daemon_main(int argc, char **argv);

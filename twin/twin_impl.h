@@ -125,8 +125,10 @@ struct twin_host {
 void twin_host_take(struct twin_host *h);
 json_t *twin_host_json(const struct twin_host *h);
 void twin_host_from_json(const json_t *j, struct twin_host *h);
-/* Says what it did in said; -1 when a left-over cpuset could not be removed. */
-int twin_host_clean(const struct twin_host *h, pd_buf *said);
+/* Removes the twin's deploy cpuset directory cgname (under the cpuset root) when no task is in it
+ * and then puts the host values back. Says what it did in said; -1 when a left-over cpuset could not
+ * be removed. */
+int twin_host_clean(const struct twin_host *h, const char *cgname, pd_buf *said);
 
 /* Paths inside a state directory. */
 struct twin_paths {

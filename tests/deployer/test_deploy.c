@@ -47,6 +47,17 @@ static int fake_agent(int argc, char **argv)
 	for (int i = 0; i < dur * 50 && !stop_agent; i++) {
 		fprintf(f, "record %d\n", i);
 		fflush(f);
+		/* another deploy on the same kernel ends (it restores the root's balance it found, 1), or
+		 * someone drops a file into /lib/firmware: both while this run lasts */
+		const char *fr = getenv("FAKE_ROOT");
+		if (mode && fr && i == 5 && (!strcmp(mode, "neighbour") || !strcmp(mode, "firmware"))) {
+			char p[1024];
+			snprintf(p, sizeof(p), "%s%s", fr, !strcmp(mode, "neighbour") ? "/sys/fs/cgroup/cpuset/cpuset.sched_load_balance"
+										     : "/lib/firmware/new.bin");
+			FILE *g = fopen(p, "w");
+			if (g)
+				fputs("1\n", g), fclose(g);
+		}
 		if (mode && !strcmp(mode, "crash") && i == 10)
 			abort();
 		usleep(20000);
@@ -72,6 +83,7 @@ static void setup(void)
 	pd_plan_free(p);
 	snprintf(out_dir, sizeof(out_dir), "%s/run", pd_test_tmpdir());
 	unsetenv("FAKE_AGENT");
+	unsetenv("FAKE_ROOT");
 }
 
 static void opts(struct pd_deploy_opts *o, volatile sig_atomic_t *flag)
@@ -163,6 +175,54 @@ START_TEST(deploy_success)
 	ck_assert_int_ne(access(rd, F_OK), 0);
 	json_decref(j);
 	pd_buf_free(&before), pd_buf_free(&after);
+}
+END_TEST
+
+/* Boards that share one kernel (namespace twins with --host-cpus) deploy at once: a kernel-wide value
+ * this deploy found already changed and did not touch, changed back by the other deploy during the
+ * run, is listed as changed meanwhile - the restore is not failed for it. */
+START_TEST(deploy_excuses_a_kernel_wide_change_by_another)
+{
+	char p[600];
+	snprintf(p, sizeof(p), "%s/sys/fs/cgroup/cpuset/cpuset.sched_load_balance", root);
+	FILE *f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("0\n", f); /* the other deploy's P-EDF root domains */
+	fclose(f);
+	setenv("FAKE_AGENT", "neighbour", 1);
+	setenv("FAKE_ROOT", root, 1);
+	struct pd_deploy_opts o;
+	opts(&o, NULL);
+	struct pd_deploy_result r;
+	pd_err e = {0};
+	ck_assert_msg(pd_deploy_run(&o, &r, &e) == 0, "%s", e.msg);
+	ck_assert(r.restored);
+	json_t *j = meta();
+	json_t *rs = json_object_get(j, "restore");
+	ck_assert(json_is_true(json_object_get(rs, "state_equal")));
+	json_t *mw = json_object_get(rs, "changed_meanwhile");
+	ck_assert_uint_eq(json_array_size(mw), 1);
+	ck_assert_str_eq(json_string_value(json_array_get(mw, 0)),
+			 "/sys/fs/cgroup/cpuset/cpuset.sched_load_balance=1 (was 0)");
+	json_decref(j);
+}
+END_TEST
+
+/* Anything else that differs after the restore still makes the states unequal. */
+START_TEST(deploy_flags_any_other_change)
+{
+	setenv("FAKE_AGENT", "firmware", 1);
+	setenv("FAKE_ROOT", root, 1);
+	struct pd_deploy_opts o;
+	opts(&o, NULL);
+	struct pd_deploy_result r;
+	pd_err e = {0};
+	pd_deploy_run(&o, &r, &e);
+	json_t *j = meta();
+	json_t *rs = json_object_get(j, "restore");
+	ck_assert(json_is_false(json_object_get(rs, "state_equal")));
+	ck_assert_uint_eq(json_array_size(json_object_get(rs, "changed_meanwhile")), 0);
+	json_decref(j);
 }
 END_TEST
 
@@ -489,6 +549,8 @@ int main(int argc, char **argv)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, deploy_success);
+	tcase_add_test(tc, deploy_excuses_a_kernel_wide_change_by_another);
+	tcase_add_test(tc, deploy_flags_any_other_change);
 	tcase_add_test(tc, deploy_no_restore_keeps_config);
 	tcase_add_test(tc, preflight_failure_touches_nothing);
 	tcase_add_test(tc, wrong_agent_refused_before_touching);
