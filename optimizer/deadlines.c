@@ -376,7 +376,10 @@ static void build_lp(const struct opt_inst *in, const struct opt_sol *s, const s
 	}
 }
 
-double opt_deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double slack_frac, double deadline_s)
+/* The LP + Kelley loop from the fast rules' deadlines; stop > 0: ends once the max density is <= stop
+ * or the LP's bound is above it (what every caller asks: "does it pack"), stop = 0: at the optimum. */
+static double deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double slack_frac, double deadline_s,
+			   double stop)
 {
 	struct opt_ws *w = opt_ws_new(in);
 	if (!w)
@@ -386,6 +389,19 @@ double opt_deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double sla
 	if (start >= OPT_PATH_INFEASIBLE) {
 		opt_ws_free(w);
 		return INFINITY;
+	}
+	/* the interior point method decides most calls in a tenth of the LP's time; the LP stays for
+	 * those it leaves open (and as the reference at stop = 0) */
+	if (stop > 0 && opt_deadlines_ipm(in, s, w->e, slack_frac, stop, deadline_s, &start)) {
+		/* its deadlines are interior (every path ends before D'; the LP's are a vertex, with the
+		 * paths tight): the reclaim hands the rest out (the local search's deadline-keeping moves
+		 * need it; without it the plans on Xavier 120-task sets were 0.002-0.017 % worse) */
+		if (start <= stop) {
+			reclaim(in, s, w, slack_frac, s->d_ns, OPT_RECLAIM_FINAL + 1);
+			start = opt_min(start, max_load(in, s, w, s->d_ns));
+		}
+		opt_ws_free(w);
+		return start;
 	}
 	struct lp_map mp = {0};
 	mp.dcol = calloc(in->n_tasks, sizeof(int));
@@ -442,7 +458,7 @@ double opt_deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double sla
 		/* the LP's optimum is a lower bound on the max density of any deadlines for these cores
 		 * (tangents under-estimate C/d): above cap, nothing packs them */
 		double lb = glp_get_obj_val(lp) / in->cap;
-		if (!added || best <= 1.0 || lb > best * (1 - 1e-7) || lb > 1.0 + 1e-9)
+		if (!added || best <= stop || lb > best * (1 - 1e-7) || (stop > 0 && lb > stop + 1e-9))
 			break;
 	}
 out:
@@ -450,4 +466,14 @@ out:
 	free(mp.dcol), free(mp.ucol), free(mp.fcol), free(d);
 	opt_ws_free(w);
 	return best;
+}
+
+double opt_deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double slack_frac, double deadline_s)
+{
+	return deadlines_lp(in, s, slack_frac, deadline_s, 1.0);
+}
+
+double opt_deadlines_lp_min(const struct opt_inst *in, struct opt_sol *s, double slack_frac, double deadline_s)
+{
+	return deadlines_lp(in, s, slack_frac, deadline_s, 0);
 }
