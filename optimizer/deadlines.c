@@ -19,8 +19,9 @@
  * Lagrange) and valid by the same argument when it keeps d_i >= C_i. The multipliers mu_c are
  * raised on the most loaded cores for a few rounds (a cheap subgradient step on the min-max).
  *
- * Exact rule (polish): the convex program min lambda s.t. sum_{i on c} u_i <= lambda, u_i >= C_i/d_i,
- * paths, solved by GLPK dual simplex with Kelley tangent cuts u_i >= C_i (2/t - d_i/t^2).
+ * Exact rule (polish): the convex program min lambda s.t. sum_{i on c} C_i/d_i <= lambda, paths, box;
+ * first by the interior point method of deadlines_ipm.c, and where that leaves the question open by
+ * GLPK dual simplex on u_i >= C_i/d_i with Kelley tangent cuts u_i >= C_i (2/t - d_i/t^2).
  */
 #include "optimizer/opt_impl.h"
 
@@ -394,8 +395,8 @@ static double deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double 
 	 * those it leaves open (and as the reference at stop = 0) */
 	if (stop > 0 && opt_deadlines_ipm(in, s, w->e, slack_frac, stop, deadline_s, &start)) {
 		/* its deadlines are interior (every path ends before D'; the LP's are a vertex, with the
-		 * paths tight): the reclaim hands the rest out (the local search's deadline-keeping moves
-		 * need it; without it the plans on Xavier 120-task sets were 0.002-0.017 % worse) */
+		 * paths tight): the reclaim hands the rest out, which the local search's deadline-keeping
+		 * moves use */
 		if (start <= stop) {
 			reclaim(in, s, w, slack_frac, s->d_ns, OPT_RECLAIM_FINAL + 1);
 			start = opt_min(start, max_load(in, s, w, s->d_ns));

@@ -27,9 +27,9 @@
 #include <string.h>
 
 /* Once deadlines within the cap are found, the centring goes on until the gap is below this fraction
- * of lambda (a few more Newton steps): stopping at the first iterate within the cap left more core
- * density and gave plans 0.002-0.017 % worse on the Xavier 120-task sets than the LP's vertex, this
- * the same plans or better on 3 of 5 and at most 0.007 % worse (80 tasks), and it was faster. */
+ * of lambda (a few more Newton steps): stopping at the first iterate within the cap (as the LP stops
+ * at its first vertex) left more core density and gave plans 0.002-0.017 % worse than the LP's on
+ * five Xavier 120-task sets; this gave -0.0017 to +0.0017 % there, and the heuristic was faster. */
 #define OPT_IPM_AIM 1e-3
 
 struct ipm {
@@ -409,7 +409,8 @@ static bool ipm_start(struct ipm *p, const struct opt_sol *s, double *x, double 
 		}
 		if (pass == 1)
 			break;
-		/* bwd counts at-C tasks backwards too: a second sweep of the indicator */
+		/* the at-C tasks on the paths from each task: the indicator swept backwards (xt is scratch
+		 * here, indexed by task: nv >= n) */
 		double *cb = p->xt;
 		for (size_t t = p->n; t-- > 0;) {
 			size_t i = topo[t];
