@@ -19,8 +19,9 @@
  * Lagrange) and valid by the same argument when it keeps d_i >= C_i. The multipliers mu_c are
  * raised on the most loaded cores for a few rounds (a cheap subgradient step on the min-max).
  *
- * Exact rule (polish): the convex program min lambda s.t. sum_{i on c} u_i <= lambda, u_i >= C_i/d_i,
- * paths, solved by GLPK dual simplex with Kelley tangent cuts u_i >= C_i (2/t - d_i/t^2).
+ * Exact rule (polish): the convex program min lambda s.t. sum_{i on c} C_i/d_i <= lambda, paths, box;
+ * first by the interior point method of deadlines_ipm.c, and where that leaves the question open by
+ * GLPK dual simplex on u_i >= C_i/d_i with Kelley tangent cuts u_i >= C_i (2/t - d_i/t^2).
  */
 #include "optimizer/opt_impl.h"
 
@@ -376,7 +377,10 @@ static void build_lp(const struct opt_inst *in, const struct opt_sol *s, const s
 	}
 }
 
-double opt_deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double slack_frac, double deadline_s)
+/* The LP + Kelley loop from the fast rules' deadlines; stop > 0: ends once the max density is <= stop
+ * or the LP's bound is above it (what every caller asks: "does it pack"), stop = 0: at the optimum. */
+static double deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double slack_frac, double deadline_s,
+			   double stop)
 {
 	struct opt_ws *w = opt_ws_new(in);
 	if (!w)
@@ -386,6 +390,19 @@ double opt_deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double sla
 	if (start >= OPT_PATH_INFEASIBLE) {
 		opt_ws_free(w);
 		return INFINITY;
+	}
+	/* the interior point method decides most calls in a tenth of the LP's time; the LP stays for
+	 * those it leaves open (and as the reference at stop = 0) */
+	if (stop > 0 && opt_deadlines_ipm(in, s, w->e, slack_frac, stop, deadline_s, &start)) {
+		/* its deadlines are interior (every path ends before D'; the LP's are a vertex, with the
+		 * paths tight): the reclaim hands the rest out, which the local search's deadline-keeping
+		 * moves use */
+		if (start <= stop) {
+			reclaim(in, s, w, slack_frac, s->d_ns, OPT_RECLAIM_FINAL + 1);
+			start = opt_min(start, max_load(in, s, w, s->d_ns));
+		}
+		opt_ws_free(w);
+		return start;
 	}
 	struct lp_map mp = {0};
 	mp.dcol = calloc(in->n_tasks, sizeof(int));
@@ -442,7 +459,7 @@ double opt_deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double sla
 		/* the LP's optimum is a lower bound on the max density of any deadlines for these cores
 		 * (tangents under-estimate C/d): above cap, nothing packs them */
 		double lb = glp_get_obj_val(lp) / in->cap;
-		if (!added || best <= 1.0 || lb > best * (1 - 1e-7) || lb > 1.0 + 1e-9)
+		if (!added || best <= stop || lb > best * (1 - 1e-7) || (stop > 0 && lb > stop + 1e-9))
 			break;
 	}
 out:
@@ -450,4 +467,14 @@ out:
 	free(mp.dcol), free(mp.ucol), free(mp.fcol), free(d);
 	opt_ws_free(w);
 	return best;
+}
+
+double opt_deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double slack_frac, double deadline_s)
+{
+	return deadlines_lp(in, s, slack_frac, deadline_s, 1.0);
+}
+
+double opt_deadlines_lp_min(const struct opt_inst *in, struct opt_sol *s, double slack_frac, double deadline_s)
+{
+	return deadlines_lp(in, s, slack_frac, deadline_s, 0);
 }

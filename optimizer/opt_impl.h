@@ -178,8 +178,24 @@ double opt_deadlines_fast(const struct opt_inst *in, struct opt_sol *s, struct o
 			  int iters);
 /* After opt_deadlines_fast: the largest sum of execution times over the paths through task i. */
 double opt_ws_path_exec(const struct opt_ws *w, size_t i);
-/* Exact: LP (GLPK dual simplex) + Kelley tangent cuts minimising the max core density. */
+/*
+ * Exact deadline assignment by an interior point method (deadlines_ipm.c) on the program the deadline
+ * LP approximates with tangents. e: execution times (CPU: Q; accelerated: FIFO delay R), as
+ * opt_deadlines_fast leaves them in w->e; s->d_ns must fit every path (a start). *best: in, the max
+ * density / cap of s->d_ns; out, the best found (s->d_ns then holds those deadlines: interior, every
+ * path ends a little before D'). Returns 1 when decided: *best <= stop (then within 0.1 % of the
+ * optimum), or the optimum is proven above stop (stop > 0), or reached within 1e-8; 0 when not (no
+ * interior, a centring that does not converge, deadline_s passed): the caller then uses the LP.
+ */
+int opt_deadlines_ipm(const struct opt_inst *in, struct opt_sol *s, const double *e, double slack_frac, double stop,
+		      double deadline_s, double *best);
+/* Exact: the interior point method above, and where it leaves the question open the LP (GLPK dual
+ * simplex) + Kelley tangent cuts minimising the max core density; stops once the max density is
+ * <= 1 (slack reclaimed on the interior point's deadlines) or proven above it. */
 double opt_deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double slack_frac, double deadline_s);
+/* The same LP run to its optimum (Kelley until its bound is within 1e-7 of the best true density):
+ * the reference the tests hold the faster methods against. */
+double opt_deadlines_lp_min(const struct opt_inst *in, struct opt_sol *s, double slack_frac, double deadline_s);
 
 /* opt_pack with polish runs the deadline LP when the fast rules leave the max density below this
  * (over cap): at high load the fast rules stay up to ~5 % above the LP's optimum (1.052 against 0.998

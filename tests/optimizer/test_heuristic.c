@@ -200,6 +200,99 @@ START_TEST(fast_deadlines_reuse_equals_fresh)
 }
 END_TEST
 
+/* A chain a1 -> b1 -> a2 -> b2 (period and deadline D = 20 ms) with the a's on core 0 and the b's on
+ * core 1: the optimum gives each core's tasks d ~ sqrt(Q) and balances the cores, max density
+ * lambda* = (S0^2 + S1^2) / D with S_c the sum of sqrt(Q) on core c (Lagrange; no bound is active
+ * here: every d stays between Q and T). The interior point method and the LP run to its optimum
+ * both reach it within 1e-6, the fast rules alone do not. */
+START_TEST(ipm_reaches_chain_optimum)
+{
+	struct fx f;
+	fx_init(&f, pd_to_load("dags:\n"
+			       "  - name: c\n"
+			       "    period: 20ms\n"
+			       "    tasks: [{name: a1, wcet: 1ms}, {name: b1, wcet: 2ms}, {name: a2, wcet: 4ms}, {name: b2, wcet: 2ms}]\n"
+			       "    edges: [[a1, b1], [b1, a2], [a2, b2]]\n",
+			       pd_to_plat2));
+	const struct opt_inst *in = &f.in;
+	ck_assert_uint_eq(in->n_cores, 2);
+	f.s.isl_opp[0] = 1;
+	double S[2] = {0, 0};
+	for (size_t i = 0; i < 4; i++) {
+		f.s.where[i] = i % 2 ? 1 : 0; /* task order a1 b1 a2 b2 */
+		S[i % 2] += sqrt((double)opt_exec_ns(in, &f.s, i));
+	}
+	double opt = (S[0] * S[0] + S[1] * S[1]) / 20e6 / in->cap;
+	ck_assert_double_eq_tol(opt, 17.0 / 20.0 / in->cap, 1e-12); /* Q = WCET at 1000 MHz: 9 + 8 ms^.5 */
+	struct opt_sol lp;
+	ck_assert_int_eq(opt_sol_init(&lp, in), 0);
+	opt_sol_copy(&lp, &f.s, in);
+	double fast = opt_deadlines_fast(in, &f.s, f.w, 0, 8);
+	ck_assert_double_gt(fast, opt * (1 + 1e-3));
+	double r = fast;
+	ck_assert_int_eq(opt_deadlines_ipm(in, &f.s, f.w->e, 0, 0, opt_now_s() + 30, &r), 1);
+	ck_assert_double_eq_tol(r, opt, 1e-6 * opt);
+	ck_assert_double_eq_tol(density_of(in, &f.s), r, 1e-12);
+	assert_deadlines_fit(in, &f.s);
+	double l = opt_deadlines_lp_min(in, &lp, 0, opt_now_s() + 30);
+	ck_assert_double_eq_tol(l, opt, 1e-6 * opt);
+	assert_deadlines_fit(in, &lp);
+	/* asked only whether the cores fit a cap above the optimum, it stops at deadlines that do */
+	opt_sol_copy(&f.s, &lp, in);
+	fast = r = opt_deadlines_fast(in, &f.s, f.w, 0, 8);
+	ck_assert_int_eq(opt_deadlines_ipm(in, &f.s, f.w->e, 0, fast * 0.999, opt_now_s() + 30, &r), 1);
+	ck_assert_double_le(r, fast * 0.999);
+	ck_assert_double_gt(r, opt);
+	ck_assert_double_eq_tol(density_of(in, &f.s), r, 1e-12);
+	assert_deadlines_fit(in, &f.s);
+	/* and below the optimum it proves that none do (the bound passes the cap) */
+	r = fast;
+	ck_assert_int_eq(opt_deadlines_ipm(in, &f.s, f.w->e, 0, opt * 0.99, opt_now_s() + 30, &r), 1);
+	ck_assert_double_gt(r, opt * (1 - 1e-9));
+	opt_sol_free(&lp);
+	fx_free(&f);
+}
+END_TEST
+
+/* On random plans of the bench-shaped sets (many far over capacity): after the fast rules, the
+ * interior point method keeps every path within D and Q <= d <= T and reports exactly the max
+ * density of the deadlines it writes, never above the fast rules'; when it says decided (run to
+ * the optimum: stop 0), that density is the LP's optimum within 1e-6; it decides most plans. */
+START_TEST(ipm_fits_paths_and_matches_lp)
+{
+	int checked = 0, decided = 0;
+	for (int which = 0; which < 2; which++) {
+		struct fx f;
+		fx_init(&f, set_of(which, 43 + (uint64_t)which));
+		struct opt_sol lp;
+		ck_assert_int_eq(opt_sol_init(&lp, &f.in), 0);
+		for (int t = 0; t < 30; t++) {
+			if (!random_plan(&f))
+				continue;
+			opt_sol_copy(&lp, &f.s, &f.in);
+			double fast = opt_deadlines_fast(&f.in, &f.s, f.w, 0, 4);
+			if (fast >= OPT_PATH_INFEASIBLE)
+				continue;
+			double r = fast;
+			int dec = opt_deadlines_ipm(&f.in, &f.s, f.w->e, 0, 0, opt_now_s() + 30, &r);
+			assert_deadlines_fit(&f.in, &f.s);
+			ck_assert_double_eq_tol(density_of(&f.in, &f.s), r, 1e-9 * fmax(1, r));
+			ck_assert_double_le(r, fast);
+			double l = opt_deadlines_lp_min(&f.in, &lp, 0, opt_now_s() + 30);
+			ck_assert_double_ge(r, l * (1 - 1e-6));
+			if (dec)
+				ck_assert_double_le(r, l * (1 + 1e-6));
+			decided += dec;
+			checked++;
+		}
+		opt_sol_free(&lp);
+		fx_free(&f);
+	}
+	ck_assert_int_ge(checked, 30);
+	ck_assert_int_ge(decided * 3, checked * 2); /* 46 of 60 here; every call of the heuristic on Xavier sets */
+}
+END_TEST
+
 START_TEST(pack_reports_its_plan)
 {
 	int checked = 0;
@@ -332,5 +425,10 @@ int main(void)
 	tcase_add_test(tc, heuristic_plans_check_and_repeat);
 	tcase_add_test(tc, heuristic_finds_plan_on_loaded_xu4_120);
 	suite_add_tcase(s, tc);
+	TCase *tt = tcase_create("deadlines");
+	tcase_set_timeout(tt, 120);
+	tcase_add_test(tt, ipm_reaches_chain_optimum);
+	tcase_add_test(tt, ipm_fits_paths_and_matches_lp);
+	suite_add_tcase(s, tt);
 	return pd_test_main(s);
 }
