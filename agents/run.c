@@ -418,14 +418,14 @@ int pd_agent_run(const struct pd_agent_opts *o, pd_err *e)
 		rc = exec_admit(&r.x, e);
 	if (rc)
 		goto out_threads;
-	/* admitted: t0 leaves every thread time to reach its first wait, and the rest of the start
-	 * (the log's file, the writer, sampler and monitor threads) time to run before the first release.
-	 * That rest takes a fraction of what spawning and admitting took on the same board, so the lead is
-	 * that time, at least 50 ms: an emulated Cortex-A53 (TCG) needed ~140 ms, and a first release
-	 * before exec_go() would be late by the agent's own start, not by the plan. */
-	/* the board's OPPs as the run starts (recorded at t = 0), read before t0 is fixed: files served
-	 * by a board daemon (the twins' FUSE, a loaded board's sysfs) took 141 ms under TCG */
+	/* admitted. The board's OPPs as the run starts (recorded at t = 0) are read before t0 is fixed:
+	 * files served by a board daemon (the twins' FUSE, a loaded board's sysfs) took 141 ms under TCG,
+	 * which made the first two instances late when they were read after it. */
 	opp_snapshot(r.s, main_ring, 0);
+	/* t0 leaves every thread time to reach its first wait, and the rest of the start (the log's
+	 * file, the writer, sampler and monitor threads) time to run before the first release: as long
+	 * as spawning and admitting took on this board (a slow board is slow at both), at least 50 ms.
+	 * A first release before exec_go() would be late by the agent's own start, not by the plan. */
 	int64_t now = exec_mono_ns();
 	int64_t lead = now - spawn_t > 50 * PD_NS_PER_MS ? now - spawn_t : 50 * PD_NS_PER_MS;
 	int64_t t0 = now + lead;

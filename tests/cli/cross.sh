@@ -108,9 +108,9 @@ for arch in $ARCHES; do
 		continue
 	fi
 	# A run that missed is repeated up to twice (the rule of the agents' e2e tests): under qemu-user
-	# the emulator's threads share one translation-cache lock, so a SCHED_DEADLINE job can wait on a
-	# SCHED_OTHER thread of the same process that holds it while the loaded machine runs other tests
-	# (a priority inversion of the emulator, 51 ms seen once in CI). A broken agent misses every time.
+	# a job's timing is the emulator's (one 51-ms response seen in CI while other tests ran; a likely
+	# cause: the emulator's threads share its translation-cache lock, so a SCHED_DEADLINE job can wait
+	# on a SCHED_OTHER thread of the same process). A broken agent misses every time.
 	for try in 1 2 3; do
 		run_once "$arch" "$qemu" "$agent"
 		case $? in
