@@ -157,6 +157,13 @@ int pd_parse_power_uw(const char *s, int64_t *out, const char **why);
 int pd_parse_run_ns(const char *s, bool bare_seconds, int64_t *out, const char **why);
 /* "1400MHz", "1.4GHz", "200000kHz", "114750000Hz" -> kHz (must be whole kHz). */
 int pd_parse_freq_khz(const char *s, int64_t *out, const char **why);
+/* A Linux CPU list ("0-3,6", as sysfs and cpuset files write it, ending at the first blank or
+ * newline) into set[0..n): set[c] = 1 for each CPU named. -1 when malformed, a range runs backwards
+ * or a CPU is n or more (never silently dropped); "" is the empty set. */
+int pd_parse_cpulist(const char *s, unsigned char *set, size_t n);
+/* A name that goes unquoted into paths, argument vectors and config files: non-empty, only
+ * [A-Za-z0-9._-] (and '/' when slash). Callers add their own rules (length, first character). */
+bool pd_name_chars_ok(const char *s, bool slash);
 
 /* Canonical forms, written with the largest unit that keeps the value >= 1 and exact:
  * 2500000 ns -> "2.5ms", 1200000 uW -> "1.2W", 1400000 kHz -> "1.4GHz". buf >= 32 bytes. */

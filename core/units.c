@@ -10,6 +10,7 @@
 #include "core/pd_core.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,4 +234,49 @@ const char *pd_fmt_double(double v, char *buf, size_t n)
 	}
 	/* keep a number looking like a number in YAML: "1" stays "1", "1e-05" stays valid */
 	return buf;
+}
+
+int pd_parse_cpulist(const char *s, unsigned char *set, size_t n)
+{
+	memset(set, 0, n);
+	while (s && *s && *s != '\n' && *s != ' ' && *s != '\t') {
+		char *end;
+		errno = 0;
+		long a = strtol(s, &end, 10), z = a;
+		if (end == s || *s == '-' || *s == '+' || errno)
+			return -1;
+		if (*end == '-') {
+			s = end + 1;
+			if (*s < '0' || *s > '9')
+				return -1;
+			z = strtol(s, &end, 10);
+			if (errno)
+				return -1;
+		}
+		if (z < a || (unsigned long)z >= n)
+			return -1;
+		for (long c = a; c <= z; c++)
+			set[c] = 1;
+		if (*end == ',') {
+			s = end + 1;
+			if (*s < '0' || *s > '9') /* "1," or "1,,2" */
+				return -1;
+		} else if (*end && *end != '\n' && *end != ' ' && *end != '\t') {
+			return -1;
+		} else {
+			s = end;
+		}
+	}
+	return 0;
+}
+
+bool pd_name_chars_ok(const char *s, bool slash)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '-' ||
+		      *s == '_' || *s == '.' || (slash && *s == '/')))
+			return false;
+	return true;
 }

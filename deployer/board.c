@@ -18,11 +18,7 @@
 
 int pd_deploy_cgroup_name_check(const char *name, pd_err *e)
 {
-	size_t n = strlen(name);
-	bool ok = n >= 1 && n <= 63 && name[0] != '.';
-	for (size_t i = 0; ok && i < n; i++)
-		ok = (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
-		     (name[i] >= '0' && name[i] <= '9') || name[i] == '.' || name[i] == '_' || name[i] == '-';
+	bool ok = pd_name_chars_ok(name, false) && strlen(name) <= 63 && name[0] != '.';
 	/* cgroup.* and cpuset.* are the kernel's control files in the same directory */
 	if (ok && (!strncmp(name, "cgroup.", 7) || !strncmp(name, "cpuset.", 7) || !strcmp(name, "tasks")))
 		ok = false;
@@ -101,27 +97,6 @@ bool board_word_in(const char *list, const char *word)
 		p = q;
 	}
 	return false;
-}
-
-int board_parse_cpulist(const char *s, unsigned char *set, size_t n)
-{
-	memset(set, 0, n);
-	while (s && *s && !isspace((unsigned char)*s)) {
-		char *end;
-		long a = strtol(s, &end, 10), z = a;
-		if (end == s)
-			return -1;
-		if (*end == '-') {
-			s = end + 1;
-			z = strtol(s, &end, 10);
-			if (end == s)
-				return -1;
-		}
-		for (long c = a; c <= z && c >= 0 && (size_t)c < n; c++)
-			set[c] = 1;
-		s = *end == ',' ? end + 1 : end;
-	}
-	return 0;
 }
 
 size_t board_plan_cpus(const pd_plan *p, int *cpus, size_t max)

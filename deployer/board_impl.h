@@ -59,8 +59,6 @@ int board_record(pd_deploy_board *b, enum rec_kind k, const char *path, const ch
 		 const char *newv);
 /* Does value list text (whitespace separated) contain word? */
 bool board_word_in(const char *list, const char *word);
-/* "0-3,6" → bitmask of CPUs < 1024 in set (1 byte per CPU). */
-int board_parse_cpulist(const char *s, unsigned char *set, size_t n);
 /* Fault hook: at step, applies the configured fault; returns non-zero for kind "fail". */
 int board_fault(pd_deploy_board *b, const char *step, pd_err *e);
 int pd_deploy_fault_fire(struct pd_deploy_fault *f, const char *step, pd_deploy_transport *t, volatile sig_atomic_t *interrupted,

@@ -184,11 +184,14 @@ static bool kernel_wide(const struct dctx *c, const char *path, size_t n)
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (n == strlen(fixed[i]) && !memcmp(path, fixed[i], n))
 			return true;
+	/* the cpuset root's own files (v1, v2) */
+	static const char *const root_files[] = {"/cpuset.sched_load_balance", "/cgroup.subtree_control"};
 	const char *root = c->b ? pd_deploy_board_info(c->b)->cgroup_root : "";
 	size_t rl = strlen(root);
-	return rl && n > rl && !memcmp(path, root, rl) &&
-	       ((n - rl == 26 && !memcmp(path + rl, "/cpuset.sched_load_balance", 26)) ||
-		(n - rl == 23 && !memcmp(path + rl, "/cgroup.subtree_control", 23)));
+	for (size_t i = 0; rl && i < sizeof(root_files) / sizeof(root_files[0]); i++)
+		if (n == rl + strlen(root_files[i]) && !memcmp(path, root, rl) && !memcmp(path + rl, root_files[i], n - rl))
+			return true;
+	return false;
 }
 
 static bool we_changed(const json_t *changes, const char *path, size_t n)

@@ -103,7 +103,7 @@ static void check_cpus(pd_deploy_board *b, const pd_plan *p, pd_buf *problems)
 	pd_err e = {0};
 	unsigned char online[1024];
 	if (board_read(b, "/sys/devices/system/cpu/online", &v, &e) == 0 &&
-	    board_parse_cpulist(v.data, online, sizeof(online)) == 0) {
+	    pd_parse_cpulist(v.data, online, sizeof(online)) == 0) {
 		int cpus[1024];
 		size_t n = board_plan_cpus(p, cpus, 1024);
 		for (size_t i = 0; i < n; i++)
@@ -297,7 +297,7 @@ static void check_exclusive_siblings(pd_deploy_board *b, const pd_plan *p, pd_bu
 		unsigned char set[1024];
 		if (strcmp(names[i], b->cgname) && board_read(b, ex, &v, &e) == 0 &&
 		    (v2 ? strncmp(v.data, "root", 4) == 0 || strncmp(v.data, "isolated", 8) == 0 : !strcmp(v.data, "1")) &&
-		    board_read(b, cp, &v, &e) == 0 && board_parse_cpulist(v.data, set, sizeof(set)) == 0) {
+		    board_read(b, cp, &v, &e) == 0 && pd_parse_cpulist(v.data, set, sizeof(set)) == 0) {
 			for (size_t c = 0; c < n; c++)
 				if (cpus[c] < 1024 && set[cpus[c]]) {
 					PROBLEM("%s %s/%s holds CPU %d of the plan (CPUs %s): another deploy or agent is "

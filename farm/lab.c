@@ -16,16 +16,7 @@
 
 bool farm_name_ok(const char *s)
 {
-	size_t n = s ? strlen(s) : 0;
-	if (n == 0 || n >= FARM_NAME_MAX || s[0] == '.' || s[0] == '-')
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-		      c == '_' || c == '-'))
-			return false;
-	}
-	return true;
+	return pd_name_chars_ok(s, false) && strlen(s) < FARM_NAME_MAX && s[0] != '.' && s[0] != '-';
 }
 
 const struct farm_device *farm_lab_device(const pd_farm_lab *l, const char *name)

@@ -47,21 +47,9 @@ const char *pd_twin_state_dir(const char *requested, char *buf, size_t n)
 	return buf;
 }
 
-/* Only characters that are safe unquoted in sshd_config and in argv for ip(8). */
-static bool safe_name(const char *s, bool slash)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '-' ||
-		      *s == '_' || *s == '.' || (slash && *s == '/')))
-			return false;
-	return true;
-}
-
 int twin_paths_init(struct twin_paths *tp, const char *dir, pd_err *e)
 {
-	if (dir[0] != '/' || strlen(dir) > 200 || !safe_name(dir, true) || strstr(dir, ".."))
+	if (dir[0] != '/' || strlen(dir) > 200 || !pd_name_chars_ok(dir, true) || strstr(dir, ".."))
 		return pd_err_set(e, PD_EXIT_USAGE,
 				  "state dir '%s': must be an absolute path of at most 200 characters from [A-Za-z0-9._/-]",
 				  dir);
@@ -462,7 +450,7 @@ static int fill_record(const struct pd_twin_opts *o, struct record *r, pd_err *e
 	const char *net = o->subnet ? o->subnet : getenv("POWERDAG_TWIN_SUBNET");
 	ns = ns && *ns ? ns : PD_TWIN_DEFAULT_NETNS;
 	net = net && *net ? net : PD_TWIN_DEFAULT_SUBNET;
-	if (!safe_name(ns, false) || strlen(ns) > 48)
+	if (!pd_name_chars_ok(ns, false) || strlen(ns) > 48)
 		return pd_err_set(e, PD_EXIT_USAGE, "netns name '%s': use at most 48 characters from [A-Za-z0-9._-]", ns);
 	struct in_addr a;
 	if (inet_pton(AF_INET, net, &a) != 1 || (ntohl(a.s_addr) & 3) != 0)
@@ -503,29 +491,15 @@ static int host_cpus(const struct pd_twin_opts *o, struct record *r, pd_err *e)
 	CPU_ZERO(&aff);
 	if (sched_getaffinity(0, sizeof(aff), &aff) != 0)
 		return pd_err_set(e, PD_EXIT_ENV, "sched_getaffinity: %s", strerror(errno));
-	bool set[TWIN_MAX_CPUS] = {false};
-	const char *p = o->host_cpus;
-	for (;;) {
-		char *end;
-		errno = 0;
-		long a = strtol(p, &end, 10), b = a;
-		if (end != p && !errno && *end == '-') {
-			p = end + 1;
-			b = strtol(p, &end, 10);
-		}
-		if (end == p || errno || a < 0 || b < a || b >= TWIN_MAX_CPUS || (*end && *end != ','))
-			return pd_err_set(e, PD_EXIT_USAGE, "--host-cpus '%s': expected a CPU list such as 1 or 0,2-3 (CPUs 0..%d)",
-					  o->host_cpus, TWIN_MAX_CPUS - 1);
-		for (long c = a; c <= b; c++) {
-			if (!CPU_ISSET((int)c, &aff))
-				return pd_err_set(e, PD_EXIT_USAGE, "--host-cpus %s: CPU %ld is not one this machine lets powerdag "
-						  "run on (offline or outside its affinity; see nproc)", o->host_cpus, c);
-			set[c] = true;
-		}
-		if (!*end)
-			break;
-		p = end + 1;
-	}
+	unsigned char set[TWIN_MAX_CPUS];
+	if (pd_parse_cpulist(o->host_cpus, set, sizeof(set)) != 0 || !memchr(set, 1, sizeof(set)) ||
+	    strpbrk(o->host_cpus, " \t\n"))
+		return pd_err_set(e, PD_EXIT_USAGE, "--host-cpus '%s': expected a CPU list such as 1 or 0,2-3 (CPUs 0..%d)",
+				  o->host_cpus, TWIN_MAX_CPUS - 1);
+	for (int c = 0; c < TWIN_MAX_CPUS; c++)
+		if (set[c] && !CPU_ISSET(c, &aff))
+			return pd_err_set(e, PD_EXIT_USAGE, "--host-cpus %s: CPU %d is not one this machine lets powerdag "
+					  "run on (offline or outside its affinity; see nproc)", o->host_cpus, c);
 	for (int c = 0; c < TWIN_MAX_CPUS; c++)
 		if (set[c])
 			r->host_cpus[r->n_host_cpus++] = c;

@@ -275,7 +275,7 @@ int twin_vm_initrd(const struct twin_vm_boot *b, pd_err *e)
 			rc = cpio_file(&c, files[i].name, files[i].path, files[i].mode, e);
 	}
 	if (rc == 0) {
-		/* every value below was validated by safe_name / inet_pton in life.c: nothing to quote */
+		/* every value below was validated by pd_name_chars_ok / inet_pton in life.c: nothing to quote */
 		pd_buf s;
 		pd_buf_init(&s);
 		pd_buf_printf(&s,

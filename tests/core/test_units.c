@@ -248,6 +248,27 @@ START_TEST(atomic_write_leaves_no_partial)
 }
 END_TEST
 
+START_TEST(cpulists_and_names)
+{
+	unsigned char set[8];
+	ck_assert_int_eq(pd_parse_cpulist("0-2,5\n", set, sizeof(set)), 0);
+	ck_assert(set[0] && set[1] && set[2] && !set[3] && !set[4] && set[5] && !set[6]);
+	ck_assert_int_eq(pd_parse_cpulist("", set, sizeof(set)), 0);
+	ck_assert(!memchr(set, 1, sizeof(set)));
+	ck_assert_int_eq(pd_parse_cpulist("7", set, sizeof(set)), 0);
+	ck_assert(set[7]);
+	static const char *const bad[] = {"8", "3-1", "1,", "1,,2", "a", "-1", "1-", "1-x", "1;2", "0-99999999999999999999"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(pd_parse_cpulist(bad[i], set, sizeof(set)) == -1, "'%s' accepted", bad[i]);
+	ck_assert(pd_name_chars_ok("powerdag-pd_ns.1", false));
+	ck_assert(!pd_name_chars_ok("", false));
+	ck_assert(!pd_name_chars_ok("a/b", false));
+	ck_assert(pd_name_chars_ok("/run/a-b", true));
+	ck_assert(!pd_name_chars_ok("a b", true));
+	ck_assert(!pd_name_chars_ok("x'y", false));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("core");
@@ -261,6 +282,7 @@ int main(void)
 	tcase_add_test(tc, yaml_many_keys);
 	tcase_add_test(tc, yaml_emit_quotes_typed_strings);
 	tcase_add_test(tc, atomic_write_leaves_no_partial);
+	tcase_add_test(tc, cpulists_and_names);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }

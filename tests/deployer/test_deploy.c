@@ -178,6 +178,16 @@ START_TEST(deploy_success)
 }
 END_TEST
 
+/* A deploy while "someone else" (the fake agent in MODE, at its 6th record) changes the fake board. */
+static int run_beside(const char *mode, struct pd_deploy_result *r, pd_err *e)
+{
+	setenv("FAKE_AGENT", mode, 1);
+	setenv("FAKE_ROOT", root, 1);
+	struct pd_deploy_opts o;
+	opts(&o, NULL);
+	return pd_deploy_run(&o, r, e);
+}
+
 /* Boards that share one kernel (namespace twins with --host-cpus) deploy at once: a kernel-wide value
  * this deploy found already changed and did not touch, changed back by the other deploy during the
  * run, is listed as changed meanwhile - the restore is not failed for it. */
@@ -189,13 +199,9 @@ START_TEST(deploy_excuses_a_kernel_wide_change_by_another)
 	ck_assert_ptr_nonnull(f);
 	fputs("0\n", f); /* the other deploy's P-EDF root domains */
 	fclose(f);
-	setenv("FAKE_AGENT", "neighbour", 1);
-	setenv("FAKE_ROOT", root, 1);
-	struct pd_deploy_opts o;
-	opts(&o, NULL);
 	struct pd_deploy_result r;
 	pd_err e = {0};
-	ck_assert_msg(pd_deploy_run(&o, &r, &e) == 0, "%s", e.msg);
+	ck_assert_msg(run_beside("neighbour", &r, &e) == 0, "%s", e.msg);
 	ck_assert(r.restored);
 	json_t *j = meta();
 	json_t *rs = json_object_get(j, "restore");
@@ -211,13 +217,9 @@ END_TEST
 /* Anything else that differs after the restore still makes the states unequal. */
 START_TEST(deploy_flags_any_other_change)
 {
-	setenv("FAKE_AGENT", "firmware", 1);
-	setenv("FAKE_ROOT", root, 1);
-	struct pd_deploy_opts o;
-	opts(&o, NULL);
 	struct pd_deploy_result r;
 	pd_err e = {0};
-	pd_deploy_run(&o, &r, &e);
+	run_beside("firmware", &r, &e); /* the verdict is in deploy.json */
 	json_t *j = meta();
 	json_t *rs = json_object_get(j, "restore");
 	ck_assert(json_is_false(json_object_get(rs, "state_equal")));
