@@ -79,14 +79,12 @@ static json_t *j_measured(const struct rpt_stats *s)
 	for (size_t i = 0; i < s->n_gaps; i++)
 		json_array_append_new(gaps, json_pack("{s:o, s:o, s:o}", "rail", str(s->gaps[i].rail), "from_ms",
 						      ms(s->gaps[i].from_ns), "to_ms", ms(s->gaps[i].to_ns)));
-	json_t *m = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:I, s:o, s:{s:I, s:f, s:o}, s:{s:I, s:f, s:f}}",
-			      "power_w", num(s->power_w), "peak_w", num(s->peak_w), "energy_j", num(s->energy_j),
-			      "total_from", str(s->total_from), "rails", rails, "rail_stats", detail, "instances",
+	json_t *m = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:I, s:o, s:{s:I, s:f, s:o}}", "power_w",
+			      num(s->power_w), "peak_w", num(s->peak_w), "energy_j", num(s->energy_j), "total_from",
+			      str(s->total_from), "rails", rails, "rail_stats", detail, "instances",
 			      (json_int_t)s->instances, "misses", (json_int_t)s->misses, "dags", dags, "overruns",
 			      (json_int_t)s->overruns, "tasks", tasks, "sampling_gaps", "count", (json_int_t)s->n_gaps,
-			      "total_ms", (double)s->gap_total_ns / 1e6, "list", gaps, "late_samples", "count",
-			      (json_int_t)s->n_late, "max_interval_ms", (double)s->late_max_ns / 1e6, "bound_ms",
-			      (double)s->late_bound_ns / 1e6);
+			      "total_ms", (double)s->gap_total_ns / 1e6, "list", gaps);
 	/* null when the agent did not sample steal: 0 would claim the host stole nothing */
 	json_object_set_new(m, "host_steal_ms", s->steal_sampled ? ms(s->host_steal_ns) : json_null());
 	json_object_set_new(m, "misses_with_steal",

@@ -200,14 +200,10 @@ struct rpt_stats {
 	size_t n_tasks;
 	uint64_t overruns;
 
-	/* sampling gaps: logged ones plus intervals between two samples of a rail longer than 2 x the
-	 * nominal period + late_bound_ns; intervals above 2 periods but within that are late samples */
+	/* sampling gaps: logged ones plus intervals > 2 x nominal period between two samples of a rail */
 	struct rpt_gap *gaps;
 	size_t n_gaps;
 	int64_t gap_total_ns;
-	size_t n_late;          /* intervals of 2 periods .. 2 periods + late_bound_ns (every rail) */
-	int64_t late_max_ns;    /* the longest of them */
-	int64_t late_bound_ns;  /* the most a plan CPU's jobs of one release keep it busy (sum of budgets) */
 
 	/* predictions */
 	double plan_power_w;   /* the plan's model power; NAN when the plan has none */

@@ -16,14 +16,8 @@
  *   percentiles   nearest rank over finished instances: sorted[ceil(p n) - 1];
  *   slack         (D - R) / D, the worst (smallest) over finished instances;
  *   gap           an interval between two samples of a rail longer than twice the nominal sampling
- *                 period (the median interval when the log does not state it) plus the late bound,
- *                 or a gap the agent logged;
- *   late sample   an interval longer than twice the period but within that bound. The sampler runs
- *                 below every SCHED_DEADLINE task of the plan (agents/sampler.c: sampling must never
- *                 delay a job), so on a board whose plan keeps every CPU busy a tick waits for the
- *                 jobs on the sampler's CPU: at most the sum of the budgets of one CPU's tasks, the
- *                 late bound. A late sample still reads the sensor (which averages over its
- *                 conversion time); it is counted apart so that gaps mean lost data.
+ *                 period (the median interval when the log does not state it), or a gap the agent
+ *                 logged.
  */
 #include "reports/run_model_impl.h"
 
@@ -272,26 +266,9 @@ static int push_gap(struct rpt_stats *s, size_t *cap, struct rpt_gap g)
 	return 0;
 }
 
-/* The late bound: the largest sum of CPU budgets (runtime Q) over the plan's CPUs. */
-static int64_t late_bound(const pd_plan *p)
-{
-	int64_t per_cpu[1024] = {0}, m = 0;
-	size_t n = pd_dags_task_count(pd_plan_dags(p));
-	for (size_t i = 0; i < n; i++) {
-		const struct pd_plan_task *pt = pd_plan_task_c(p, i);
-		if (pt->place.kind != PD_PLACE_CPU || pt->place.cpu < 0 || pt->place.cpu >= 1024)
-			continue;
-		per_cpu[pt->place.cpu] += pt->runtime_ns; /* runtimes <= a plan's 1-h bound: no overflow */
-		if (per_cpu[pt->place.cpu] > m)
-			m = per_cpu[pt->place.cpu];
-	}
-	return m;
-}
-
 static int gap_stats(const struct rpt_run *r, struct rpt_stats *s)
 {
 	size_t cap = 0;
-	s->late_bound_ns = r->plan ? late_bound(r->plan) : 0;
 	for (size_t g = 0; g < r->n_gaps; g++)
 		if (push_gap(s, &cap, r->gaps[g]) < 0)
 			return -1;
@@ -302,15 +279,9 @@ static int gap_stats(const struct rpt_run *r, struct rpt_stats *s)
 			continue;
 		for (size_t i = 0; i + 1 < rl->n; i++) {
 			int64_t a = rl->t_ns[i], b = rl->t_ns[i + 1];
-			if (b - a <= 2 * period || covered_by_logged(r, rl->name, a, b))
-				continue;
-			if (b - a <= 2 * period + s->late_bound_ns) {
-				s->n_late++;
-				if (b - a > s->late_max_ns)
-					s->late_max_ns = b - a;
-			} else if (push_gap(s, &cap, (struct rpt_gap){rl->name, a, b}) < 0) {
-				return -1;
-			}
+			if (b - a > 2 * period && !covered_by_logged(r, rl->name, a, b))
+				if (push_gap(s, &cap, (struct rpt_gap){rl->name, a, b}) < 0)
+					return -1;
 		}
 	}
 	return 0;

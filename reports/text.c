@@ -215,10 +215,6 @@ static void text_gaps(const struct rpt_run *r, const struct rpt_stats *s, pd_buf
 	if (r->sample_period_ns > 0)
 		pd_buf_printf(o, " (nominal period %.3f ms)", (double)r->sample_period_ns / 1e6);
 	pd_buf_printf(o, "\n");
-	if (s->n_late)
-		pd_buf_printf(o, "  and %zu late sample(s), up to %.3f ms apart: the sampler runs below the plan's "
-				 "SCHED_DEADLINE jobs\n  (by design), which can hold its CPU for %.3f ms; not counted as gaps\n",
-			      s->n_late, (double)s->late_max_ns / 1e6, (double)s->late_bound_ns / 1e6);
 	for (size_t i = 0; i < s->n_gaps && i < 10; i++)
 		pd_buf_printf(o, "  %-14s %s .. %s ms\n", s->gaps[i].rail ? E(A, s->gaps[i].rail) : "all rails",
 			      rpt_fmt_ms(s->gaps[i].from_ns, a, 32), rpt_fmt_ms(s->gaps[i].to_ns, b, 32));
