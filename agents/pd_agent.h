@@ -16,7 +16,8 @@
  *   sampler.c   the periodic sampling thread (POWER and GAP records, written through runlog/)
  *   gpio.c      GPIO markers (libgpiod 1.6 or a recording double)
  *   starve.c    optional starvation monitor (kernels without the fair deadline server)
- *   steal.c     host steal per CPU of the plan from /proc/stat (STEAL records; sampled by run.c's main thread)
+ *   steal.c     host steal and busy time per CPU of the plan from /proc/stat (STEAL and BUSY records;
+ *               sampled by run.c's main thread)
  *   selftest.c  --self-test
  *   run.c       the whole run: set-up, all-or-nothing admission, start barrier, stop, tear-down
  *

@@ -5,7 +5,8 @@
  *   2. create every thread (SCHED_OTHER): each enters its CPU's exclusive cpuset and calibrates;
  *   3. admit: SCHED_DEADLINE for every CPU task, or revert all and exit 3 naming the task;
  *   4. open the run log (header with t0), start writer, sampler, monitor; start barrier at t0;
- *   5. wait for the duration or SIGTERM/SIGINT, sampling host steal meanwhile; stop releasing, drain, join;
+ *   5. wait for the duration or SIGTERM/SIGINT, sampling host steal and busy time meanwhile; stop
+ *      releasing, drain, join;
  *   6. END record, close the log, remove the cpusets.
  */
 #include "agents/exec_impl.h"
@@ -71,6 +72,8 @@ static char *header_json(const struct pd_agent_spec *s, const struct pd_agent_op
 	json_object_set_new(h, "accel_backend", json_string(accel_backend));
 	/* 0: not sampled, so that a reader tells "no steal" from "not watched" */
 	json_object_set_new(h, "steal_period_ns", json_integer(steal ? PD_AGENT_STEAL_PERIOD_NS : 0));
+	/* the same read of /proc/stat gives the busy time of the plan's CPUs (BUSY records) */
+	json_object_set_new(h, "busy_period_ns", json_integer(steal ? PD_AGENT_STEAL_PERIOD_NS : 0));
 	struct timespec pc;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &pc); /* start-up cost, to tell it from the steady state */
 	json_object_set_new(h, "setup_cpu_ns", json_integer((json_int_t)pc.tv_sec * PD_NS_PER_S + pc.tv_nsec));
@@ -191,8 +194,9 @@ static int ensure_dir(const char *dir, pd_err *e)
 }
 
 /* Blocks until stop_abs (0 = forever) or SIGTERM/SIGINT; returns 1 when a signal stopped the run.
- * Meanwhile samples host steal (when st) at t0 (the baseline) and every PD_AGENT_STEAL_PERIOD_NS
- * after it, on a grid: a late wake-up skips to the next tick, the counters lose nothing. */
+ * Meanwhile samples host steal and busy time (when st) at t0 (the baseline) and every
+ * PD_AGENT_STEAL_PERIOD_NS after it, on a grid: a late wake-up skips to the next tick, the counters
+ * lose nothing. */
 static int wait_stop(int64_t stop_abs, pd_steal *st, int64_t t0, struct pd_runlog_ring *ring)
 {
 	sigset_t set;
@@ -232,7 +236,7 @@ struct run {
 	struct pd_agent_gpio_ops gpio;
 	bool gpio_open;
 	struct pd_agent_accel_ops accel;
-	pd_steal *steal; /* NULL: host steal not sampled (header steal_period_ns 0) */
+	pd_steal *steal; /* NULL: host steal and busy time not sampled (header steal_period_ns, busy_period_ns 0) */
 };
 
 static int64_t process_cpu_ns(void)
@@ -311,11 +315,11 @@ static int setup(struct run *r, pd_err *e)
 		if (!r->pw)
 			return pd_err_set(e, PD_EXIT_ENV, "out of memory (power rails)");
 	}
-	if (n_cpus) { /* steal matters only where the plan's reservations run */
+	if (n_cpus) { /* steal and busy time matter only where the plan's reservations run */
 		pd_err se = {0};
 		r->steal = steal_open("/proc/stat", cpus, n_cpus, &se);
 		if (!r->steal)
-			fprintf(o->log ? o->log : stderr, "powerdag-agent: host steal not sampled: %s\n", se.msg);
+			fprintf(o->log ? o->log : stderr, "powerdag-agent: host steal and busy time not sampled: %s\n", se.msg);
 	}
 	return 0;
 }

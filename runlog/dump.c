@@ -35,6 +35,23 @@ static void steal_line(const pd_runlog *r, FILE *o)
 		(double)pd_runlog_steal_period_ns(r) / 1e6);
 }
 
+/* CPU time of everything that ran on the plan's CPUs (BUSY records, summed over those CPUs), or why
+ * there is no figure. */
+static void busy_line(const pd_runlog *r, FILE *o)
+{
+	if (pd_runlog_busy_period_ns(r) <= 0) {
+		fprintf(o, "busy_ms: not sampled\n");
+		return;
+	}
+	int64_t sum = 0;
+	for (size_t i = 0; i < pd_runlog_busy_count(r); i++) { /* each <= 2^60 (reader): saturate the sum */
+		int64_t v = pd_runlog_busy(r, i)->busy_ns;
+		sum = v > INT64_MAX - sum ? INT64_MAX : sum + v;
+	}
+	fprintf(o, "busy_ms: %.3f (%zu records, sampled every %.0f ms)\n", (double)sum / 1e6, pd_runlog_busy_count(r),
+		(double)pd_runlog_busy_period_ns(r) / 1e6);
+}
+
 /* -1 when out of memory (nothing printed). */
 static int summary(const pd_runlog *r, FILE *o)
 {
@@ -107,6 +124,7 @@ static int summary(const pd_runlog *r, FILE *o)
 	}
 	fprintf(o, "gaps: %zu\nstarvation_interventions: %zu\n", pd_runlog_gap_count(r), pd_runlog_starve_count(r));
 	steal_line(r, o);
+	busy_line(r, o);
 	const struct pd_runlog_end_rec *e = pd_runlog_end(r);
 	if (e)
 		fprintf(o, "end: %s at %.3f s\nsampler_cpu_ms: %.3f\nwriter_cpu_ms: %.3f\nprocess_cpu_ms: %.3f\n",
@@ -162,6 +180,12 @@ int pd_runlog_dump(const pd_runlog *r, FILE *o, const char *what)
 		for (size_t i = 0; i < pd_runlog_steal_count(r); i++) {
 			const struct pd_runlog_steal_rec *s = pd_runlog_steal(r, i);
 			fprintf(o, "%d,%lld,%lld,%lld\n", s->cpu, (long long)s->from_ns, (long long)s->t_ns, (long long)s->steal_ns);
+		}
+	} else if (strcmp(what, "busy") == 0) {
+		fprintf(o, "cpu,from_ns,t_ns,busy_ns\n");
+		for (size_t i = 0; i < pd_runlog_busy_count(r); i++) {
+			const struct pd_runlog_busy_rec *b = pd_runlog_busy(r, i);
+			fprintf(o, "%d,%lld,%lld,%lld\n", b->cpu, (long long)b->from_ns, (long long)b->t_ns, (long long)b->busy_ns);
 		}
 	} else if (strcmp(what, "gaps") == 0) {
 		fprintf(o, "rail,err,start_ns,end_ns\n");

@@ -51,6 +51,7 @@ enum pd_runlog_rec_type {
 	PD_RUNLOG_END = 7,      /* clean end of run (absent after kill -9) */
 	PD_RUNLOG_DROP = 8,     /* records lost because a producer's ring was full */
 	PD_RUNLOG_STEAL = 9,    /* CPU time the hypervisor stole from a vCPU of the plan */
+	PD_RUNLOG_BUSY = 10,    /* CPU time anything (jobs, agent, daemons, interrupts) ran on a CPU of the plan */
 };
 
 /* An instance abandoned by the late-instance policy resync (some job skipped, docs/MODEL.md) is
@@ -132,6 +133,18 @@ struct pd_runlog_steal_rec {
 	uint32_t zero;
 };
 
+/* Busy is what a power rail sees that the JOB records do not: the CPU time of everything that ran on a
+ * CPU of the plan (the jobs, the agent's own threads, iiod, sshd, interrupts), from the same /proc/stat
+ * read as steal: user + nice + system + irq + softirq (guest time is inside user; idle, iowait and
+ * steal are not busy). A delta like steal, written only when the counter moved. */
+struct pd_runlog_busy_rec {
+	int64_t from_ns; /* the previous sample of this CPU: the busy time lies within (from_ns, t_ns] */
+	int64_t t_ns;    /* this sample */
+	int64_t busy_ns; /* busy within (from_ns, t_ns]; > 0 */
+	int32_t cpu;     /* Linux CPU id */
+	uint32_t zero;
+};
+
 /* ---------------------------------------------------------------- reader */
 struct pd_runlog_task_info {
 	const char *name, *dag, *work;
@@ -195,6 +208,12 @@ const struct pd_runlog_steal_rec *pd_runlog_steal(const pd_runlog *r, size_t i);
  * than the STEAL record, a kernel without the steal column, a plan without CPU tasks): then the log
  * cannot tell a host that stole nothing from one that was not watched. */
 int64_t pd_runlog_steal_period_ns(const pd_runlog *r);
+/* BUSY records in log order (per CPU, in time order), and the header's busy_period_ns: 0 when the
+ * agent did not sample busy time (an agent older than the BUSY record): then a CPU without records
+ * is unknown, not idle. */
+size_t pd_runlog_busy_count(const pd_runlog *r);
+const struct pd_runlog_busy_rec *pd_runlog_busy(const pd_runlog *r, size_t i);
+int64_t pd_runlog_busy_period_ns(const pd_runlog *r);
 /* The END record, or NULL when the run did not end cleanly. */
 const struct pd_runlog_end_rec *pd_runlog_end(const pd_runlog *r);
 /* Sum of DROP records (ring overflows while running). */
@@ -209,8 +228,8 @@ size_t pd_runlog_invalid_records(const pd_runlog *r);
 
 /* Human/tool output (powerdag-agent dump): what = "summary" (key: value lines: instances, misses,
  * per-DAG max response, overruns, release latency p50/p99/max of source jobs, rail means, gaps, host
- * steal, CPU cost of sampler/writer/process, damage), or CSV of "instances", "jobs", "power", "gaps",
- * "steal". Returns 0,
+ * steal, busy time of the plan's CPUs, CPU cost of sampler/writer/process, damage), or CSV of
+ * "instances", "jobs", "power", "gaps", "steal", "busy". Returns 0,
  * -1 for an unknown view, -2 when out of memory. */
 int pd_runlog_dump(const pd_runlog *r, FILE *out, const char *what);
 

@@ -29,7 +29,7 @@ struct pd_runlog {
 	int version;
 	uint64_t plan_hash;
 	int64_t sample_hz;
-	int64_t steal_period_ns;
+	int64_t steal_period_ns, busy_period_ns;
 	struct pd_runlog_task_info *tasks;
 	size_t n_tasks;
 	struct pd_runlog_dag_info *dags;
@@ -44,6 +44,7 @@ struct pd_runlog {
 	VEC(struct pd_runlog_opp_rec) opps;
 	VEC(struct pd_runlog_starve_rec) starve;
 	VEC(struct pd_runlog_steal_rec) steal;
+	VEC(struct pd_runlog_busy_rec) busy;
 	struct pd_runlog_end_rec end;
 	bool has_end;
 	uint64_t ring_drops;
@@ -113,6 +114,9 @@ static int parse_header(pd_runlog *r, pd_err *e, const char *name)
 	r->steal_period_ns = jint(r->hj, "steal_period_ns", 0); /* absent before the STEAL record */
 	if (r->steal_period_ns < 0)
 		r->steal_period_ns = 0;
+	r->busy_period_ns = jint(r->hj, "busy_period_ns", 0); /* absent before the BUSY record */
+	if (r->busy_period_ns < 0)
+		r->busy_period_ns = 0;
 	json_t *a = json_object_get(r->hj, "tasks");
 	r->n_tasks = json_array_size(a);
 	r->tasks = calloc(r->n_tasks + 1, sizeof(*r->tasks));
@@ -180,6 +184,12 @@ static bool steal_ok(const pd_runlog *r, const struct pd_runlog_steal_rec *x)
 	return t_ok(x->from_ns) && t_ok(x->t_ns) && x->from_ns <= x->t_ns && x->steal_ns > 0 && t_ok(x->steal_ns) &&
 	       x->cpu >= 0;
 }
+/* The same limits as steal: a positive delta over a forward interval, a CPU id. */
+static bool busy_ok(const pd_runlog *r, const struct pd_runlog_busy_rec *x)
+{
+	return t_ok(x->from_ns) && t_ok(x->t_ns) && x->from_ns <= x->t_ns && x->busy_ns > 0 && t_ok(x->busy_ns) &&
+	       x->cpu >= 0;
+}
 static bool end_ok(const pd_runlog *r, const struct pd_runlog_end_rec *x)
 {
 	return t_ok(x->t_ns) && t_ok(x->sampler_cpu_ns) && t_ok(x->writer_cpu_ns) && t_ok(x->process_cpu_ns);
@@ -220,6 +230,9 @@ static int decode(pd_runlog *r, uint16_t type, const unsigned char *p, uint32_t 
 		return 0;
 	case PD_RUNLOG_STEAL:
 		TAKE(struct pd_runlog_steal_rec, r->steal, steal_ok);
+		return 0;
+	case PD_RUNLOG_BUSY:
+		TAKE(struct pd_runlog_busy_rec, r->busy, busy_ok);
 		return 0;
 	case PD_RUNLOG_END: {
 		struct pd_runlog_end_rec x;
@@ -354,6 +367,7 @@ void pd_runlog_free(pd_runlog *r)
 	free(r->opps.v);
 	free(r->starve.v);
 	free(r->steal.v);
+	free(r->busy.v);
 	free(r->tasks);
 	free(r->dags);
 	free(r->rails);
@@ -392,6 +406,9 @@ const struct pd_runlog_starve_rec *pd_runlog_starve(const pd_runlog *r, size_t i
 size_t pd_runlog_steal_count(const pd_runlog *r) { return r->steal.n; }
 const struct pd_runlog_steal_rec *pd_runlog_steal(const pd_runlog *r, size_t i) { return &r->steal.v[i]; }
 int64_t pd_runlog_steal_period_ns(const pd_runlog *r) { return r->steal_period_ns; }
+size_t pd_runlog_busy_count(const pd_runlog *r) { return r->busy.n; }
+const struct pd_runlog_busy_rec *pd_runlog_busy(const pd_runlog *r, size_t i) { return &r->busy.v[i]; }
+int64_t pd_runlog_busy_period_ns(const pd_runlog *r) { return r->busy_period_ns; }
 const struct pd_runlog_end_rec *pd_runlog_end(const pd_runlog *r) { return r->has_end ? &r->end : NULL; }
 uint64_t pd_runlog_ring_drops(const pd_runlog *r) { return r->ring_drops; }
 size_t pd_runlog_records(const pd_runlog *r) { return r->records; }

@@ -21,7 +21,7 @@
 static const char usage[] =
 	"usage: powerdag-agent run PLAN --out DIR [--duration SEC] [--cgroup-root PATH] [--iio URI]\n"
 	"                      [--sample-hz N] [--no-power] [--gpio CHIP:LINE] [--seed S] [--starvation-monitor]\n"
-	"       powerdag-agent dump RUNLOG [summary|instances|jobs|power|gaps|steal]\n"
+	"       powerdag-agent dump RUNLOG [summary|instances|jobs|power|gaps|steal|busy]\n"
 	"       powerdag-agent check-plugins PLAN\n"
 	"       powerdag-agent measure overhead --cpu N [--jobs N] [--period-us P] [--work-us W]\n"
 	"       powerdag-agent measure power --rail URI,DEVICE,CHANNEL,SCALE... [--cpus LIST] [--accel NAME]\n"
@@ -148,7 +148,7 @@ static int cmd_check_plugins(const char *plan)
 	return n ? PD_EXIT_ENV : PD_EXIT_OK;
 }
 
-/* powerdag-agent dump RUNLOG [summary|instances|jobs|power|gaps|steal]: read a run log on the board */
+/* powerdag-agent dump RUNLOG [summary|instances|jobs|power|gaps|steal|busy]: read a run log on the board */
 static int cmd_dump(const char *path, const char *what)
 {
 	pd_err e = {0};
@@ -164,7 +164,7 @@ static int cmd_dump(const char *path, const char *what)
 		return PD_EXIT_ENV;
 	}
 	if (rc) {
-		fprintf(stderr, "powerdag-agent: dump: unknown view '%s' (summary, instances, jobs, power, gaps)\n", what);
+		fprintf(stderr, "powerdag-agent: dump: unknown view '%s' (summary, instances, jobs, power, gaps, steal, busy)\n", what);
 		return PD_EXIT_USAGE;
 	}
 	return PD_EXIT_OK;

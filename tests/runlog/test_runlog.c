@@ -259,6 +259,87 @@ START_TEST(steal_records_round_trip)
 }
 END_TEST
 
+/* BUSY records (type 10) and the header's busy_period_ns round-trip beside STEAL with the same limits;
+ * a log from before the record reads as "not sampled". */
+START_TEST(busy_records_round_trip)
+{
+	char hdr[2048];
+	snprintf(hdr, sizeof(hdr), "%.*s,\"steal_period_ns\":100000000,\"busy_period_ns\":100000000}", (int)strlen(HDR) - 1,
+		 HDR);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/b.pdlog", pd_test_tmpdir());
+	pd_err e = {0};
+	pd_runlog_writer *w = pd_runlog_writer_new();
+	struct pd_runlog_ring *r = pd_runlog_add_ring(w, 80, 64);
+	ck_assert_int_eq(pd_runlog_writer_open(w, path, hdr, &e), 0);
+	struct pd_runlog_busy_rec ok[3] = {{.from_ns = 0, .t_ns = 100000000, .busy_ns = 40000000, .cpu = 2},
+				    {.from_ns = 100000000, .t_ns = 200000000, .busy_ns = 2500000, .cpu = 2},
+				    {.from_ns = -5, .t_ns = 7, .busy_ns = 10000000, .cpu = 0}};
+	struct pd_runlog_busy_rec bad[5] = {{.from_ns = 9, .t_ns = 8, .busy_ns = 1, .cpu = 0},           /* backwards */
+				     {.from_ns = 0, .t_ns = 8, .busy_ns = 0, .cpu = 0},           /* nothing */
+				     {.from_ns = 0, .t_ns = 8, .busy_ns = -3, .cpu = 0},          /* negative */
+				     {.from_ns = 0, .t_ns = 8, .busy_ns = 1, .cpu = -1},          /* no CPU */
+				     {.from_ns = 0, .t_ns = 8, .busy_ns = INT64_MAX, .cpu = 0}};  /* beyond 2^60 */
+	ck_assert_uint_eq(sizeof(ok[0]), 32); /* the documented payload */
+	struct pd_runlog_steal_rec st = {.from_ns = 0, .t_ns = 100000000, .steal_ns = 10000000, .cpu = 2};
+	ck_assert(pd_runlog_put(r, PD_RUNLOG_STEAL, &st, sizeof(st)));
+	for (int i = 0; i < 3; i++)
+		ck_assert(pd_runlog_put(r, PD_RUNLOG_BUSY, &ok[i], sizeof(ok[i])));
+	for (int i = 0; i < 5; i++)
+		ck_assert(pd_runlog_put(r, PD_RUNLOG_BUSY, &bad[i], sizeof(bad[i])));
+	ck_assert(pd_runlog_put(r, PD_RUNLOG_BUSY, &ok[0], 24)); /* short payload: an unknown record */
+	struct pd_runlog_end_rec end = {.t_ns = 300000000};
+	ck_assert_int_eq(pd_runlog_writer_close(w, &end, &e), 0);
+	pd_runlog *rl = pd_runlog_open(path, &e);
+	ck_assert_msg(rl, "%s", e.msg);
+	ck_assert_int_eq(pd_runlog_busy_period_ns(rl), 100000000);
+	ck_assert_uint_eq(pd_runlog_busy_count(rl), 3);
+	ck_assert_int_eq(pd_runlog_busy(rl, 0)->cpu, 2);
+	ck_assert_int_eq(pd_runlog_busy(rl, 0)->from_ns, 0);
+	ck_assert_int_eq(pd_runlog_busy(rl, 0)->t_ns, 100000000);
+	ck_assert_int_eq(pd_runlog_busy(rl, 0)->busy_ns, 40000000);
+	ck_assert_int_eq(pd_runlog_busy(rl, 1)->busy_ns, 2500000);
+	ck_assert_int_eq(pd_runlog_busy(rl, 2)->from_ns, -5);
+	ck_assert_int_eq(pd_runlog_busy(rl, 2)->cpu, 0);
+	ck_assert_uint_eq(pd_runlog_steal_count(rl), 1); /* steal beside it, unchanged */
+	ck_assert_int_eq(pd_runlog_steal(rl, 0)->steal_ns, 10000000);
+	ck_assert_uint_eq(pd_runlog_invalid_records(rl), 5);
+	ck_assert_uint_eq(pd_runlog_unknown_records(rl), 1);
+	char *txt = NULL;
+	size_t tl = 0;
+	FILE *o = open_memstream(&txt, &tl);
+	ck_assert_int_eq(pd_runlog_dump(rl, o, "summary"), 0);
+	ck_assert_int_eq(pd_runlog_dump(rl, o, "busy"), 0);
+	fclose(o);
+	ck_assert_msg(strstr(txt, "busy_ms: 52.500 (3 records, sampled every 100 ms)\n"), "%s", txt);
+	ck_assert_msg(strstr(txt, "steal_ms: 10.000 (1 records, sampled every 100 ms)\n"), "%s", txt);
+	ck_assert_msg(strstr(txt, "cpu,from_ns,t_ns,busy_ns\n2,0,100000000,40000000\n2,100000000,200000000,2500000\n"
+				  "0,-5,7,10000000\n"),
+		      "%s", txt);
+	free(txt);
+	pd_runlog_free(rl);
+
+	/* a log written before the record: no busy_period_ns, no BUSY records, read as "not sampled" */
+	size_t len;
+	char *data = write_log(pd_test_tmpdir(), 3, &len);
+	rl = pd_runlog_from_bytes(data, len, "old", &e);
+	ck_assert_ptr_nonnull(rl);
+	ck_assert_int_eq(pd_runlog_busy_period_ns(rl), 0);
+	ck_assert_uint_eq(pd_runlog_busy_count(rl), 0);
+	o = open_memstream(&txt, &tl);
+	ck_assert_int_eq(pd_runlog_dump(rl, o, "summary"), 0);
+	ck_assert_int_eq(pd_runlog_dump(rl, o, "busy"), 0);
+	fclose(o);
+	ck_assert_msg(strstr(txt, "busy_ms: not sampled\n"), "%s", txt);
+	ck_assert_msg(strstr(txt, "cpu,from_ns,t_ns,busy_ns\n") && txt[tl - 1] == '\n' &&
+			      strcmp(txt + tl - strlen("cpu,from_ns,t_ns,busy_ns\n"), "cpu,from_ns,t_ns,busy_ns\n") == 0,
+		      "%s", txt);
+	free(txt);
+	pd_runlog_free(rl);
+	free(data);
+}
+END_TEST
+
 START_TEST(crc_known_value)
 {
 	ck_assert_uint_eq(pd_runlog_crc32(0, "123456789", 9), 0xCBF43926u); /* the CRC-32 check value */
@@ -275,6 +356,7 @@ int main(void)
 	tcase_add_test(tc, bad_headers);
 	tcase_add_test(tc, full_ring_drops_and_reports);
 	tcase_add_test(tc, steal_records_round_trip);
+	tcase_add_test(tc, busy_records_round_trip);
 	tcase_add_test(tc, crc_known_value);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
