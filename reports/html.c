@@ -126,6 +126,56 @@ static void predicted_table(struct html_ctx *h)
 	pd_buf_printf(h->b, "</table>\n");
 }
 
+static void cell_busy(struct html_ctx *h, double v, bool sign)
+{
+	if (isnan(v))
+		pd_buf_printf(h->b, "<td>-</td>");
+	else
+		pd_buf_printf(h->b, sign ? "<td>%+.4f</td>" : "<td>%.4f</td>", v);
+}
+
+/* The busy fractions behind the model at the measured utilisation (docs/REPORTS.md): planned, the
+ * jobs', everything's on the island's plan CPUs, and the other software's share in words. */
+static void busy_table(struct html_ctx *h)
+{
+	const struct rpt_stats *s = h->s;
+	bool any = false;
+	for (size_t k = 0; k < s->n_rails; k++)
+		any = any || !isnan(s->rails[k].planned_busy);
+	if (!any)
+		return;
+	pd_buf_printf(h->b, "<table id='busy'><tr><th class='l'>rail (busy, cores)</th><th>plan</th><th>jobs (meas)</th>"
+			    "<th>all (plan CPUs)</th><th>other</th><th>model at</th></tr>\n");
+	for (size_t k = 0; k < s->n_rails; k++) {
+		const struct rpt_rail_stats *rs = &s->rails[k];
+		if (isnan(rs->planned_busy))
+			continue;
+		pd_buf_printf(h->b, "<tr><td class='l'>");
+		html_esc(h, rs->name);
+		pd_buf_printf(h->b, "</td>");
+		cell_busy(h, rs->planned_busy, false);
+		cell_busy(h, rs->measured_busy, false);
+		cell_busy(h, rs->measured_busy_all, false);
+		cell_busy(h, rs->other_busy, true);
+		pd_buf_printf(h->b, "<td>%s</td></tr>\n", rs->model_at_busy_all ? "all" : "jobs");
+	}
+	pd_buf_printf(h->b, "</table>\n");
+	if (!s->busy_sampled)
+		pd_buf_printf(h->b, "<p>The run log has no busy time of the CPUs (an agent before BUSY records): the model "
+				    "is at the jobs' busy fraction, other software is not seen.</p>\n");
+	for (size_t k = 0; k < s->n_rails; k++) {
+		const struct rpt_rail_stats *rs = &s->rails[k];
+		if (isnan(rs->other_busy) || rs->busy_cpus == 0 || rs->other_busy / (double)rs->busy_cpus <= RPT_OTHER_BUSY_NOTE)
+			continue;
+		pd_buf_printf(h->b, "<p>The board's other software (agent sampler, iiod, ssh...) kept ");
+		html_esc(h, rs->measures ? rs->measures : rs->name);
+		pd_buf_printf(h->b, " busy %.1f %% of the time (rail ", rs->other_busy / (double)rs->busy_cpus * 100);
+		html_esc(h, rs->name);
+		pd_buf_printf(h->b, ", %zu plan CPU%s); the plan does not include it.</p>\n", rs->busy_cpus,
+			      rs->busy_cpus == 1 ? "" : "s");
+	}
+}
+
 static void dag_table(struct html_ctx *h)
 {
 	char a[32], b[32], c[32], d[32], e[32], f[32], g2[32];
@@ -205,6 +255,7 @@ static void page(struct html_ctx *h)
 	freq_table(h);
 	pd_buf_printf(h->b, "<h2>Predicted vs measured</h2>\n");
 	predicted_table(h);
+	busy_table(h);
 	pd_buf_printf(h->b, "<h2>Power over time</h2>\n");
 	html_plot_power(h);
 	pd_buf_printf(h->b, "<h2>Response times</h2>\n");

@@ -68,6 +68,13 @@ static json_t *j_measured(const struct rpt_stats *s)
 				      "predicted_w", num(rs->predicted_w));
 		json_object_set_new(d, "planned_busy", num(rs->planned_busy));
 		json_object_set_new(d, "measured_busy", num(rs->measured_busy));
+		/* null when the log has no busy time or the plan no CPU on the island: 0 would claim it idle */
+		json_object_set_new(d, "measured_busy_all", num(rs->measured_busy_all));
+		json_object_set_new(d, "other_busy", num(rs->other_busy));
+		json_object_set_new(d, "busy_cpus", isnan(rs->measured_busy_all) ? json_null() : json_integer((json_int_t)rs->busy_cpus));
+		/* which busy fraction model_at_measured_w is at; null where no busy fraction enters it */
+		json_object_set_new(d, "model_busy", rs->model_at_busy_all ? json_string("all")
+						     : !isnan(rs->measured_busy) ? json_string("jobs") : json_null());
 		json_object_set_new(d, "model_at_measured_w", num(rs->model_at_measured_w));
 		json_object_set_new(d, "model_error_pct", num(rs->model_error_pct));
 		json_array_append_new(detail, d);

@@ -11,6 +11,13 @@
  *                  their execution time (thread CPU time; end - start on an accelerator), each
  *                  prorated by the part of its [start, end] inside the window, divided by to - from.
  *                  In cores' worth: 1.5 = one and a half cores busy on average, like sum C/T.
+ *   busy all       of an island, when the log has BUSY records: the same over the CPU time of
+ *                  everything that ran on the CPUs where the plan places a task on the island (the
+ *                  agent's sampler and writer, iiod, sshd, interrupts: the rail measures them too),
+ *                  each record prorated by the part of its (from, t] inside the window. The island's
+ *                  model term is evaluated at it when known: the jobs alone would charge the other
+ *                  software's power to the table. CPUs of the island without a task of the plan are
+ *                  not sampled by the agent and count as idle in both figures.
  *   measured OPP   the frequency every readable snapshot agrees on when it is in the table, else the
  *                  plan's OPP (no cpufreq on the board, or it changed during the run).
  */
@@ -58,6 +65,71 @@ double rpt_busy_fraction(const struct rpt_run *r, bool accel, size_t idx, int64_
 			busy += exec_in_window(j, from, to);
 	}
 	return busy / (double)(to - from);
+}
+
+/* Part of a BUSY record inside [from, to): prorated by the overlap of its interval (from, to]. */
+static double busy_in_window(const struct rpt_busy *b, int64_t from, int64_t to)
+{
+	if (b->to_ns <= b->from_ns)
+		return b->to_ns >= from && b->to_ns < to ? (double)b->busy_ns : 0;
+	int64_t lo = b->from_ns > from ? b->from_ns : from, hi = b->to_ns < to ? b->to_ns : to;
+	if (hi <= lo)
+		return 0;
+	return (double)b->busy_ns * (double)(hi - lo) / (double)(b->to_ns - b->from_ns);
+}
+
+/* Whether the plan places a CPU task on cpu, and cpu is on island k (pd_platform_island_of_cpu decides,
+ * as for the jobs); these are the CPUs the agent samples (its BUSY records name no other). */
+static bool plan_cpu_on(const struct rpt_run *r, int cpu, size_t k)
+{
+	const pd_dagset *ds = pd_plan_dags(r->plan);
+	if (pd_platform_island_of_cpu(pd_plan_platform(r->plan), cpu) != (long)k)
+		return false;
+	for (size_t i = 0; i < pd_dags_task_count(ds); i++) {
+		const struct pd_plan_task *pt = pd_plan_task_c(r->plan, i);
+		if (pt->place.kind == PD_PLACE_CPU && pt->place.cpu == cpu)
+			return true;
+	}
+	return false;
+}
+
+double rpt_busy_all_fraction(const struct rpt_run *r, size_t k, int64_t from, int64_t to, size_t *n_cpus)
+{
+	if (n_cpus)
+		*n_cpus = 0;
+	if (r->busy_period_ns <= 0 || !r->plan || to <= from)
+		return NAN;
+	const pd_dagset *ds = pd_plan_dags(r->plan);
+	size_t n = 0;
+	for (size_t i = 0; i < pd_dags_task_count(ds); i++) { /* distinct CPUs: count a CPU at its first task */
+		const struct pd_plan_task *pt = pd_plan_task_c(r->plan, i);
+		if (pt->place.kind != PD_PLACE_CPU || !plan_cpu_on(r, pt->place.cpu, k))
+			continue;
+		bool first = true;
+		for (size_t j = 0; j < i && first; j++) {
+			const struct pd_plan_task *q = pd_plan_task_c(r->plan, j);
+			first = !(q->place.kind == PD_PLACE_CPU && q->place.cpu == pt->place.cpu);
+		}
+		n += first;
+	}
+	if (n_cpus)
+		*n_cpus = n;
+	if (n == 0)
+		return NAN;
+	double busy = 0;
+	for (size_t i = 0; i < r->n_busys; i++)
+		if (plan_cpu_on(r, r->busys[i].cpu, k))
+			busy += busy_in_window(&r->busys[i], from, to);
+	return busy / (double)(to - from);
+}
+
+/* Busy fraction an island's model term is evaluated at: everything's when known, else the jobs'. */
+static double island_busy(const struct rpt_run *r, size_t k, int64_t from, int64_t to, struct rpt_busy_meas *b)
+{
+	b->jobs = rpt_busy_fraction(r, false, k, from, to);
+	b->all = rpt_busy_all_fraction(r, k, from, to, &b->cpus);
+	b->used_all = !isnan(b->all);
+	return b->used_all ? b->all : b->jobs;
 }
 
 /* FPGA: sum power_i * (busy fraction of task i) over the tasks placed on it, in W. */
@@ -119,17 +191,22 @@ double rpt_model_total_at_measured_w(const struct rpt_run *r, int64_t from, int6
 		return NAN;
 	const pd_platform *pf = pd_plan_platform(r->plan);
 	double w = (double)pd_platform_base_uw(pf) * 1e-6, busy;
+	struct rpt_busy_meas b;
 	for (size_t k = 0; k < pd_platform_island_count(pf); k++)
 		w += pd_platform_island_power_w(pd_platform_island(pf, k), rpt_measured_opp(r, false, k, NULL),
-				       rpt_busy_fraction(r, false, k, from, to));
+				       island_busy(r, k, from, to, &b));
 	for (size_t a = 0; a < pd_platform_accel_count(pf); a++)
 		w += accel_model_w(r, a, from, to, &busy);
 	return w;
 }
 
-double rpt_model_at_measured_w(const struct rpt_run *r, const char *measures, int64_t from, int64_t to, double *busy)
+double rpt_model_at_measured_w(const struct rpt_run *r, const char *measures, int64_t from, int64_t to,
+			       struct rpt_busy_meas *b)
 {
-	*busy = NAN;
+	struct rpt_busy_meas own;
+	if (!b)
+		b = &own;
+	*b = (struct rpt_busy_meas){NAN, NAN, 0, false};
 	if (!r->plan || !measures || to <= from)
 		return NAN;
 	const pd_platform *pf = pd_plan_platform(r->plan);
@@ -139,11 +216,11 @@ double rpt_model_at_measured_w(const struct rpt_run *r, const char *measures, in
 		return (double)pd_platform_base_uw(pf) * 1e-6;
 	long k = pd_platform_find_island(pf, measures);
 	if (k >= 0) {
-		*busy = rpt_busy_fraction(r, false, (size_t)k, from, to);
-		return pd_platform_island_power_w(pd_platform_island(pf, (size_t)k), rpt_measured_opp(r, false, (size_t)k, NULL), *busy);
+		double u = island_busy(r, (size_t)k, from, to, b);
+		return pd_platform_island_power_w(pd_platform_island(pf, (size_t)k), rpt_measured_opp(r, false, (size_t)k, NULL), u);
 	}
 	long a = pd_platform_find_accel(pf, measures);
-	return a >= 0 ? accel_model_w(r, (size_t)a, from, to, busy) : NAN;
+	return a >= 0 ? accel_model_w(r, (size_t)a, from, to, &b->jobs) : NAN;
 }
 
 double rpt_planned_busy(const struct rpt_run *r, const char *measures)

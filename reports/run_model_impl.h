@@ -61,6 +61,12 @@ struct rpt_steal {
 	int64_t from_ns, to_ns, steal_ns;
 };
 
+/* CPU time of everything that ran on one CPU within (from_ns, to_ns] (a BUSY record, docs/RUNLOG.md). */
+struct rpt_busy {
+	int cpu;
+	int64_t from_ns, to_ns, busy_ns;
+};
+
 /* Frequency of an island or accelerator as the agent read it back (OPP records) vs the plan. */
 struct rpt_freq {
 	const char *name;
@@ -108,6 +114,9 @@ struct rpt_run {
 	int64_t steal_period_ns;  /* how often the agent sampled host steal; 0: not sampled (older agent) */
 	struct rpt_steal *steals; /* every STEAL record, any CPU (stats.c keeps the plan's) */
 	size_t n_steals;
+	int64_t busy_period_ns;   /* how often the agent sampled the CPUs' busy time; 0: not sampled (older agent) */
+	struct rpt_busy *busys;   /* every BUSY record, any CPU (measured_model.c keeps the plan's) */
+	size_t n_busys;
 
 	/* simulate.json */
 	bool has_sim;
@@ -143,6 +152,7 @@ void rpt_run_mark_incomplete(struct rpt_run *r, const char *fmt, ...) __attribut
 /* ---------------------------------------------------------------- statistics (stats.c) */
 struct rpt_rail_stats {
 	const char *name;
+	const char *measures; /* the rail's component (rpt_rail), or NULL */
 	size_t samples;
 	double avg_w;    /* time-weighted: energy / covered time (trapezoids between samples) */
 	double peak_w;   /* largest sample */
@@ -153,7 +163,18 @@ struct rpt_rail_stats {
 	 * the measured average's error against it; NAN when unknown */
 	double planned_busy, measured_busy;
 	double model_at_measured_w, model_error_pct;
+	/* an island's busy fraction from the BUSY records (everything that ran on the plan's CPUs of the
+	 * island: jobs, agent, daemons, interrupts) over the same window, the part that was not the jobs
+	 * (measured_busy_all - measured_busy) and the plan CPUs it covers; NAN / 0 when the log has no busy
+	 * time or the plan no CPU there. model_at_measured_w is evaluated at measured_busy_all when it is
+	 * known (model_at_busy_all), else at measured_busy. */
+	double measured_busy_all, other_busy;
+	size_t busy_cpus;
+	bool model_at_busy_all;
 };
+/* Writers put the other software's share of an island into words above this fraction of its plan
+ * CPUs' time (1 percentage point): below it, it barely moves the island's rail. */
+#define RPT_OTHER_BUSY_NOTE 0.01
 
 struct rpt_dag_stats {
 	const char *name;
@@ -220,6 +241,8 @@ struct rpt_stats {
 	bool steal_sampled;
 	int64_t host_steal_ns;
 	uint64_t misses_with_steal;
+	/* the log has busy time of the plan's CPUs (BUSY records; header busy_period_ns > 0) */
+	bool busy_sampled;
 };
 
 /* The sum of the rails held at their last sample, on the union of their timestamps (from the first
@@ -250,10 +273,25 @@ int rpt_steal_stats(const struct rpt_run *r, struct rpt_stats *s);
 double rpt_busy_fraction(const struct rpt_run *r, bool accel, size_t idx, int64_t from, int64_t to);
 /* OPP the component ran at: the read-back frequency when one and in the table, else the plan's. */
 size_t rpt_measured_opp(const struct rpt_run *r, bool accel, size_t idx, bool *read_back);
-/* Model power of the component a rail measures at its measured busy fraction (*busy; NAN when the
- * component has none) and OPP over [from, to); NAN when unknown. */
-double rpt_model_at_measured_w(const struct rpt_run *r, const char *measures, int64_t from, int64_t to, double *busy);
-/* The whole model (base + islands + accelerators) at the measured busy fractions and OPPs. */
+/* Busy fraction (cores' worth) of island k over [from, to) from the BUSY records of the CPUs where the
+ * plan places a task on k, each record prorated by the part of (from_ns, to_ns] inside the window:
+ * everything that ran there, not only the jobs. NAN when the log has no busy time (busy_period_ns 0),
+ * the plan has no CPU on k, or the window is empty; *n_cpus (when not NULL) = those CPUs. */
+double rpt_busy_all_fraction(const struct rpt_run *r, size_t k, int64_t from, int64_t to, size_t *n_cpus);
+/* The busy fractions behind rpt_model_at_measured_w: the jobs' (rpt_busy_fraction), everything's on an
+ * island (rpt_busy_all_fraction) with its CPUs, and which of the two the model was evaluated at. */
+struct rpt_busy_meas {
+	double jobs, all; /* NAN when the component has none / unknown */
+	size_t cpus;
+	bool used_all;
+};
+/* Model power of the component a rail measures at its measured busy fraction and OPP over [from,
+ * to): an island at everything's busy fraction when the log has it, else at the jobs'. NAN when
+ * unknown; b (may be NULL) receives the busy fractions. */
+double rpt_model_at_measured_w(const struct rpt_run *r, const char *measures, int64_t from, int64_t to,
+			       struct rpt_busy_meas *b);
+/* The whole model (base + islands + accelerators) at the measured busy fractions (islands: as
+ * rpt_model_at_measured_w) and OPPs. */
 double rpt_model_total_at_measured_w(const struct rpt_run *r, int64_t from, int64_t to);
 /* Sum C/T of the tasks the plan places on the component; NAN when it is no island / accelerator. */
 double rpt_planned_busy(const struct rpt_run *r, const char *measures);

@@ -153,6 +153,24 @@ static int import_steal(struct rpt_run *r, const pd_runlog *log)
 	return 0;
 }
 
+/* BUSY records as they are: which CPUs count is the model's choice (measured_model.c). */
+static int import_busy(struct rpt_run *r, const pd_runlog *log)
+{
+	r->busy_period_ns = pd_runlog_busy_period_ns(log);
+	size_t n = pd_runlog_busy_count(log);
+	r->busys = malloc((n + 1) * sizeof(*r->busys));
+	if (!r->busys)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct pd_runlog_busy_rec *x = pd_runlog_busy(log, i);
+		r->busys[i] = (struct rpt_busy){x->cpu, x->from_ns, x->t_ns, x->busy_ns};
+	}
+	r->n_busys = n;
+	if (n && r->busy_period_ns <= 0)
+		rpt_run_note(r, "%zu BUSY records in a log whose header does not say it sampled busy time: ignored", n);
+	return 0;
+}
+
 static int import_jobs(struct rpt_run *r, const pd_runlog *log, const struct import_maps *m, int64_t *exec_t)
 {
 	size_t skipped = 0;
@@ -298,7 +316,8 @@ int rpt_import_runlog(struct rpt_run *r, const char *path, pd_err *e)
 	if (rc == 0) {
 		import_meta(r, log);
 		if (import_power(r, log, &last_t) < 0 || import_jobs(r, log, &m, &exec_t) < 0 ||
-		    import_instances(r, log, &m, &exec_t) < 0 || rpt_import_freqs(r, log) < 0 || import_steal(r, log) < 0)
+		    import_instances(r, log, &m, &exec_t) < 0 || rpt_import_freqs(r, log) < 0 || import_steal(r, log) < 0 ||
+		    import_busy(r, log) < 0)
 			rc = pd_err_set(e, PD_EXIT_ENV, "out of memory reading %s", path);
 	}
 	if (rc == 0) {

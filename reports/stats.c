@@ -186,14 +186,22 @@ static int power_stats(const struct rpt_run *r, struct rpt_stats *s)
 		const struct rpt_rail *rl = &r->rails[k];
 		struct rpt_rail_stats *rs = &s->rails[k];
 		rs->name = rl->name;
+		rs->measures = rl->measures;
 		rs->samples = rl->n;
 		series_stats(rl->t_ns, rl->uw, rl->n, &rs->avg_w, &rs->peak_w, &rs->energy_j);
 		rs->predicted_w = component_predicted_w(r->plan, rl->measures);
 		rs->planned_busy = rpt_planned_busy(r, rl->measures);
 		rs->model_at_measured_w = rs->measured_busy = rs->model_error_pct = NAN;
-		if (rl->n >= 2)
-			rs->model_at_measured_w = rpt_model_at_measured_w(r, rl->measures, rl->t_ns[0], rl->t_ns[rl->n - 1],
-									  &rs->measured_busy);
+		rs->measured_busy_all = rs->other_busy = NAN;
+		if (rl->n >= 2) {
+			struct rpt_busy_meas b;
+			rs->model_at_measured_w = rpt_model_at_measured_w(r, rl->measures, rl->t_ns[0], rl->t_ns[rl->n - 1], &b);
+			rs->measured_busy = b.jobs;
+			rs->measured_busy_all = b.all;
+			rs->other_busy = b.all - b.jobs; /* NAN when either is */
+			rs->busy_cpus = b.cpus;
+			rs->model_at_busy_all = b.used_all;
+		}
 		if (rs->model_at_measured_w > 0)
 			rs->model_error_pct = (rs->avg_w - rs->model_at_measured_w) / rs->model_at_measured_w * 100.0;
 		if (!whole && rl->n && measures_everything(rl->measures))
@@ -383,6 +391,7 @@ static int task_stats(const struct rpt_run *r, struct rpt_stats *s)
 int rpt_stats_compute(const struct rpt_run *r, struct rpt_stats *s, pd_err *e)
 {
 	memset(s, 0, sizeof(*s));
+	s->busy_sampled = r->busy_period_ns > 0;
 	if (power_stats(r, s) < 0 || gap_stats(r, s) < 0 || task_stats(r, s) < 0 || rpt_steal_stats(r, s) < 0)
 		goto oom;
 	const pd_dagset *dset = pd_plan_dags(r->plan);

@@ -140,6 +140,38 @@ static void text_predicted(const struct rpt_run *r, const struct rpt_stats *s, p
 	text_steal(s, o);
 }
 
+/* Busy fractions of one row: "-" when unknown; other signed (tick resolution can make it a hair
+ * negative, and hiding that would hide the resolution). */
+static void fmt_busy(double v, bool sign, char *buf, size_t n)
+{
+	if (isnan(v))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, sign ? "%+.4f" : "%.4f", v);
+}
+
+/* The other software's share of the plan CPUs of an island, in words, where it matters (over one
+ * percentage point of those CPUs' time): the plan does not include it, the rail does. */
+static void text_other_software(const struct rpt_stats *s, pd_buf *o, pd_arena *A)
+{
+	for (size_t k = 0; k < s->n_rails; k++) {
+		const struct rpt_rail_stats *rs = &s->rails[k];
+		if (isnan(rs->other_busy) || rs->busy_cpus == 0 || rs->other_busy / (double)rs->busy_cpus <= RPT_OTHER_BUSY_NOTE)
+			continue;
+		bool said = false; /* one sentence per island, however many rails measure it */
+		for (size_t j = 0; j < k && !said; j++)
+			said = !isnan(s->rails[j].other_busy) && s->rails[j].measures && rs->measures &&
+			       strcmp(s->rails[j].measures, rs->measures) == 0 &&
+			       s->rails[j].other_busy / (double)s->rails[j].busy_cpus > RPT_OTHER_BUSY_NOTE;
+		if (said)
+			continue;
+		pd_buf_printf(o, "  -> the board's other software (agent sampler, iiod, ssh...) kept %s busy %.1f %% of the time\n"
+				 "     (its %zu plan CPU%s: %.4f cores' worth beyond the jobs); the plan does not include it\n",
+			      E(A, rs->measures), rs->other_busy / (double)rs->busy_cpus * 100, rs->busy_cpus,
+			      rs->busy_cpus == 1 ? "" : "s", rs->other_busy);
+	}
+}
+
 /* Which is wrong, the table or the utilisation: the model at what the board did next to the plan. */
 static void text_model_error(const struct rpt_stats *s, pd_buf *o, pd_arena *A)
 {
@@ -147,22 +179,31 @@ static void text_model_error(const struct rpt_stats *s, pd_buf *o, pd_arena *A)
 	if (!s->has_power)
 		return;
 	pd_buf_printf(o, "\nmodel error at the measured utilisation\n"
-			 "                       busy plan  busy meas  measured W  plan W  model@meas W  err(plan)  err(model@meas)\n");
+			 "                       busy plan  busy meas   busy all      other  measured W  plan W  model@meas W"
+			 "  err(plan)  err(model@meas)\n");
 	for (size_t k = 0; k < s->n_rails; k++) {
 		const struct rpt_rail_stats *rs = &s->rails[k];
 		double err = isnan(rs->predicted_w) ? NAN : (rs->avg_w - rs->predicted_w) / rs->predicted_w * 100;
-		char bp[32] = "-", bm[32] = "-";
-		if (!isnan(rs->planned_busy))
-			snprintf(bp, sizeof(bp), "%.4f", rs->planned_busy);
-		if (!isnan(rs->measured_busy))
-			snprintf(bm, sizeof(bm), "%.4f", rs->measured_busy);
-		pd_buf_printf(o, "  %-20s %9s  %9s  %10s  %6s  %12s  %9s  %15s\n", E(A, rs->name), bp, bm, rpt_fmt_w(rs->avg_w, a, 32),
-			      rpt_fmt_w(rs->predicted_w, pl, 32), rpt_fmt_w(rs->model_at_measured_w, ma, 32),
-			      rpt_fmt_pct(err, e1, 32), rpt_fmt_pct(rs->model_error_pct, e2, 32));
+		char bp[32], bm[32], ba[32], ot[32];
+		fmt_busy(rs->planned_busy, false, bp, sizeof(bp));
+		fmt_busy(rs->measured_busy, false, bm, sizeof(bm));
+		fmt_busy(rs->measured_busy_all, false, ba, sizeof(ba));
+		fmt_busy(rs->other_busy, true, ot, sizeof(ot));
+		pd_buf_printf(o, "  %-20s %9s  %9s  %9s  %9s  %10s  %6s  %12s  %9s  %15s\n", E(A, rs->name), bp, bm, ba, ot,
+			      rpt_fmt_w(rs->avg_w, a, 32), rpt_fmt_w(rs->predicted_w, pl, 32),
+			      rpt_fmt_w(rs->model_at_measured_w, ma, 32), rpt_fmt_pct(err, e1, 32),
+			      rpt_fmt_pct(rs->model_error_pct, e2, 32));
 	}
-	pd_buf_printf(o, "  %-20s %9s  %9s  %10s  %6s  %12s  %9s  %15s\n", "total", "", "", rpt_fmt_w(s->power_w, a, 32),
-		      rpt_fmt_w(s->plan_power_w, pl, 32), rpt_fmt_w(s->model_at_measured_w, ma, 32),
+	pd_buf_printf(o, "  %-20s %9s  %9s  %9s  %9s  %10s  %6s  %12s  %9s  %15s\n", "total", "", "", "", "",
+		      rpt_fmt_w(s->power_w, a, 32), rpt_fmt_w(s->plan_power_w, pl, 32), rpt_fmt_w(s->model_at_measured_w, ma, 32),
 		      rpt_fmt_pct(s->power_error_pct, e1, 32), rpt_fmt_pct(s->model_error_pct, e2, 32));
+	if (s->busy_sampled)
+		pd_buf_printf(o, "  (busy meas: the plan's jobs; busy all: everything that ran on the island's plan CPUs - jobs,\n"
+				 "   agent, daemons, interrupts; other = all - meas; model@meas is at busy all where known)\n");
+	else
+		pd_buf_printf(o, "  (model@meas is at busy meas, the plan's jobs alone: this run log has no busy time of the\n"
+				 "   CPUs (an agent before BUSY records), so other software on the board is not seen)\n");
+	text_other_software(s, o, A);
 	pd_buf_printf(o, "  (err(plan) large but err(model@meas) small: the utilisation differed from the plan;\n"
 			 "   both large: the power table is off - `powerdag refit --what power` fits it)\n");
 }

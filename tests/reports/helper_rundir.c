@@ -204,6 +204,8 @@ static void write_header(FILE *f, const pd_plan *p, const struct syn_run *s)
 	json_object_set_new(h, "accelerators", json_pack("[{s:s, s:s}]", "name", "gpu0", "kind", "gpu"));
 	if (s->steal_sampled)
 		json_object_set_new(h, "steal_period_ns", json_integer(100 * PD_NS_PER_MS));
+	if (s->busy_sampled)
+		json_object_set_new(h, "busy_period_ns", json_integer(100 * PD_NS_PER_MS));
 	char *text = json_dumps(h, JSON_COMPACT);
 	fprintf(f, "%s\n", text);
 	free(text);
@@ -271,6 +273,10 @@ static void write_records(FILE *f, struct syn_run *s)
 		struct pd_runlog_steal_rec st = {s->steal[i].from_ns, s->steal[i].t_ns, s->steal[i].steal_ns, s->steal[i].cpu, 0};
 		put_record(f, PD_RUNLOG_STEAL, &st, sizeof(st));
 	}
+	for (size_t i = 0; i < s->n_busy; i++) {
+		struct pd_runlog_busy_rec b = {s->busy[i].from_ns, s->busy[i].t_ns, s->busy[i].busy_ns, s->busy[i].cpu, 0};
+		put_record(f, PD_RUNLOG_BUSY, &b, sizeof(b));
+	}
 	fflush(f);
 	s->end_record_offset = (size_t)ftell(f);
 	struct pd_runlog_end_rec end = {s->end_ns, 0, 1000, 1000, 5000, 0, 0};
@@ -300,6 +306,8 @@ void syn_write(struct syn_run *s)
 	qsort(s->inst, s->n_inst, sizeof(s->inst[0]), cmp_inst);
 	if (s->pick_steal)
 		s->pick_steal(s);
+	if (s->pick_busy)
+		s->pick_busy(s);
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/run.pdlog", s->dir);
 	FILE *f = fopen(path, "wb");

@@ -44,8 +44,20 @@ struct syn_steal {
 	int64_t from_ns, t_ns, steal_ns;
 };
 
+struct syn_busy {
+	int32_t cpu;
+	int64_t from_ns, t_ns, busy_ns;
+};
+
 struct syn_run {
 	const char *dir;
+	/* Busy time of the CPUs: set by pick_busy (when not NULL), called after pick_steal; busy_sampled puts
+	 * busy_period_ns = 100 ms in the header, busy[] are written as BUSY records after the STEAL ones.
+	 * pick_busy may also rewrite the power rows. Without it the log is one of an agent older than BUSY. */
+	void (*pick_busy)(struct syn_run *s);
+	bool busy_sampled;
+	size_t n_busy;
+	struct syn_busy busy[64];
 	/* Host steal: set by pick_steal (when not NULL), called once the instances exist and before the log
 	 * is written; steal_sampled puts steal_period_ns = 100 ms in the header, steal[] are written as
 	 * STEAL records before the END record. Without it the log is one of an agent older than STEAL. */

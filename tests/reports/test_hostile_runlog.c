@@ -66,6 +66,11 @@ static void steal_sampled(struct syn_run *s)
 	s->steal_sampled = true;
 }
 
+static void busy_sampled(struct syn_run *s)
+{
+	s->busy_sampled = true;
+}
+
 /* The synthetic run directory with its run.pdlog replaced by the header line plus l's records; its
  * header says steal was sampled when steal is true. */
 static struct syn_run *hostile_dir_steal(const struct lg *l, bool steal)
@@ -109,8 +114,8 @@ static pd_runlog *dump_all(const struct syn_run *s, size_t want_invalid)
 	ck_assert_uint_eq(pd_runlog_invalid_records(r), want_invalid);
 	FILE *o = tmpfile();
 	ck_assert_ptr_nonnull(o);
-	static const char *const views[] = {"summary", "instances", "jobs", "power", "gaps", "steal"};
-	for (size_t i = 0; i < 6; i++)
+	static const char *const views[] = {"summary", "instances", "jobs", "power", "gaps", "steal", "busy"};
+	for (size_t i = 0; i < 7; i++)
 		ck_assert_int_eq(pd_runlog_dump(r, o, views[i]), 0);
 	fclose(o);
 	return r;
@@ -305,6 +310,62 @@ START_TEST(extreme_steal)
 }
 END_TEST
 
+/* BUSY records at and beyond the limits: the reader refuses those beyond, the dump's total saturates,
+ * and the report prorates the ones it keeps over the rail's window without overflow: 16 records of
+ * 2^60 ns over (-2^60, 2^60] on cpu0 put 16 x 2^60 x 1000 / 2^61 ns into the window [0, 1000). */
+START_TEST(extreme_busy)
+{
+	struct lg l = {0};
+	const int64_t M = PD_RUNLOG_MAX_ABS_NS;
+	struct pd_runlog_busy_rec bad[3] = {{.from_ns = 0, .t_ns = 1, .busy_ns = INT64_MAX, .cpu = 0},
+				     {.from_ns = 2, .t_ns = 1, .busy_ns = 1, .cpu = 0},
+				     {.from_ns = 0, .t_ns = 1, .busy_ns = 1, .cpu = INT32_MIN}};
+	for (int i = 0; i < 3; i++)
+		rec(&l, PD_RUNLOG_BUSY, &bad[i], sizeof(bad[i]));
+	for (int i = 0; i < 16; i++) {
+		struct pd_runlog_busy_rec b = {.from_ns = -M, .t_ns = M, .busy_ns = M, .cpu = 0};
+		rec(&l, PD_RUNLOG_BUSY, &b, sizeof(b));
+	}
+	power(&l, 0, 0, 3, 1000000);
+	power(&l, 1000, 0, 3, 1000000);
+	struct pd_runlog_end_rec end = {.t_ns = 1000};
+	rec(&l, PD_RUNLOG_END, &end, sizeof(end));
+	struct syn_run *s = calloc(1, sizeof(*s));
+	s->pick_busy = busy_sampled;
+	syn_write(s);
+	char path[512], *data;
+	size_t len;
+	pd_err e = {0};
+	snprintf(path, sizeof(path), "%s/run.pdlog", s->dir);
+	ck_assert_int_eq(pd_read_file(path, &data, &len, 0, &e), 0);
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	fwrite(data, 1, s->header_bytes, f);
+	fwrite(l.b, 1, l.n, f);
+	fclose(f);
+	free(data);
+	pd_runlog *r = dump_all(s, 3);
+	ck_assert_uint_eq(pd_runlog_busy_count(r), 16);
+	pd_runlog_free(r);
+	free(report_all(s));
+	pd_report *rep = pd_report_open(s->dir, &e);
+	ck_assert_msg(rep, "%s", e.msg);
+	pd_buf b;
+	pd_buf_init(&b);
+	ck_assert_int_eq(pd_report_json(rep, &b, &e), 0);
+	json_t *j = json_loads(b.data, 0, NULL);
+	json_t *rl = json_array_get(json_object_get(json_object_get(j, "measured"), "rail_stats"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(rl, "name")), "VDD_CPU");
+	double all = json_number_value(json_object_get(rl, "measured_busy_all"));
+	ck_assert_msg(fabs(all - 8.0) < 1e-9, "%.17g", all);
+	json_decref(j);
+	pd_buf_free(&b);
+	pd_report_free(rep);
+	free(l.b);
+	free_dir(s);
+}
+END_TEST
+
 /* A header with more rails than the reader's bound is refused as input (exit 2), not decoded. */
 START_TEST(too_many_rails)
 {
@@ -335,8 +396,8 @@ START_TEST(fuzz_seeds)
 		pd_runlog *r = pd_runlog_open(pd_test_src(rel), &e);
 		ck_assert_msg(r, "%s: %s", rel, e.msg);
 		FILE *o = tmpfile();
-		static const char *const views[] = {"summary", "instances", "jobs", "power", "gaps", "steal"};
-		for (size_t v = 0; v < 6; v++)
+		static const char *const views[] = {"summary", "instances", "jobs", "power", "gaps", "steal", "busy"};
+		for (size_t v = 0; v < 7; v++)
 			ck_assert_int_eq(pd_runlog_dump(r, o, views[v]), 0);
 		fclose(o);
 		/* the agent's own logs break no limit, nor does the log of values exactly at the limits */
@@ -359,6 +420,7 @@ int main(void)
 	tcase_add_test(tc, empty_power_no_rails);
 	tcase_add_test(tc, too_many_rails);
 	tcase_add_test(tc, extreme_steal);
+	tcase_add_test(tc, extreme_busy);
 	tcase_add_test(tc, fuzz_seeds);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);

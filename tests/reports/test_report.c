@@ -590,6 +590,136 @@ START_TEST(steal_is_summed_and_matched_to_misses)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- busy time of the CPUs */
+#define BUSY_ALL 0.8                             /* cores' worth on cpu0, the one plan CPU of island main */
+#define BUSY_RAIL_UW 760000                      /* VDD_CPU: the model of main at BUSY_ALL: 2 x 100 mW + 700 mW x 0.8 */
+
+/* BUSY records: cpu0 busy BUSY_ALL of every 100-ms interval from 0 to the END (3005 ms), written only
+ * where the counter moved, like the agent (an idle CPU writes nothing: 1500..1600 ms is idle and the
+ * next record makes up for it at twice the rate); cpu1 (island main, no task of the plan) and cpu7 (on
+ * no island) busy too, which the report must leave out. VDD_CPU reads the model of main at BUSY_ALL. */
+static void pick_busy(struct syn_run *s)
+{
+	const int64_t ms = PD_NS_PER_MS;
+	s->busy_sampled = true;
+	s->n_busy = 0;
+	for (int64_t t = 0; t < 3000 * ms; t += 100 * ms) {
+		if (t == 1500 * ms)
+			continue;
+		int64_t from = t == 1600 * ms ? 1500 * ms : t;
+		s->busy[s->n_busy++] = (struct syn_busy){0, from, t + 100 * ms, (int64_t)(BUSY_ALL * (double)(t + 100 * ms - from))};
+	}
+	s->busy[s->n_busy++] = (struct syn_busy){0, 3000 * ms, 3005 * ms, (int64_t)(BUSY_ALL * 5 * ms)};
+	s->busy[s->n_busy++] = (struct syn_busy){1, 0, 3000 * ms, 2000 * ms};
+	s->busy[s->n_busy++] = (struct syn_busy){7, 0, 3000 * ms, 3000 * ms};
+	for (size_t i = 0; i < s->n_samples; i++)
+		s->uw[i][0] = BUSY_RAIL_UW;
+}
+
+/* The jobs' busy fraction of island main over VDD_CPU's span, recomputed from the raw jobs: CPU time
+ * prorated by the part of [start, end] inside the window (docs/REPORTS.md). */
+static double jobs_busy(const struct syn_run *s)
+{
+	double from = (double)s->t_ns[0], to = (double)s->t_ns[s->n_samples - 1], busy = 0;
+	for (size_t i = 0; i < s->n_jobs; i++) {
+		const struct syn_job *j = &s->jobs[i];
+		if (j->cpu < 0 || j->cpu_ns <= 0 || j->end_ns <= j->start_ns)
+			continue;
+		double lo = fmax((double)j->start_ns, from), hi = fmin((double)j->end_ns, to);
+		if (hi > lo)
+			busy += (double)j->cpu_ns * (hi - lo) / (double)(j->end_ns - j->start_ns);
+	}
+	return busy / (to - from);
+}
+
+static const json_t *rail_json(const json_t *j, const char *name)
+{
+	const json_t *rs = json_object_get(json_object_get(j, "measured"), "rail_stats");
+	for (size_t i = 0; i < json_array_size(rs); i++)
+		if (strcmp(json_string_value(json_object_get(json_array_get(rs, i), "name")), name) == 0)
+			return json_array_get(rs, i);
+	ck_abort_msg("no rail %s", name);
+	return NULL;
+}
+
+/* docs/REPORTS.md "Model error at the measured utilisation": with BUSY records the island's model term
+ * is at everything's busy fraction on its plan CPUs; a rail that reads the model there has no error,
+ * where the jobs' figure would blame the table. */
+START_TEST(busy_all_explains_the_rail)
+{
+	static struct syn_run s;
+	s.pick_busy = pick_busy;
+	syn_write(&s);
+	double u = jobs_busy(&s), rail_w = BUSY_RAIL_UW * 1e-6;
+	double model_jobs = 0.2 + 0.7 * u, model_all = 0.2 + 0.7 * BUSY_ALL;
+	ck_assert_msg((rail_w - model_jobs) / model_jobs > 0.2, "the jobs alone must not explain the rail: u %g", u);
+	json_t *j = report_json(s.dir);
+	const json_t *r = rail_json(j, "VDD_CPU");
+	NEAR(jnum(r, "measured_busy"), u);
+	NEAR(jnum(r, "measured_busy_all"), BUSY_ALL);
+	NEAR(jnum(r, "other_busy"), BUSY_ALL - u);
+	ck_assert_int_eq((int)jnum(r, "busy_cpus"), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(r, "model_busy")), "all");
+	NEAR(jnum(r, "avg_w"), rail_w);
+	NEAR(jnum(r, "model_at_measured_w"), model_all);
+	ck_assert_msg(fabs(jnum(r, "model_error_pct")) < 1e-6, "err %g", jnum(r, "model_error_pct"));
+	/* the GPU has no CPU time: no busy all, its model at the jobs as before */
+	const json_t *g = rail_json(j, "VDD_GPU");
+	ck_assert(json_is_null(json_object_get(g, "measured_busy_all")));
+	ck_assert(json_is_null(json_object_get(g, "other_busy")));
+	ck_assert(json_is_null(json_object_get(g, "busy_cpus")));
+	ck_assert_str_eq(json_string_value(json_object_get(g, "model_busy")), "jobs");
+	json_decref(j);
+	char *t = text_report(s.dir);
+	char want[256];
+	snprintf(want, sizeof(want), "kept main busy %.1f %% of the time\n     (its 1 plan CPU: %.4f cores' worth beyond the jobs); "
+				     "the plan does not include it\n", (BUSY_ALL - u) * 100, BUSY_ALL - u);
+	ck_assert_msg(strstr(t, want), "no '%s' in\n%s", want, t);
+	ck_assert_msg(strstr(t, "model@meas is at busy all where known"), "%s", t);
+	snprintf(want, sizeof(want), "  VDD_CPU                 0.4000  %9.4f     0.8000  %+9.4f       0.760   0.480", u, BUSY_ALL - u);
+	ck_assert_msg(strstr(t, want), "no '%s' in\n%s", want, t);
+	free(t);
+	/* the HTML: the busy table and the sentence */
+	pd_err e = {0};
+	pd_report *rep = pd_report_open(s.dir, &e);
+	ck_assert_msg(rep, "%s", e.msg);
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/r.html", s.dir);
+	ck_assert_msg(pd_report_write_html(rep, path, &e) == 0, "%s", e.msg);
+	pd_report_free(rep);
+	size_t len = 0;
+	ck_assert_int_eq(pd_read_file(path, &t, &len, 1 << 24, NULL), 0);
+	snprintf(want, sizeof(want), "<td>0.8000</td><td>%+.4f</td><td>all</td>", BUSY_ALL - u);
+	ck_assert_msg(strstr(t, "<table id='busy'>") && strstr(t, want), "no '%s' in the HTML", want);
+	snprintf(want, sizeof(want), "kept main busy %.1f %% of the time (rail VDD_CPU, 1 plan CPU)", (BUSY_ALL - u) * 100);
+	ck_assert_msg(strstr(t, want), "no '%s' in the HTML", want);
+	free(t);
+}
+END_TEST
+
+/* A log without BUSY records (an agent from before them) reports as before: the model at the jobs' busy
+ * fraction, busy all and other unknown (null, never 0), no sentence about other software. */
+START_TEST(no_busy_records_report_as_before)
+{
+	static struct syn_run s;
+	syn_write(&s);
+	json_t *j = report_json(s.dir);
+	const json_t *r = rail_json(j, "VDD_CPU");
+	double u = jobs_busy(&s);
+	NEAR(jnum(r, "measured_busy"), u);
+	NEAR(jnum(r, "model_at_measured_w"), 0.2 + 0.7 * u);
+	ck_assert(json_is_null(json_object_get(r, "measured_busy_all")));
+	ck_assert(json_is_null(json_object_get(r, "other_busy")));
+	ck_assert(json_is_null(json_object_get(r, "busy_cpus")));
+	ck_assert_str_eq(json_string_value(json_object_get(r, "model_busy")), "jobs");
+	json_decref(j);
+	char *t = text_report(s.dir);
+	ck_assert_msg(strstr(t, "model@meas is at busy meas, the plan's jobs alone"), "%s", t);
+	ck_assert_msg(!strstr(t, "other software (agent sampler"), "%s", t);
+	free(t);
+}
+END_TEST
+
 START_TEST(missing_log_is_an_incomplete_report)
 {
 	static struct syn_run s;
@@ -621,6 +751,8 @@ int main(void)
 	tcase_add_test(tc, bad_run_directories_are_usage_errors);
 	tcase_add_test(tc, missing_log_is_an_incomplete_report);
 	tcase_add_test(tc, steal_is_summed_and_matched_to_misses);
+	tcase_add_test(tc, busy_all_explains_the_rail);
+	tcase_add_test(tc, no_busy_records_report_as_before);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }
