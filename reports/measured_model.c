@@ -126,6 +126,9 @@ double rpt_busy_all_fraction(const struct rpt_run *r, size_t k, int64_t from, in
 /* Busy fraction an island's model term is evaluated at: everything's when known, else the jobs'. */
 static double island_busy(const struct rpt_run *r, size_t k, int64_t from, int64_t to, struct rpt_busy_meas *b)
 {
+	struct rpt_busy_meas own;
+	if (!b)
+		b = &own;
 	b->jobs = rpt_busy_fraction(r, false, k, from, to);
 	b->all = rpt_busy_all_fraction(r, k, from, to, &b->cpus);
 	b->used_all = !isnan(b->all);
@@ -183,6 +186,11 @@ static double accel_model_w(const struct rpt_run *r, size_t a, int64_t from, int
 static bool measures_everything(const char *m)
 {
 	return m && (strcmp(m, "board") == 0 || strcmp(m, "total") == 0 || strcmp(m, "system") == 0);
+}
+
+double rpt_island_model_busy(const struct rpt_run *r, size_t k, int64_t from, int64_t to)
+{
+	return island_busy(r, k, from, to, NULL);
 }
 
 double rpt_model_total_at_measured_w(const struct rpt_run *r, int64_t from, int64_t to)

@@ -5,7 +5,9 @@
  *
  * Observations: every run's rail that measures an island is cut into windows of --window from its
  * first sample (a last partial window counts when at least half as long); per window, P = the mean of
- * the rail's samples in it and u = the island's measured busy fraction over it (measured_model.c),
+ * the rail's samples in it and u = the island's measured busy fraction over it (measured_model.c:
+ * everything that ran on its plan CPUs when the log has BUSY records, since the rail measured that
+ * too and the jobs alone would fold the other software's power into the table; else the jobs),
  * filed under the OPP the island ran at (read back, else the plan's). Per island and OPP with n
  * observations (at least --min-samples, default 3):
  *
@@ -71,7 +73,7 @@ static int observe(const struct rpt_run *r, size_t k, const struct rpt_rail *rl,
 			sum += (double)rl->uw[i] * 1e-6;
 		if (m == 0)
 			continue;
-		if (push(&entries[opp], rpt_busy_fraction(r, false, k, from, to), sum / (double)m) < 0)
+		if (push(&entries[opp], rpt_island_model_busy(r, k, from, to), sum / (double)m) < 0)
 			return -1;
 		if (final)
 			break;

@@ -278,6 +278,9 @@ size_t rpt_measured_opp(const struct rpt_run *r, bool accel, size_t idx, bool *r
  * everything that ran there, not only the jobs. NAN when the log has no busy time (busy_period_ns 0),
  * the plan has no CPU on k, or the window is empty; *n_cpus (when not NULL) = those CPUs. */
 double rpt_busy_all_fraction(const struct rpt_run *r, size_t k, int64_t from, int64_t to, size_t *n_cpus);
+/* What island k's model term is evaluated at over [from, to): rpt_busy_all_fraction when the log has
+ * BUSY records, else rpt_busy_fraction (the report's model@meas and refit --what power alike). */
+double rpt_island_model_busy(const struct rpt_run *r, size_t k, int64_t from, int64_t to);
 /* The busy fractions behind rpt_model_at_measured_w: the jobs' (rpt_busy_fraction), everything's on an
  * island (rpt_busy_all_fraction) with its CPUs, and which of the two the model was evaluated at. */
 struct rpt_busy_meas {

@@ -74,6 +74,9 @@ struct fab {
 	size_t log_bytes, header_bytes;
 	bool no_power;
 	const char *platform; /* NULL: platform_yaml */
+	/* > 0: the board's other software kept the plan CPUs busy this many ns per second beyond the jobs
+	 * (half on each); the log then has BUSY records and the rail follows the true table at jobs + other */
+	int64_t other_ns_per_s;
 };
 
 /* Execution times: a = 3 ms + j us (j = instance mod 100: every value exactly known), b grows with
@@ -175,6 +178,8 @@ static void write_header(FILE *fp, const pd_plan *p, const struct fab *f)
 						    : json_pack("[{s:s, s:s}, {s:s, s:s}]", "name", "VDD_LITTLE", "measures",
 								"little", "name", "VDD_BASE", "measures", "base"));
 	json_object_set_new(h, "islands", json_pack("[{s:s, s:s}]", "name", "little", "policy", "policy0"));
+	if (f->other_ns_per_s > 0)
+		json_object_set_new(h, "busy_period_ns", json_integer(PD_NS_PER_S));
 	json_object_set_new(h, "accelerators", json_array());
 	char *text = json_dumps(h, JSON_COMPACT | JSON_SORT_KEYS);
 	fprintf(fp, "%s\n", text);
@@ -206,12 +211,22 @@ static void write_records(FILE *fp, const struct fab *f)
 		int w = t >= 2 * PD_NS_PER_S ? 2 : (int)(t / PD_NS_PER_S);
 		unsigned char buf[sizeof(struct pd_runlog_power_rec) + 16];
 		struct pd_runlog_power_rec ph = {t, 0, 2};
-		int64_t v[2] = {true_little_uw(f->window_u[w]), TRUE_BASE_UW};
+		double other = (double)f->other_ns_per_s / (double)PD_NS_PER_S;
+		int64_t v[2] = {true_little_uw(f->window_u[w] + other), TRUE_BASE_UW};
 		memcpy(buf, &ph, sizeof(ph));
 		memcpy(buf + sizeof(ph), v, 16);
 		put_record(fp, PD_RUNLOG_POWER, buf, sizeof(buf));
 	}
 	ck_assert_int_eq(k, N_INST); /* every instance finished inside the run */
+	for (int c = 0; f->other_ns_per_s > 0 && c < 2; c++) /* one BUSY record per CPU and second */
+		for (int w = 0; w < 3; w++) {
+			int64_t b = f->other_ns_per_s / 2;
+			for (int q = w * 50; q < (w + 1) * 50; q++)
+				for (int i = 0; i < N_TASKS; i++)
+					b += task_cpu[i] == c ? f->exec[q][i] : 0;
+			struct pd_runlog_busy_rec br = {(int64_t)w * PD_NS_PER_S, (int64_t)(w + 1) * PD_NS_PER_S, b, c, 0};
+			put_record(fp, PD_RUNLOG_BUSY, &br, sizeof(br));
+		}
 	put_record(fp, PD_RUNLOG_OPP, &o1, sizeof(o1));
 	struct pd_runlog_end_rec end = {RUN_NS + PD_NS_PER_MS, 0, 1000, 1000, 5000, 0, 0};
 	put_record(fp, PD_RUNLOG_END, &end, sizeof(end));
@@ -445,6 +460,41 @@ START_TEST(power_line_fit_recovers_the_true_table_and_base)
 }
 END_TEST
 
+/* The rail measured the jobs and 0.15 cores of other software (agent, iiod, sshd: BUSY records): the
+ * fit takes the busy time of everything and recovers the true table; fitted to the jobs alone, the
+ * other software's power would have been folded into the idle power. */
+START_TEST(power_fit_counts_the_other_software)
+{
+	static struct fab f;
+	f.other_ns_per_s = 150 * PD_NS_PER_MS;
+	fab_write(&f);
+	ck_assert_int_eq(pd_test_run(out, sizeof(out), "%s refit %s --what power -o %s/pf.yaml --json 2>/dev/null", powerdag(),
+				     f.dir, f.dir),
+			 0);
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/pf.yaml", f.dir);
+	pd_diags d;
+	pd_diags_init(&d);
+	pd_platform *pf = pd_platform_load_file(path, &d);
+	pd_diags_print(&d, stderr);
+	ck_assert_ptr_nonnull(pf);
+	const struct pd_opp *o = &pd_platform_island(pf, 0)->opps[0];
+	ck_assert_msg(llabs(o->busy_uw - TRUE_BUSY_UW) <= 2 && llabs(o->idle_uw - TRUE_IDLE_UW) <= 2,
+		      "busy %lld idle %lld", (long long)o->busy_uw, (long long)o->idle_uw);
+	pd_platform_free(pf);
+	pd_diags_free(&d);
+	/* the report evaluates its model (the plan's table) at the busy time of everything too */
+	ck_assert_int_eq(pd_test_run(out, sizeof(out), "%s report %s --json 2>/dev/null", powerdag(), f.dir), 0);
+	json_t *j = json_loads(out, 0, NULL);
+	ck_assert_ptr_nonnull(j);
+	json_t *rl = json_array_get(json_object_get(json_object_get(j, "measured"), "rail_stats"), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(rl, "model_busy")), "all");
+	ck_assert_msg(fabs(json_real_value(json_object_get(rl, "other_busy")) - 0.15) < 0.005, "other %g",
+		      json_real_value(json_object_get(rl, "other_busy")));
+	json_decref(j);
+}
+END_TEST
+
 START_TEST(power_scale_fit_below_the_spread)
 {
 	static struct fab f;
@@ -616,6 +666,7 @@ int main(void)
 	tcase_add_test(tc, wcet_quantile_margin_max_floor_and_inverse_law);
 	tcase_add_test(tc, two_runs_are_pooled_and_refit_validates_and_optimizes);
 	tcase_add_test(tc, power_line_fit_recovers_the_true_table_and_base);
+	tcase_add_test(tc, power_fit_counts_the_other_software);
 	tcase_add_test(tc, power_scale_fit_below_the_spread);
 	tcase_add_test(tc, report_model_error_at_measured_utilisation);
 	tcase_add_test(tc, bad_inputs_exit_2_and_write_nothing);
