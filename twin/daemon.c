@@ -4,8 +4,9 @@
  *
  *   join the twin's network namespace -> private mount namespace -> FUSE model mounted at STATE/fs ->
  *   its subtrees bound over the board's sysfs paths, STATE/firmware over /lib/firmware ->
- *   sshd and iiod started as children (they inherit both namespaces) -> "ok" on the ready pipe ->
- *   sample /proc/stat every TWIN_TICK_NS until SIGTERM/SIGINT, then end sshd/iiod and unmount.
+ *   sshd and iiod started as children (they inherit both namespaces) -> sshd into the board's cpuacct
+ *   cgroup, the board's /proc/stat bound over the host's -> "ok" on the ready pipe -> sample the
+ *   board's CPU time every TWIN_TICK_NS until SIGTERM/SIGINT, then end sshd/iiod and unmount.
  *
  * Everything it mounts exists only in its mount namespace, which disappears with its last process.
  */
@@ -124,6 +125,23 @@ static int mount_board(const struct twin_paths *tp, bool own_kernel, pd_err *e)
 	    place("/lib", "firmware", tp->firmware, e))
 		return -1;
 	return 0;
+}
+
+/* The board's /proc/stat (twin/procstat.c: the board cgroup's CPU time per twin core) bound over the
+ * host's, so that the agent's busy figures count what the rails count. Only for the namespace twin
+ * with the board's cgroup: when the rails fall back to the host's /proc/stat (no cpuacct v1), that
+ * file already counts exactly what they count, and the VM twin's guest kernel has its own. The FUSE
+ * handler runs in this mount namespace too, so it reads the host's file through a descriptor opened
+ * before the bind (pread from offset 0 regenerates a seq_file); the daemon keeps it until it ends. */
+static int mount_proc_stat(const struct twin_paths *tp, twin_model *m, const char *acct, pd_err *e)
+{
+	int fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return pd_err_set(e, PD_EXIT_ENV, "open /proc/stat: %s", strerror(errno));
+	twin_model_serve_proc_stat(m, fd, acct);
+	char src[400];
+	snprintf(src, sizeof(src), "%s/proc/stat", tp->fsroot);
+	return twin_bind(src, "/proc/stat", e);
 }
 
 static bool port_open(const char *addr, int port)
@@ -284,7 +302,8 @@ int pd_twin_daemon_main(int argc, char **argv)
 	twin_model *m = p ? twin_model_new(p, "/lib/firmware", &e) : NULL;
 	twin_fs *fs = m ? twin_fs_start(m, tp.fsroot, &e) : NULL;
 	pid_t sshd = -1, iiod = -1;
-	if (!fs || mount_board(&tp, strcmp(a.netns, "-") == 0, &e) != 0 || mount_cpu_links(&tp, p, &e) != 0 ||
+	bool own_kernel = strcmp(a.netns, "-") == 0; /* the VM twin's guest */
+	if (!fs || mount_board(&tp, own_kernel, &e) != 0 || mount_cpu_links(&tp, p, &e) != 0 ||
 	    start_servers(&tp, &a, &sshd, &iiod, &e) != 0) {
 		report(a.ready_fd, "error %s\n", e.msg);
 		stop_child(sshd), stop_child(iiod);
@@ -295,9 +314,16 @@ int pd_twin_daemon_main(int argc, char **argv)
 	 * and agent is born inside the board's cgroup */
 	char acct[400];
 	bool have_acct = twin_acct_dir(a.netns, acct, sizeof(acct)) == 0 && twin_acct_join(acct, sshd) == 0;
+	if (have_acct && !own_kernel && mount_proc_stat(&tp, m, acct, &e) != 0) {
+		report(a.ready_fd, "error %s\n", e.msg);
+		stop_child(sshd), stop_child(iiod);
+		twin_fs_stop(fs);
+		return PD_EXIT_ENV;
+	}
 	report(a.ready_fd, "ok %d %d\n", (int)sshd, (int)iiod);
-	fprintf(stderr, "twin daemon: up (sshd %d, iiod %d), board CPU time from %s\n", (int)sshd, (int)iiod,
-		have_acct ? acct : "/proc/stat (no cpuacct v1 hierarchy: all host activity counts)");
+	fprintf(stderr, "twin daemon: up (sshd %d, iiod %d), board CPU time from %s%s\n", (int)sshd, (int)iiod,
+		have_acct ? acct : "/proc/stat (no cpuacct v1 hierarchy: all host activity counts)",
+		have_acct && !own_kernel ? ", served as the board's /proc/stat" : "");
 	serve(m, &set, sshd, iiod, have_acct ? acct : NULL);
 	stop_child(sshd), stop_child(iiod);
 	twin_fs_stop(fs);

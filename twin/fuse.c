@@ -6,7 +6,10 @@
  * exactly what a kernel driver's show/store functions do.
  *
  * Each open snapshots the content once (so a reader that needs two read() calls sees one value),
- * with direct_io so that every open reaches the daemon; each write() is one store, like sysfs.
+ * with direct_io so that every open reaches the daemon; a read at offset 0 other than the first
+ * takes a new snapshot, as kernfs and seq_file regenerate a file read again from its start (the
+ * agent samples /proc/stat with lseek(0) + read on one descriptor); each write() is one store,
+ * like sysfs.
  */
 #define FUSE_USE_VERSION 312 /* libfuse 3.12+: configurable worker count */
 #include "twin/twin_impl.h"
@@ -23,6 +26,20 @@ struct twin_fs {
 	pthread_t thread;
 	bool running;
 };
+
+/* An open file's content: fresh until the first read, which serves the snapshot taken at open. */
+struct handle {
+	pthread_mutex_t mu; /* two threads may read one descriptor: one regenerates, one copies */
+	pd_buf b;
+	bool fresh;
+};
+
+static void handle_free(struct handle *h)
+{
+	pd_buf_free(&h->b);
+	pthread_mutex_destroy(&h->mu);
+	free(h);
+}
 
 static twin_model *model(void) { return ((struct twin_fs *)fuse_get_context()->private_data)->m; }
 
@@ -88,31 +105,48 @@ static int op_open(const char *path, struct fuse_file_info *fi)
 	fi->direct_io = 1;
 	fi->fh = 0;
 	if (acc != O_WRONLY) {
-		pd_buf *b = calloc(1, sizeof(*b));
-		if (!b)
+		struct handle *h = calloc(1, sizeof(*h));
+		if (!h)
 			return -ENOMEM;
-		pd_buf_init(b);
-		rc = twin_model_read(model(), path, b);
+		pthread_mutex_init(&h->mu, NULL);
+		pd_buf_init(&h->b);
+		h->fresh = true;
+		rc = twin_model_read(model(), path, &h->b);
 		if (rc) {
-			pd_buf_free(b);
-			free(b);
+			handle_free(h);
 			return rc;
 		}
-		fi->fh = (uint64_t)(uintptr_t)b;
+		fi->fh = (uint64_t)(uintptr_t)h;
 	}
 	return 0;
 }
 
 static int op_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
 {
-	pd_buf *b = (pd_buf *)(uintptr_t)fi->fh;
-	if (!b)
+	struct handle *h = (struct handle *)(uintptr_t)fi->fh;
+	if (!h)
 		return -EBADF;
-	if (off < 0 || (size_t)off >= b->len)
-		return 0;
-	size_t n = b->len - (size_t)off < size ? b->len - (size_t)off : size;
-	memcpy(buf, b->data + off, n);
-	return (int)n;
+	int rc = 0;
+	pthread_mutex_lock(&h->mu);
+	if (off == 0 && !h->fresh) {
+		pd_buf b;
+		pd_buf_init(&b);
+		rc = twin_model_read(model(), path, &b);
+		if (rc == 0) {
+			pd_buf_free(&h->b);
+			h->b = b;
+		} else {
+			pd_buf_free(&b);
+		}
+	}
+	h->fresh = false;
+	size_t n = 0;
+	if (rc == 0 && off >= 0 && (size_t)off < h->b.len) {
+		n = h->b.len - (size_t)off < size ? h->b.len - (size_t)off : size;
+		memcpy(buf, h->b.data + off, n);
+	}
+	pthread_mutex_unlock(&h->mu);
+	return rc ? rc : (int)n;
 }
 
 static int op_write(const char *path, const char *buf, size_t size, off_t off, struct fuse_file_info *fi)
@@ -132,11 +166,9 @@ static int op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 
 static int op_release(const char *path, struct fuse_file_info *fi)
 {
-	pd_buf *b = (pd_buf *)(uintptr_t)fi->fh;
-	if (b) {
-		pd_buf_free(b);
-		free(b);
-	}
+	struct handle *h = (struct handle *)(uintptr_t)fi->fh;
+	if (h)
+		handle_free(h);
 	return 0;
 }
 

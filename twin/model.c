@@ -54,6 +54,8 @@ twin_model *twin_model_new(const pd_platform *p, const char *fw_dir, pd_err *e)
 		return NULL;
 	}
 	pthread_mutex_init(&m->mu, NULL);
+	pthread_mutex_init(&m->stat_mu, NULL);
+	m->stat_fd = -1;
 	m->p = p;
 	snprintf(m->fw_dir, sizeof(m->fw_dir), "%s", fw_dir ? fw_dir : "/lib/firmware");
 	m->n_pol = pd_platform_island_count(p);
@@ -103,6 +105,7 @@ void twin_model_free(twin_model *m)
 	free(m->nodes);
 	free(m->rails);
 	pthread_mutex_destroy(&m->mu);
+	pthread_mutex_destroy(&m->stat_mu);
 	free(m);
 }
 

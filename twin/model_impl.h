@@ -86,6 +86,11 @@ struct twin_model {
 	size_t head, n_samples;
 	struct twin_node *nodes;
 	size_t n_nodes, cap_nodes;
+	/* the board's /proc/stat (procstat.c): stat_mu guards these and serialises its readers */
+	pthread_mutex_t stat_mu;
+	int stat_fd; /* the host's /proc/stat; -1 until the daemon serves the file */
+	char stat_acct[400];
+	struct twin_procstat_mono stat_mono;
 };
 
 int twin_tree_build(twin_model *m, pd_err *e);

@@ -186,15 +186,23 @@ int twin_acct_join(const char *dir, pid_t pid)
 
 int twin_acct_read(const char *dir, int64_t now_ns, uint64_t *busy, uint64_t *total, size_t n)
 {
+	if (twin_acct_read_ns(dir, "cpuacct.usage_percpu", busy, n) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		total[i] = (uint64_t)now_ns; /* ns of CPU time against ns of wall time */
+	return 0;
+}
+
+int twin_acct_read_ns(const char *dir, const char *file, uint64_t *v, size_t n)
+{
 	char p[600];
-	snprintf(p, sizeof(p), "%s/cpuacct.usage_percpu", dir);
+	snprintf(p, sizeof(p), "%s/%s", dir, file);
 	FILE *f = fopen(p, "re");
 	if (!f)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		unsigned long long v = 0;
-		busy[i] = fscanf(f, "%llu", &v) == 1 ? v : 0;
-		total[i] = (uint64_t)now_ns; /* ns of CPU time against ns of wall time */
+		unsigned long long x = 0;
+		v[i] = fscanf(f, "%llu", &x) == 1 ? x : 0;
 	}
 	fclose(f);
 	return 0;

@@ -9,6 +9,7 @@
  *     /bus/iio/devices/iio:deviceN/...          -> /sys/bus/iio
  *     /debug/sched/fair_server/cpuN/{runtime,period}  -> /sys/kernel/debug
  *     /twin/accel/NAME/run                      -> /sys/kernel/powerdag-twin
+ *     /proc/stat                                -> /proc/stat (namespace twin with cpuacct; procstat.c)
  *
  * Stores are validated the way the kernel's store functions do (kstrtouint-style numbers, governor
  * names, setspeed only under userspace, fair-server bounds), returning the same errno values.
@@ -391,6 +392,13 @@ static int wr_accel(twin_model *m, const struct twin_node *n, const char *s)
 	return twin_accel_run(m, n->idx, lat, pw, bits[0] ? bits : NULL);
 }
 
+/* ---------------------------------------------------------------- /proc/stat */
+
+static int rd_procstat(twin_model *m, const struct twin_node *n, pd_buf *o)
+{
+	return twin_model_read_proc_stat(m, o);
+}
+
 /* ---------------------------------------------------------------- the table */
 
 static struct twin_node *find(twin_model *m, const char *path)
@@ -549,6 +557,8 @@ int twin_tree_build(twin_model *m, pd_err *e)
 		snprintf(dir, sizeof(dir), "/bus/iio/devices/iio:device%zu", r);
 		rc = add_group(m, dir, iio_attrs, rd_iio, wr_iio, r);
 	}
+	if (rc == 0)
+		rc = add(m, "/proc/stat", 0444, rd_procstat, NULL, 0, 0);
 	/* the mount points exist even when empty (no GPU / no FPGA) */
 	const char *const always[] = {"/class/devfreq", "/class/fpga_manager", "/twin/accel", "/bus/iio/devices"};
 	for (size_t i = 0; rc == 0 && i < sizeof(always) / sizeof(always[0]); i++)

@@ -74,6 +74,37 @@ int twin_acct_join(const char *dir, pid_t pid);
 int twin_acct_read(const char *dir, int64_t now_ns, uint64_t *busy, uint64_t *total, size_t n);
 /* Removes the cgroup of a twin netns (after its processes ended). */
 void twin_acct_remove(const char *netns);
+/* Reads a cpuacct per-CPU file (FILE in dir, e.g. "cpuacct.usage_percpu": ns per CPU id) into
+ * v[0..n-1], 0 past the CPUs it lists; 0 or -1 when it cannot be read. */
+int twin_acct_read_ns(const char *dir, const char *file, uint64_t *v, size_t n);
+
+/* ---------------------------------------------------------------- the board's /proc/stat (procstat.c) */
+/* What the board's /proc/stat is computed from. */
+struct twin_procstat_in {
+	const char *host; /* the host's /proc/stat text */
+	size_t host_len;
+	bool core[TWIN_MAX_CPUS];        /* the twin's cores (host CPU ids) */
+	const uint64_t *user_ns, *sys_ns; /* the board cgroup's CPU time per CPU id, n_acct of each */
+	size_t n_acct;
+	long hz; /* USER_HZ: sysconf(_SC_CLK_TCK) */
+};
+/* The largest value each counter of each CPU id has shown: no counter goes back between reads. */
+struct twin_procstat_mono {
+	uint64_t user[TWIN_MAX_CPUS], sys[TWIN_MAX_CPUS], idle[TWIN_MAX_CPUS], steal[TWIN_MAX_CPUS];
+};
+/* The board's /proc/stat (twin/procstat.c says what each field is) appended to out; raises mono.
+ * 0, -EIO (no cpu line in the host text, hz <= 0) or -ENOMEM. Pure: no file is read. */
+int twin_procstat_render(const struct twin_procstat_in *in, struct twin_procstat_mono *mono, pd_buf *out);
+/* Splits usage_ns in the ratio user_part : sys_part (cpuacct's usage_percpu_user/_sys); all user when
+ * both are 0. */
+void twin_procstat_split(uint64_t usage_ns, uint64_t user_part, uint64_t sys_part, uint64_t *user_ns,
+			 uint64_t *sys_ns);
+/* The daemon's sources for the model's /proc/stat file: host_fd = the host's /proc/stat, opened before
+ * anything was bound over it (read with pread from 0: its seq_file regenerates), acct_dir = the
+ * board's cpuacct cgroup. Until this is called, reading the file gives ENODEV. */
+void twin_model_serve_proc_stat(twin_model *m, int host_fd, const char *acct_dir);
+/* The file's content now (twin_procstat_render from the sources); 0 or -errno. */
+int twin_model_read_proc_stat(twin_model *m, pd_buf *out);
 
 /* INA226 (ina2xx-adc) view of a power on a 5 V line with shunt_uohm. */
 struct twin_ina226 {

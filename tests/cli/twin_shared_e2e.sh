@@ -3,8 +3,9 @@
 # a host with CPUs for several boards). `twin up --host-cpus N` makes a one-core twin on host CPU N
 # whose deploys use their own cpuset directory, powerdag-NETNS (twin.json "cgroup"), so the
 # two deploys' exclusive cpusets never meet. Checked: bad input exits 2 and creates nothing; each
-# twin's platform names its host CPU; the two 5-s runs overlap in time, each is collected with 0
-# misses and restored; afterwards the host's sched_load_balance, RT cap and cpuset root are as before.
+# twin's platform names its host CPU, and its /proc/stat that CPU alone; the two 5-s runs overlap in
+# time, each is collected with 0 misses and restored; afterwards the host's sched_load_balance, RT cap
+# and cpuset root are as before.
 # A run that missed is repeated (both deploys again) up to twice, the rule of the other e2e tests.
 # Root only (SKIP otherwise), at least 2 CPUs; about 40 s. Run under the machine's e2e lock.
 . "$(dirname "$0")/lib/expect.sh"
@@ -44,6 +45,12 @@ for i in 0 1; do
 	expect 0 "$POWERDAG" twin up --host-cpus "$i" --state "$T/twin$i" --netns "pdshare$i" --subnet "10.213.9$((i + 4)).0"
 	grep -q "cpus: \[$i\]" "$T/twin$i/platform.yaml" || fail "twin $i: its platform's island is not on host CPU $i"
 	grep -q "\"cgroup\": \"powerdag-pdshare$i\"" "$T/twin$i/twin.json" || fail "twin $i: twin.json has no cgroup powerdag-pdshare$i"
+	# the board's /proc/stat (docs/TWIN.md) lists its one core, host CPU $i, and no other
+	if [ -e /sys/fs/cgroup/cpuacct/cpuacct.usage_percpu ]; then
+		d=$(sed -n 's/.*"daemon": *\([0-9]*\).*/\1/p' "$T/twin$i/twin.json")
+		cores=$(grep -o '^cpu[0-9][0-9]*' "/proc/$d/root/proc/stat" | tr '\n' ' ')
+		[ "$cores" = "cpu$i " ] || fail "twin $i: its /proc/stat lists '$cores', not cpu$i alone"
+	fi
 	expect 0 "$POWERDAG" optimize "$SRC/tests/cli/light.dags.yaml" "$T/twin$i/platform.yaml" -o "$T/plan$i.yaml" --time-limit 5
 done
 

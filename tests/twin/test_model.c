@@ -7,10 +7,12 @@
 #include "twin/model_impl.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 struct fixture {
 	pd_ydoc doc;
@@ -417,12 +419,163 @@ START_TEST(tree_listing)
 	ck_assert_str_eq(nm.v[0], "iio:device0");
 	nm.n = 0;
 	ck_assert_int_eq(twin_model_list(f.m, "/", collect, &nm), 0);
-	ck_assert_int_eq(nm.n, 5); /* cpufreq class twin debug bus */
+	ck_assert_int_eq(nm.n, 6); /* cpufreq class twin debug bus proc */
 	nm.n = 0;
 	ck_assert_int_eq(twin_model_list(f.m, "/debug/sched/fair_server", collect, &nm), 0);
 	ck_assert_int_eq(nm.n, 2);
 	ck_assert_int_eq(twin_model_list(f.m, "/cpufreq/policy0/related_cpus", collect, &nm), -ENOTDIR);
 	ck_assert_int_eq(twin_model_list(f.m, "/nope", collect, &nm), -ENOENT);
+	close_model(&f);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- the board's /proc/stat */
+
+/* A host /proc/stat of 3 CPUs; totals (user..steal): cpu0 6392 (steal 7), cpu1 1000, cpu2 1203 (steal
+ * 3). guest/guest_nice (100 on cpu0) are inside user and must not count twice. */
+static const char host_stat_a[] = "cpu  1400 50 500 6900 20 10 5 10 100 0\n"
+				  "cpu0 1000 50 300 5000 20 10 5 7 100 0\n"
+				  "cpu1 200 0 100 700 0 0 0 0 0 0\n"
+				  "cpu2 200 0 100 900 0 0 0 3 0 0\n"
+				  "intr 12345 0 1 2\n"
+				  "ctxt 999\n"
+				  "btime 1700000000\n"
+				  "processes 4242\n"
+				  "procs_running 3\n"
+				  "procs_blocked 0\n"
+				  "softirq 77 1 2 3 4 5 6 7 8 9 10\n";
+static const char host_tail[] = "intr 12345 0 1 2\nctxt 999\nbtime 1700000000\nprocesses 4242\nprocs_running 3\n"
+				"procs_blocked 0\nsoftirq 77 1 2 3 4 5 6 7 8 9 10\n";
+
+static void render(const char *host, const uint64_t *user, const uint64_t *sys, struct twin_procstat_mono *mono,
+		   char *out, size_t n)
+{
+	struct twin_procstat_in in = {.host = host, .host_len = strlen(host), .user_ns = user, .sys_ns = sys,
+				      .n_acct = 3, .hz = 100};
+	in.core[0] = in.core[2] = true; /* a twin on host CPUs 0 and 2 (--host-cpus 0,2) */
+	pd_buf b;
+	pd_buf_init(&b);
+	ck_assert_int_eq(twin_procstat_render(&in, mono, &b), 0);
+	snprintf(out, n, "%s", b.data);
+	pd_buf_free(&b);
+}
+
+START_TEST(procstat_values_and_lines)
+{
+	struct twin_procstat_mono mono = {0};
+	/* cpu0: 2.5 s user + 0.5 s system = 250 + 50 ticks; cpu1 (not a twin core) busy; cpu2: 1.2345 s
+	 * user -> 123 ticks (truncated, as the kernel's nsec_to_clock_t) */
+	uint64_t user[3] = {2500000000ULL, 9000000000ULL, 1234567891ULL}, sys[3] = {500000000ULL, 0, 0};
+	char out[2048], want[2048];
+	render(host_stat_a, user, sys, &mono, out, sizeof(out));
+	/* idle = host total - user - system - steal: cpu0 6392-250-50-7 = 6085, cpu2 1203-123-0-3 = 1077 */
+	snprintf(want, sizeof(want), "cpu  373 0 50 7162 0 0 0 10 0 0\n"
+				     "cpu0 250 0 50 6085 0 0 0 7 0 0\n"
+				     "cpu2 123 0 0 1077 0 0 0 3 0 0\n%s", host_tail);
+	ck_assert_str_eq(out, want);
+	/* a host text without cpu lines, or no USER_HZ: an error, nothing rendered */
+	struct twin_procstat_in bad = {.host = "intr 1\n", .host_len = 7, .user_ns = user, .sys_ns = sys, .n_acct = 3,
+				       .hz = 100};
+	bad.core[0] = true;
+	pd_buf b;
+	pd_buf_init(&b);
+	ck_assert_int_eq(twin_procstat_render(&bad, &mono, &b), -EIO);
+	bad.host = host_stat_a, bad.host_len = strlen(host_stat_a), bad.hz = 0;
+	ck_assert_int_eq(twin_procstat_render(&bad, &mono, &b), -EIO);
+	ck_assert_uint_eq(b.len, 0);
+	pd_buf_free(&b);
+}
+END_TEST
+
+START_TEST(procstat_never_goes_back)
+{
+	struct twin_procstat_mono mono = {0};
+	uint64_t user[3] = {2500000000ULL, 0, 1234567891ULL}, sys[3] = {500000000ULL, 0, 0};
+	char out[2048];
+	render(host_stat_a, user, sys, &mono, out, sizeof(out));
+	/* the cgroup's exact ns ran ahead of the host's tick-sampled counters: cpu0 60 s of user time, more
+	 * than its host total; cpu2's cgroup reads less than before (recreated). Nothing goes back: cpu0's
+	 * idle and cpu2's user stay; cpu0's user rises, and so does cpu2's idle (1203-0-0-3: each counter
+	 * keeps its own maximum). */
+	uint64_t user2[3] = {60000000000ULL, 0, 0}, sys2[3] = {500000000ULL, 0, 0};
+	render(host_stat_a, user2, sys2, &mono, out, sizeof(out));
+	ck_assert_msg(strncmp(out, "cpu  6123 0 50 7285 0 0 0 10 0 0\ncpu0 6000 0 50 6085 0 0 0 7 0 0\n"
+				   "cpu2 123 0 0 1200 0 0 0 3 0 0\n", 94) == 0, "%s", out);
+	/* the host moves on: 10000 more ticks on cpu0, 10 more steal on cpu2; idle follows again */
+	const char *host_b = "cpu  0 0 0 0 0 0 0 0 0 0\n"
+			     "cpu0 1000 50 300 15000 20 10 5 7 100 0\n"
+			     "cpu2 200 0 100 900 0 0 0 13 0 0\n"
+			     "intr 1\n";
+	render(host_b, user2, sys2, &mono, out, sizeof(out));
+	/* cpu0 16392-6000-50-7 = 10335; cpu2 1213-0-0-13 = 1200 (its user shows 123 still) */
+	ck_assert_str_eq(out, "cpu  6123 0 50 11535 0 0 0 20 0 0\n"
+			      "cpu0 6000 0 50 10335 0 0 0 7 0 0\n"
+			      "cpu2 123 0 0 1200 0 0 0 13 0 0\n"
+			      "intr 1\n");
+}
+END_TEST
+
+START_TEST(procstat_split)
+{
+	uint64_t u, s;
+	twin_procstat_split(1000, 3, 1, &u, &s);
+	ck_assert_uint_eq(u, 750);
+	ck_assert_uint_eq(s, 250);
+	twin_procstat_split(1000, 0, 0, &u, &s); /* no split known: all user */
+	ck_assert_uint_eq(u, 1000);
+	ck_assert_uint_eq(s, 0);
+	/* this machine's figures: 11 311 s of usage, 7 732.86 s user and 3 582.556 s system sampled */
+	twin_procstat_split(11311478144425ULL, 7732860000000ULL, 3582556000000ULL, &u, &s);
+	ck_assert_uint_eq(u + s, 11311478144425ULL);
+	ck_assert_msg(s > 3581300000000ULL && s < 3581320000000ULL, "%llu", (unsigned long long)s); /* x 0.31661 */
+	twin_procstat_split(UINT64_MAX, UINT64_MAX / 2, UINT64_MAX / 2, &u, &s); /* no overflow */
+	ck_assert_uint_eq(u + s, UINT64_MAX);
+	ck_assert_uint_le(s, UINT64_MAX / 2 + 1);
+	ck_assert_uint_ge(s, UINT64_MAX / 2 - 4096);
+}
+END_TEST
+
+/* The model's file: the daemon's sources (a host /proc/stat descriptor, the cgroup directory), read
+ * again on every read of the file. */
+START_TEST(procstat_served_by_the_model)
+{
+	struct fixture f;
+	open_model(&f, 2); /* cores 0 and 1 */
+	pd_buf b;
+	pd_buf_init(&b);
+	ck_assert_int_eq(twin_model_read(f.m, "/proc/stat", &b), -ENODEV); /* no sources yet */
+	const char *dir = pd_test_tmpdir();
+	const char *host = pd_test_write(dir, "stat", host_stat_a);
+	/* usage 4 s on cpu0 split 3:1 (user:sys), 1 s on cpu1 */
+	pd_test_write(dir, "cpuacct.usage_percpu", "4000000000 1000000000 7000000000\n");
+	pd_test_write(dir, "cpuacct.usage_percpu_user", "300 100 0\n");
+	pd_test_write(dir, "cpuacct.usage_percpu_sys", "100 0 0\n");
+	int fd = open(host, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	twin_model_serve_proc_stat(f.m, fd, dir);
+	long hz = sysconf(_SC_CLK_TCK);
+	ck_assert_int_eq(twin_model_read(f.m, "/proc/stat", &b), 0);
+	char want[2048];
+	long long u0 = 3 * hz, s0 = hz, u1 = hz; /* ticks */
+	snprintf(want, sizeof(want), "cpu  %lld 0 %lld %lld 0 0 0 7 0 0\ncpu0 %lld 0 %lld %lld 0 0 0 7 0 0\n"
+		 "cpu1 %lld 0 0 %lld 0 0 0 0 0 0\n%s", u0 + u1, s0, 6392 - u0 - s0 - 7 + 1000 - u1, u0, s0,
+		 6392 - u0 - s0 - 7, u1, 1000 - u1, host_tail);
+	ck_assert_str_eq(b.data, want);
+	/* the host file rewritten under the same descriptor: the next read sees it (pread from 0) */
+	pd_test_write(dir, "stat", "cpu0 0 0 0 20000 0 0 0 9 0 0\ncpu1 0 0 0 5000 0 0 0 0 0 0\nctxt 1\n");
+	pd_buf_free(&b);
+	pd_buf_init(&b);
+	ck_assert_int_eq(twin_model_read(f.m, "/proc/stat", &b), 0);
+	snprintf(want, sizeof(want), "cpu0 %lld 0 %lld %lld 0 0 0 9 0 0\n", u0, s0, 20009 - u0 - s0 - 9);
+	ck_assert_msg(strstr(b.data, want) != NULL, "%s", b.data);
+	ck_assert_msg(strstr(b.data, "\nctxt 1\n") != NULL, "%s", b.data);
+	/* the cgroup gone (twin down): an error, not a made-up file */
+	char p[600];
+	snprintf(p, sizeof(p), "%s/cpuacct.usage_percpu", dir);
+	unlink(p);
+	ck_assert_int_eq(twin_model_read(f.m, "/proc/stat", &b), -EIO);
+	pd_buf_free(&b);
+	close(fd);
 	close_model(&f);
 }
 END_TEST
@@ -442,6 +595,10 @@ int main(void)
 	tcase_add_test(tc, rails_follow_the_power_model);
 	tcase_add_test(tc, ina226_conversion);
 	tcase_add_test(tc, tree_listing);
+	tcase_add_test(tc, procstat_values_and_lines);
+	tcase_add_test(tc, procstat_never_goes_back);
+	tcase_add_test(tc, procstat_split);
+	tcase_add_test(tc, procstat_served_by_the_model);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }

@@ -612,6 +612,192 @@ START_TEST(fpga_and_gpu_emulated)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- the board's /proc/stat */
+
+/* The cpu lines of a /proc/stat text: fields (user nice system idle iowait irq softirq steal guest
+ * guest_nice) of the aggregate and of each cpuN. */
+struct pstat {
+	bool has[64];
+	unsigned long long f[64][10], agg[10];
+	int n_cpu_lines;
+};
+
+static void pstat_parse(const char *text, struct pstat *ps)
+{
+	memset(ps, 0, sizeof(*ps));
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		unsigned long long v[10] = {0};
+		int cpu;
+		if (strncmp(p, "cpu ", 4) == 0) {
+			sscanf(p + 4, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4],
+			       &v[5], &v[6], &v[7], &v[8], &v[9]);
+			memcpy(ps->agg, v, sizeof(v));
+		} else if (sscanf(p, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1], &v[2],
+				  &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) == 11) {
+			ps->n_cpu_lines++;
+			ck_assert_msg(cpu >= 0 && cpu < 64, "cpu%d", cpu);
+			ps->has[cpu] = true;
+			memcpy(ps->f[cpu], v, sizeof(v));
+		}
+	}
+}
+
+/* The board's /proc/stat as the daemon's mount namespace shows it (/proc/PID/root crosses into it):
+ * read by this process, which is not the board's, so the read itself counts nowhere. */
+static void board_pstat(int daemon, struct pstat *ps)
+{
+	char path[64], text[16384];
+	snprintf(path, sizeof(path), "/proc/%d/root/proc/stat", daemon);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ck_assert_msg(fd >= 0, "open %s: %s", path, strerror(errno));
+	ssize_t r = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	ck_assert_int_gt(r, 0);
+	text[r] = 0;
+	pstat_parse(text, ps);
+}
+
+static int daemon_pid(void)
+{
+	json_t *j = status_json();
+	ck_assert_ptr_nonnull(j);
+	int d = (int)json_integer_value(json_object_get(json_object_get(j, "pids"), "daemon"));
+	json_decref(j);
+	ck_assert_int_gt(d, 1);
+	return d;
+}
+
+/* The board cgroup's CPU time on cpu (ns), read on the host. */
+static unsigned long long cg_usage(const char *cg, int cpu)
+{
+	char path[500];
+	unsigned long long v = 0;
+	snprintf(path, sizeof(path), "%s/cpuacct.usage_percpu", cg);
+	FILE *f = fopen(path, "re");
+	ck_assert_ptr_nonnull(f);
+	for (int i = 0; i <= cpu; i++)
+		ck_assert_int_eq(fscanf(f, "%llu", &v), 1);
+	fclose(f);
+	return v;
+}
+
+START_TEST(board_proc_stat)
+{
+	pd_platform *p = twin_platform();
+	char cg[400];
+	if (!board_cgroup(cg, sizeof(cg))) {
+		/* without the board's cgroup the rails count the host's /proc/stat, which the board then
+		 * sees as it is */
+		printf("twin e2e: SKIP board /proc/stat: no cpuacct v1 hierarchy, the board shows the host's\n");
+		pd_platform_free(p);
+		return;
+	}
+	/* exactly the twin's cores, over the board's sshd; the aggregate is their sum */
+	bool core[64] = {false};
+	int n_cores = 0;
+	for (size_t k = 0; k < pd_platform_island_count(p); k++)
+		for (size_t c = 0; c < pd_platform_island(p, k)->n_cpus; c++, n_cores++)
+			core[pd_platform_island(p, k)->cpus[c]] = true;
+	ssh_session s = board();
+	static char out[16384];
+	ck_assert_int_eq(ssh_exec(s, "cat /proc/stat", out, sizeof(out)), 0);
+	struct pstat ps, a, b;
+	pstat_parse(out, &ps);
+	ck_assert_int_eq(ps.n_cpu_lines, n_cores);
+	for (int c = 0; c < 64; c++)
+		ck_assert_msg(ps.has[c] == core[c], "cpu%d %s in the board's /proc/stat", c, ps.has[c] ? "listed" : "missing");
+	for (int i = 0; i < 10; i++) {
+		unsigned long long sum = 0;
+		for (int c = 0; c < 64; c++)
+			sum += ps.has[c] ? ps.f[c][i] : 0;
+		ck_assert_msg(ps.agg[i] == sum, "field %d: cpu line %llu, sum of cpuN %llu", i, ps.agg[i], sum);
+	}
+	ck_assert_msg(strstr(out, "\nctxt ") && strstr(out, "\nbtime ") && strstr(out, "\nprocesses "), "%s", out);
+
+	/* one descriptor, lseek(0) + read again (the agent's sampling): a new snapshot, not the first */
+	int daemon = daemon_pid();
+	char path[64], t1[16384], t2[16384];
+	snprintf(path, sizeof(path), "/proc/%d/root/proc/stat", daemon);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ssize_t r1 = read(fd, t1, sizeof(t1) - 1);
+	sleep_ms(300);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	ssize_t r2 = read(fd, t2, sizeof(t2) - 1);
+	close(fd);
+	ck_assert_int_gt(r1, 0);
+	ck_assert_int_gt(r2, 0);
+	t1[r1] = t2[r2] = 0;
+	pstat_parse(t1, &a), pstat_parse(t2, &b);
+	ck_assert_msg(b.agg[3] > a.agg[3], "idle did not advance over 300 ms on one descriptor: %llu -> %llu", a.agg[3],
+		      b.agg[3]);
+
+	/* a CPU-bound process started on the board, pinned to one core, for 2 s: that core's user ticks
+	 * rise by the CPU time it got (what its shell's cutime + cstime, in ticks too, gain around it:
+	 * the shell starts with the SSH session's reaped children in them). Starting its processes costs
+	 * the board some time on that core too (fork and exec are slow on this VM class: up to 0.6 s),
+	 * hence 2 s rather than 1. User + system are the board cgroup's time on the core, to the tick. */
+	size_t k = quietest_island(p);
+	int cpu = pd_platform_island(p, k)->cpus[0];
+	long hz = sysconf(_SC_CLK_TCK);
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "taskset -c %d sh -c 'read l </proc/$$/stat; echo $l; timeout 2 sh -c \"while :; do :; "
+		 "done\"; read l </proc/$$/stat; echo $l'", cpu);
+	unsigned long long g0 = cg_usage(cg, cpu);
+	board_pstat(daemon, &a);
+	ck_assert_int_eq(ssh_exec(s, cmd, out, sizeof(out)), 0);
+	board_pstat(daemon, &b);
+	unsigned long long g1 = cg_usage(cg, cpu);
+	ssh_close(s);
+	unsigned long long cut[2] = {0}, cst[2] = {0};
+	const char *rp = out;
+	for (int i = 0; i < 2; i++) {
+		rp = strchr(rp, ')');
+		ck_assert_msg(rp != NULL, "%s", out);
+		/* after ")": state (3) ... utime (14) stime (15) cutime (16) cstime (17) */
+		ck_assert_int_eq(sscanf(rp + 2, "%*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu %llu", &cut[i],
+					&cst[i]), 2);
+		rp++;
+	}
+	double got = (double)(cut[1] + cst[1] - cut[0] - cst[0]), user = (double)(b.f[cpu][0] - a.f[cpu][0]);
+	double used = user + (double)(b.f[cpu][2] - a.f[cpu][2]), cg_ticks = (double)(g1 - g0) * (double)hz / 1e9;
+	fprintf(stderr, "twin e2e: board busy loop on cpu%d: %.0f ticks of CPU (%ld/s); the board's /proc/stat: user +%.0f, "
+		"system +%llu, idle +%llu; its cgroup +%.1f ticks there\n", cpu, got, hz, user, b.f[cpu][2] - a.f[cpu][2],
+		b.f[cpu][3] - a.f[cpu][3], cg_ticks);
+	ck_assert_msg(got >= 0.6 * (double)hz, "the busy loop got only %.0f ticks of 2 s", got);
+	ck_assert_msg(fabs(used - cg_ticks) <= 3, "cpu%d user+system +%.0f ticks, the cgroup +%.1f", cpu, used, cg_ticks);
+	ck_assert_msg(fabs(user - got) <= 0.3 * got, "cpu%d user +%.0f ticks, the loop ran %.0f", cpu, user, got);
+
+	/* the same loop on the host, outside the board: the board's counters of that core do not move
+	 * (its sshd idles), its idle does */
+	pid_t h = fork();
+	if (h == 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		for (volatile unsigned long x = 0;; x++)
+			;
+	}
+	board_pstat(daemon, &a);
+	struct timespec w0, w1;
+	clock_gettime(CLOCK_MONOTONIC, &w0);
+	sleep_ms(1000);
+	board_pstat(daemon, &b);
+	clock_gettime(CLOCK_MONOTONIC, &w1);
+	stop(h);
+	double wall = ts_d(w0, w1) * (double)hz;
+	unsigned long long bu = b.f[cpu][0] - a.f[cpu][0] + b.f[cpu][2] - a.f[cpu][2];
+	/* the hypervisor's steal is the host's: idle + steal is the wall time */
+	unsigned long long idle = b.f[cpu][3] - a.f[cpu][3] + b.f[cpu][7] - a.f[cpu][7];
+	fprintf(stderr, "twin e2e: host busy loop on cpu%d for %.0f ticks: the board's user+system +%llu, idle+steal +%llu\n",
+		cpu, wall, bu, idle);
+	ck_assert_msg((double)bu <= 0.05 * wall, "cpu%d: the board counted %llu ticks of a host process", cpu, bu);
+	ck_assert_msg(fabs((double)idle - wall) <= 0.3 * wall, "cpu%d idle+steal +%llu over %.0f ticks", cpu, idle, wall);
+	pd_platform_free(p);
+}
+END_TEST
+
 static unsigned long mntns_users(unsigned long ino)
 {
 	unsigned long n = 0;
@@ -698,6 +884,7 @@ int main(void)
 	tcase_add_test(tc, invalid_writes_refused);
 	tcase_add_test(tc, cpu_load_raises_island_rail);
 	tcase_add_test(tc, fpga_and_gpu_emulated);
+	tcase_add_test(tc, board_proc_stat);
 	tcase_add_test(tc, down_leaves_nothing);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);

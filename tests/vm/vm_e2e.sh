@@ -3,9 +3,9 @@
 # e2e (labels e2e;slow): the VM twin (docs/TWIN.md "The VM twin") end to end on Debian's 6.1 kernel:
 # twin up --vm -> status (vm, x86_64, kvm|tcg, 6.1) -> guest snapshot -> deploy a small plan over SSH
 # (cgroup v2 partitions recorded in deploy.json) -> report, 0 misses (a run that missed is repeated up
-# to twice, tests/vm/lib.sh deploy_on_time) -> a plan declaring dl.fair_server is
-# refused by pre-flight on that fair-server-less kernel (exit 3) -> snapshot unchanged -> twin down
-# leaves no qemu, tap, netns, veth or state.
+# to twice, tests/vm/lib.sh deploy_on_time) -> nothing bound over the guest's /proc/stat (its kernel's
+# own) -> a plan declaring dl.fair_server is refused by pre-flight on that fair-server-less kernel
+# (exit 3) -> snapshot unchanged -> twin down leaves no qemu, tap, netns, veth or state.
 # Exit 77 (ctest: Skipped, with the reason printed) where it cannot run: not root, no qemu, no image
 # and no way to build one. The image is built on first use (~1.5 min, scripts/vm-image.sh) and cached
 # in $POWERDAG_VM_CACHE or /var/cache/powerdag/vm.
@@ -62,6 +62,8 @@ left=$(ssh_vm 'ls -d /sys/fs/cgroup/powerdag* 2>/dev/null; rm -rf /tmp/agent-run
 "$pd" deploy "$work/plan.yaml" --board twin --duration 1s --out "$work/run-after" >"$work/after.log" 2>&1 ||
 	{ cat "$work/after.log"; fail "a deploy after the agent's own run"; }
 echo "agent on its own: v2 partitions made and removed; a deploy after it ran"
+# the guest's /proc/stat is its own kernel's: the namespace twin's board /proc/stat is never bound there
+[ "$(ssh_vm "grep -c ' /proc/stat ' /proc/self/mountinfo")" = 0 ] || fail "a file is bound over the guest's /proc/stat"
 fair_server_refused
 echo "dl.fair_server plan refused by pre-flight on 6.1 (exit 3)"
 guest_snapshot >"$work/after" || fail "ssh after the deploys"
