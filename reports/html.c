@@ -218,15 +218,18 @@ static void task_table(struct html_ctx *h)
 static void gaps_and_notes(struct html_ctx *h)
 {
 	char a[32], b[32];
-	pd_buf_printf(h->b, "<p>%zu sampling gaps, %.3f ms in total.</p>\n", h->s->n_gaps,
-		      (double)h->s->gap_total_ns / 1e6);
+	pd_buf_printf(h->b, "<p>%zu sampling gaps: %zu unreadable (%.3f ms), %zu late ticks of the sampler (%.3f ms).</p>\n",
+		      h->s->n_gaps, h->s->n_gaps - h->s->n_late_gaps, (double)h->s->gap_total_ns / 1e6, h->s->n_late_gaps,
+		      (double)h->s->late_total_ns / 1e6);
 	if (h->s->n_gaps) {
-		pd_buf_printf(h->b, "<table id='gaps'><tr><th class='l'>rail</th><th>from ms</th><th>to ms</th></tr>\n");
+		pd_buf_printf(h->b, "<table id='gaps'><tr><th class='l'>rail</th><th>from ms</th><th>to ms</th>"
+				    "<th class='l'>kind</th></tr>\n");
 		for (size_t i = 0; i < h->s->n_gaps && i < 50; i++) {
 			pd_buf_printf(h->b, "<tr><td class='l'>");
 			html_esc(h, h->s->gaps[i].rail ? h->s->gaps[i].rail : "all rails");
-			pd_buf_printf(h->b, "</td><td>%s</td><td>%s</td></tr>\n", rpt_fmt_ms(h->s->gaps[i].from_ns, a, 32),
-				      rpt_fmt_ms(h->s->gaps[i].to_ns, b, 32));
+			pd_buf_printf(h->b, "</td><td>%s</td><td>%s</td><td class='l'>%s</td></tr>\n",
+				      rpt_fmt_ms(h->s->gaps[i].from_ns, a, 32), rpt_fmt_ms(h->s->gaps[i].to_ns, b, 32),
+				      h->s->gaps[i].late ? "late" : "unreadable");
 		}
 		pd_buf_printf(h->b, "</table>\n");
 	}

@@ -84,14 +84,19 @@ static json_t *j_measured(const struct rpt_stats *s)
 	for (size_t i = 0; i < s->n_tasks; i++)
 		json_array_append_new(tasks, j_task(&s->tasks[i]));
 	for (size_t i = 0; i < s->n_gaps; i++)
-		json_array_append_new(gaps, json_pack("{s:o, s:o, s:o}", "rail", str(s->gaps[i].rail), "from_ms",
-						      ms(s->gaps[i].from_ns), "to_ms", ms(s->gaps[i].to_ns)));
-	json_t *m = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:I, s:o, s:{s:I, s:f, s:o}}", "power_w",
+		json_array_append_new(gaps, json_pack("{s:o, s:o, s:o, s:s}", "rail", str(s->gaps[i].rail), "from_ms",
+						      ms(s->gaps[i].from_ns), "to_ms", ms(s->gaps[i].to_ns), "kind",
+						      s->gaps[i].late ? "late" : "unreadable"));
+	int64_t all_gap_ns = s->gap_total_ns > INT64_MAX - s->late_total_ns ? INT64_MAX : s->gap_total_ns + s->late_total_ns;
+	json_t *m = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:I, s:o, s:I, s:o, s:{s:I, s:f, s:o, s:{s:I, s:f}, s:{s:I, s:f}}}",
+			      "power_w",
 			      num(s->power_w), "peak_w", num(s->peak_w), "energy_j", num(s->energy_j), "total_from",
 			      str(s->total_from), "rails", rails, "rail_stats", detail, "instances",
 			      (json_int_t)s->instances, "misses", (json_int_t)s->misses, "dags", dags, "overruns",
 			      (json_int_t)s->overruns, "tasks", tasks, "sampling_gaps", "count", (json_int_t)s->n_gaps,
-			      "total_ms", (double)s->gap_total_ns / 1e6, "list", gaps);
+			      "total_ms", (double)all_gap_ns / 1e6, "list", gaps, "unreadable", "count",
+			      (json_int_t)(s->n_gaps - s->n_late_gaps), "total_ms", (double)s->gap_total_ns / 1e6, "late",
+			      "count", (json_int_t)s->n_late_gaps, "total_ms", (double)s->late_total_ns / 1e6);
 	/* null when the agent did not sample steal: 0 would claim the host stole nothing */
 	json_object_set_new(m, "host_steal_ms", s->steal_sampled ? ms(s->host_steal_ns) : json_null());
 	json_object_set_new(m, "misses_with_steal",

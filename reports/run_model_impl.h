@@ -53,6 +53,7 @@ struct rpt_inst {
 struct rpt_gap {
 	const char *rail; /* NULL: all rails */
 	int64_t from_ns, to_ns;
+	bool late; /* stats: no read failed, the sampler ticked late (else a GAP record: unreadable) */
 };
 
 /* CPU time the hypervisor stole from one vCPU within (from_ns, to_ns] (a STEAL record, docs/RUNLOG.md). */
@@ -223,8 +224,8 @@ struct rpt_stats {
 
 	/* sampling gaps: logged ones plus intervals > 2 x nominal period between two samples of a rail */
 	struct rpt_gap *gaps;
-	size_t n_gaps;
-	int64_t gap_total_ns;
+	size_t n_gaps, n_late_gaps; /* gaps[]: the logged (unreadable) ones first, then the late ones */
+	int64_t gap_total_ns, late_total_ns;
 
 	/* predictions */
 	double plan_power_w;   /* the plan's model power; NAN when the plan has none */

@@ -124,7 +124,7 @@ static int import_power(struct rpt_run *r, const pd_runlog *log, int64_t *last_t
 	}
 	for (size_t g = 0; g < pd_runlog_gap_count(log); g++) {
 		const struct pd_runlog_gap_rec *lg = pd_runlog_gap(log, g);
-		struct rpt_gap gap = {lg->rail < nr ? rails[lg->rail]->name : NULL, lg->start_ns, lg->end_ns};
+		struct rpt_gap gap = {lg->rail < nr ? rails[lg->rail]->name : NULL, lg->start_ns, lg->end_ns, false};
 		if (rpt_run_add_gap(r, &gap) < 0)
 			goto oom;
 	}

@@ -15,9 +15,12 @@
  *                 log, runlog_import.c);
  *   percentiles   nearest rank over finished instances: sorted[ceil(p n) - 1];
  *   slack         (D - R) / D, the worst (smallest) over finished instances;
- *   gap           an interval between two samples of a rail longer than twice the nominal sampling
- *                 period (the median interval when the log does not state it), or a gap the agent
- *                 logged.
+ *   gap           a gap the agent logged (a GAP record: the rail could not be read, "unreadable"), or
+ *                 an interval between two samples of a rail longer than twice the nominal sampling
+ *                 period (the median interval when the log does not state it) that no GAP record
+ *                 covers ("late": every read succeeded, the sampler ticked late). A late interval
+ *                 that every rail with samples shares is one tick of the sampler and is listed once,
+ *                 for all rails.
  */
 #include "reports/run_model_impl.h"
 
@@ -268,31 +271,75 @@ static int push_gap(struct rpt_stats *s, size_t *cap, struct rpt_gap g)
 		*cap = c;
 	}
 	s->gaps[s->n_gaps++] = g;
-	/* logged gaps may overlap (and each spans at most 2^61 ns, run log limits): saturate the total */
-	int64_t len = g.to_ns > g.from_ns ? g.to_ns - g.from_ns : 0;
-	s->gap_total_ns = len > INT64_MAX - s->gap_total_ns ? INT64_MAX : s->gap_total_ns + len;
+	/* logged gaps may overlap (and each spans at most 2^61 ns, run log limits): saturate the totals */
+	int64_t len = g.to_ns > g.from_ns ? g.to_ns - g.from_ns : 0, *tot = g.late ? &s->late_total_ns : &s->gap_total_ns;
+	*tot = len > INT64_MAX - *tot ? INT64_MAX : *tot + len;
+	s->n_late_gaps += g.late;
+	return 0;
+}
+
+static int64_t rail_period(const struct rpt_run *r, const struct rpt_rail *rl)
+{
+	return r->sample_period_ns > 0 ? r->sample_period_ns : median_interval(rl);
+}
+
+/* Whether rail rl has two consecutive samples at exactly a and b (its timestamps are sorted). */
+static bool has_interval(const struct rpt_rail *rl, int64_t a, int64_t b)
+{
+	size_t lo = 0, hi = rl->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (rl->t_ns[mid] < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo + 1 < rl->n && rl->t_ns[lo] == a && rl->t_ns[lo + 1] == b;
+}
+
+/* A late interval every rail with samples shares: one late tick of the sampler, listed once. */
+static bool shared_by_all(const struct rpt_run *r, int64_t a, int64_t b)
+{
+	for (size_t k = 0; k < r->n_rails; k++)
+		if (r->rails[k].n > 0 && !has_interval(&r->rails[k], a, b))
+			return false;
+	return true;
+}
+
+static int late_gaps(const struct rpt_run *r, struct rpt_stats *s, size_t *cap)
+{
+	size_t first = r->n_rails; /* the first rail with samples lists the shared ticks */
+	for (size_t k = 0; k < r->n_rails; k++) {
+		const struct rpt_rail *rl = &r->rails[k];
+		int64_t period = rail_period(r, rl);
+		if (rl->n > 0 && first == r->n_rails)
+			first = k;
+		if (period <= 0)
+			continue;
+		for (size_t i = 0; i + 1 < rl->n; i++) {
+			int64_t a = rl->t_ns[i], b = rl->t_ns[i + 1];
+			if (b - a <= 2 * period || covered_by_logged(r, rl->name, a, b))
+				continue;
+			bool shared = shared_by_all(r, a, b);
+			if (shared && k != first)
+				continue; /* listed with the first rail */
+			if (push_gap(s, cap, (struct rpt_gap){shared && r->n_rails > 1 ? NULL : rl->name, a, b, true}) < 0)
+				return -1;
+		}
+	}
 	return 0;
 }
 
 static int gap_stats(const struct rpt_run *r, struct rpt_stats *s)
 {
 	size_t cap = 0;
-	for (size_t g = 0; g < r->n_gaps; g++)
-		if (push_gap(s, &cap, r->gaps[g]) < 0)
+	for (size_t g = 0; g < r->n_gaps; g++) {
+		struct rpt_gap lg = r->gaps[g];
+		lg.late = false;
+		if (push_gap(s, &cap, lg) < 0)
 			return -1;
-	for (size_t k = 0; k < r->n_rails; k++) {
-		const struct rpt_rail *rl = &r->rails[k];
-		int64_t period = r->sample_period_ns > 0 ? r->sample_period_ns : median_interval(rl);
-		if (period <= 0)
-			continue;
-		for (size_t i = 0; i + 1 < rl->n; i++) {
-			int64_t a = rl->t_ns[i], b = rl->t_ns[i + 1];
-			if (b - a > 2 * period && !covered_by_logged(r, rl->name, a, b))
-				if (push_gap(s, &cap, (struct rpt_gap){rl->name, a, b}) < 0)
-					return -1;
-		}
 	}
-	return 0;
+	return late_gaps(r, s, &cap);
 }
 
 /* ---------------------------------------------------------------- DAG instances */

@@ -252,13 +252,19 @@ static void text_tasks(const struct rpt_stats *s, pd_buf *o, pd_arena *A)
 static void text_gaps(const struct rpt_run *r, const struct rpt_stats *s, pd_buf *o, pd_arena *A)
 {
 	B(a); B(b);
-	pd_buf_printf(o, "\nsampling gaps: %zu, %.3f ms in total", s->n_gaps, (double)s->gap_total_ns / 1e6);
+	pd_buf_printf(o, "\nsampling gaps: %zu unreadable, %.3f ms; %zu late ticks, %.3f ms", s->n_gaps - s->n_late_gaps,
+		      (double)s->gap_total_ns / 1e6, s->n_late_gaps, (double)s->late_total_ns / 1e6);
 	if (r->sample_period_ns > 0)
 		pd_buf_printf(o, " (nominal period %.3f ms)", (double)r->sample_period_ns / 1e6);
 	pd_buf_printf(o, "\n");
+	if (s->n_late_gaps) /* why, in the words of docs/REPORTS.md */
+		pd_buf_printf(o, "  (late: every read succeeded but the sampler ticked late: it runs SCHED_FIFO, below every\n"
+				 "   SCHED_DEADLINE task, so it - and iiod for a network rail - waits while the CPUs run jobs;\n"
+				 "   the energy is bridged linearly)\n");
 	for (size_t i = 0; i < s->n_gaps && i < 10; i++)
-		pd_buf_printf(o, "  %-14s %s .. %s ms\n", s->gaps[i].rail ? E(A, s->gaps[i].rail) : "all rails",
-			      rpt_fmt_ms(s->gaps[i].from_ns, a, 32), rpt_fmt_ms(s->gaps[i].to_ns, b, 32));
+		pd_buf_printf(o, "  %-14s %s .. %s ms  %s\n", s->gaps[i].rail ? E(A, s->gaps[i].rail) : "all rails",
+			      rpt_fmt_ms(s->gaps[i].from_ns, a, 32), rpt_fmt_ms(s->gaps[i].to_ns, b, 32),
+			      s->gaps[i].late ? "late" : "unreadable");
 	if (s->n_gaps > 10)
 		pd_buf_printf(o, "  ... %zu more (see --csv / --json)\n", s->n_gaps - 10);
 }
