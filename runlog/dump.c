@@ -19,37 +19,24 @@ static int64_t pct(const int64_t *v, size_t n, double p)
 	return v[i < n ? i : n - 1];
 }
 
-/* Host steal on the plan's CPUs (the agent samples only those), or why there is no figure. */
-static void steal_line(const pd_runlog *r, FILE *o)
-{
-	if (pd_runlog_steal_period_ns(r) <= 0) {
-		fprintf(o, "steal_ms: not sampled\n");
-		return;
-	}
-	int64_t sum = 0;
-	for (size_t i = 0; i < pd_runlog_steal_count(r); i++) { /* each <= 2^60 (reader): saturate the sum */
-		int64_t v = pd_runlog_steal(r, i)->steal_ns;
-		sum = v > INT64_MAX - sum ? INT64_MAX : sum + v;
-	}
-	fprintf(o, "steal_ms: %.3f (%zu records, sampled every %.0f ms)\n", (double)sum / 1e6, pd_runlog_steal_count(r),
-		(double)pd_runlog_steal_period_ns(r) / 1e6);
-}
+static int64_t steal_ns_of(const pd_runlog *r, size_t i) { return pd_runlog_steal(r, i)->steal_ns; }
+static int64_t busy_ns_of(const pd_runlog *r, size_t i) { return pd_runlog_busy(r, i)->busy_ns; }
 
-/* CPU time of everything that ran on the plan's CPUs (BUSY records, summed over those CPUs), or why
- * there is no figure. */
-static void busy_line(const pd_runlog *r, FILE *o)
+/* "NAME_ms: total (records, period)" of per-CPU time records (STEAL or BUSY: the agent samples only
+ * the plan's CPUs), or "not sampled" when the header says the agent did not sample them. */
+static void cpu_time_line(const pd_runlog *r, FILE *o, const char *name, int64_t period, size_t n,
+			  int64_t (*ns_of)(const pd_runlog *, size_t))
 {
-	if (pd_runlog_busy_period_ns(r) <= 0) {
-		fprintf(o, "busy_ms: not sampled\n");
+	if (period <= 0) {
+		fprintf(o, "%s_ms: not sampled\n", name);
 		return;
 	}
 	int64_t sum = 0;
-	for (size_t i = 0; i < pd_runlog_busy_count(r); i++) { /* each <= 2^60 (reader): saturate the sum */
-		int64_t v = pd_runlog_busy(r, i)->busy_ns;
+	for (size_t i = 0; i < n; i++) { /* each <= 2^60 (reader): saturate the sum */
+		int64_t v = ns_of(r, i);
 		sum = v > INT64_MAX - sum ? INT64_MAX : sum + v;
 	}
-	fprintf(o, "busy_ms: %.3f (%zu records, sampled every %.0f ms)\n", (double)sum / 1e6, pd_runlog_busy_count(r),
-		(double)pd_runlog_busy_period_ns(r) / 1e6);
+	fprintf(o, "%s_ms: %.3f (%zu records, sampled every %.0f ms)\n", name, (double)sum / 1e6, n, (double)period / 1e6);
 }
 
 /* -1 when out of memory (nothing printed). */
@@ -123,8 +110,8 @@ static int summary(const pd_runlog *r, FILE *o)
 			n ? sum / (double)n / 1e6 : 0.0, n);
 	}
 	fprintf(o, "gaps: %zu\nstarvation_interventions: %zu\n", pd_runlog_gap_count(r), pd_runlog_starve_count(r));
-	steal_line(r, o);
-	busy_line(r, o);
+	cpu_time_line(r, o, "steal", pd_runlog_steal_period_ns(r), pd_runlog_steal_count(r), steal_ns_of);
+	cpu_time_line(r, o, "busy", pd_runlog_busy_period_ns(r), pd_runlog_busy_count(r), busy_ns_of);
 	const struct pd_runlog_end_rec *e = pd_runlog_end(r);
 	if (e)
 		fprintf(o, "end: %s at %.3f s\nsampler_cpu_ms: %.3f\nwriter_cpu_ms: %.3f\nprocess_cpu_ms: %.3f\n",
