@@ -54,7 +54,7 @@ static const char *work_name(const struct pd_agent_task *t, char *buf, size_t n)
 }
 
 static char *header_json(const struct pd_agent_spec *s, const struct pd_agent_opts *o, int64_t t0_mono,
-			 const char *cpusets, pd_power *pw, const char *accel_backend, bool steal)
+			 const char *cpusets, pd_power *pw, const char *accel_backend, const int *watch, size_t n_watch)
 {
 	struct utsname u;
 	uname(&u);
@@ -71,9 +71,15 @@ static char *header_json(const struct pd_agent_spec *s, const struct pd_agent_op
 			      (json_int_t)o->seed, "cpusets", cpusets, "starvation_monitor", o->starvation_monitor);
 	json_object_set_new(h, "accel_backend", json_string(accel_backend));
 	/* 0: not sampled, so that a reader tells "no steal" from "not watched" */
+	bool steal = n_watch > 0;
 	json_object_set_new(h, "steal_period_ns", json_integer(steal ? PD_AGENT_STEAL_PERIOD_NS : 0));
-	/* the same read of /proc/stat gives the busy time of the plan's CPUs (BUSY records) */
+	/* the same read of /proc/stat gives the busy time of the watched CPUs (BUSY records); a CPU
+	 * that never got busy has no record, so the list says which ones were watched */
 	json_object_set_new(h, "busy_period_ns", json_integer(steal ? PD_AGENT_STEAL_PERIOD_NS : 0));
+	json_t *bc = json_array();
+	for (size_t i = 0; i < n_watch; i++)
+		json_array_append_new(bc, json_integer(watch[i]));
+	json_object_set_new(h, "busy_cpus", bc);
 	struct timespec pc;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &pc); /* start-up cost, to tell it from the steady state */
 	json_object_set_new(h, "setup_cpu_ns", json_integer((json_int_t)pc.tv_sec * PD_NS_PER_S + pc.tv_nsec));
@@ -186,6 +192,42 @@ static int check_cpus(const struct pd_agent_spec *s, int *cpus, size_t *n, pd_er
 	return 0;
 }
 
+/* Whether Linux CPU c is online (cpuN/online reads 1; a CPU without that file, e.g. cpu0 on most
+ * kernels, cannot be taken offline). */
+static bool cpu_online(int c)
+{
+	char p[96], b[4] = {0};
+	snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%d/online", c);
+	FILE *f = fopen(p, "re");
+	if (!f)
+		return true;
+	bool on = fgets(b, sizeof(b), f) && b[0] == '1';
+	fclose(f);
+	return on;
+}
+
+/* The CPUs whose time the agent samples: the plan's (cpus[0..n)) and every online CPU of an island
+ * the platform names. A rail measures its whole island, and the agent's own threads, iiod and sshd
+ * may run on an island CPU where the plan places nothing; busy time there is what the rail saw too.
+ * Steal keeps its meaning: the report counts it on the plan's CPUs only. */
+static size_t watched_cpus(const struct pd_agent_spec *s, const int *cpus, size_t n, int *out)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		out[m++] = cpus[i];
+	for (size_t k = 0; k < s->n_islands; k++)
+		for (size_t j = 0; j < s->islands[k].n_cpus && m < 1024; j++) {
+			int c = s->islands[k].cpus[j];
+			bool seen = false;
+			for (size_t i = 0; i < m && !seen; i++)
+				seen = out[i] == c;
+			if (!seen && c >= 0 && c < ncpu && c < 1024 && cpu_online(c))
+				out[m++] = c;
+		}
+	return m;
+}
+
 static int ensure_dir(const char *dir, pd_err *e)
 {
 	if (mkdir(dir, 0755) == 0 || errno == EEXIST)
@@ -237,6 +279,8 @@ struct run {
 	bool gpio_open;
 	struct pd_agent_accel_ops accel;
 	pd_steal *steal; /* NULL: host steal and busy time not sampled (header steal_period_ns, busy_period_ns 0) */
+	int watch[1024]; /* the CPUs steal samples (watched_cpus): header busy_cpus */
+	size_t n_watch;
 };
 
 static int64_t process_cpu_ns(void)
@@ -315,9 +359,10 @@ static int setup(struct run *r, pd_err *e)
 		if (!r->pw)
 			return pd_err_set(e, PD_EXIT_ENV, "out of memory (power rails)");
 	}
-	if (n_cpus) { /* steal and busy time matter only where the plan's reservations run */
+	if (n_cpus) { /* steal matters where the plan's reservations run, busy time on their islands */
 		pd_err se = {0};
-		r->steal = steal_open("/proc/stat", cpus, n_cpus, &se);
+		r->n_watch = watched_cpus(r->s, cpus, n_cpus, r->watch);
+		r->steal = steal_open("/proc/stat", r->watch, r->n_watch, &se);
 		if (!r->steal)
 			fprintf(o->log ? o->log : stderr, "powerdag-agent: host steal and busy time not sampled: %s\n", se.msg);
 	}
@@ -434,7 +479,7 @@ int pd_agent_run(const struct pd_agent_opts *o, pd_err *e)
 	int64_t lead = now - spawn_t > 50 * PD_NS_PER_MS ? now - spawn_t : 50 * PD_NS_PER_MS;
 	int64_t t0 = now + lead;
 	char *hdr = header_json(r.s, o, t0, r.cs ? pd_agent_cpusets_describe(r.cs) : "none", r.pw, r.accel.name,
-				r.steal != NULL);
+				r.watch, r.steal ? r.n_watch : 0);
 	char final_path[4096];
 	snprintf(final_path, sizeof(final_path), "%s/run.pdlog", o->out_dir);
 	rc = pd_runlog_writer_open(w, final_path, hdr, e);

@@ -135,7 +135,7 @@ static void cell_busy(struct html_ctx *h, double v, bool sign)
 }
 
 /* The busy fractions behind the model at the measured utilisation (docs/REPORTS.md): planned, the
- * jobs', everything's on the island's plan CPUs, and the other software's share in words. */
+ * jobs', everything's on the island's sampled CPUs, and the other software's share in words. */
 static void busy_table(struct html_ctx *h)
 {
 	const struct rpt_stats *s = h->s;
@@ -145,7 +145,7 @@ static void busy_table(struct html_ctx *h)
 	if (!any)
 		return;
 	pd_buf_printf(h->b, "<table id='busy'><tr><th class='l'>rail (busy, cores)</th><th>plan</th><th>jobs (meas)</th>"
-			    "<th>all (plan CPUs)</th><th>other</th><th>model at</th></tr>\n");
+			    "<th>all (sampled CPUs)</th><th>other</th><th>model at</th></tr>\n");
 	for (size_t k = 0; k < s->n_rails; k++) {
 		const struct rpt_rail_stats *rs = &s->rails[k];
 		if (isnan(rs->planned_busy))
@@ -171,7 +171,7 @@ static void busy_table(struct html_ctx *h)
 		html_esc(h, rs->measures ? rs->measures : rs->name);
 		pd_buf_printf(h->b, " busy %.1f %% of the time (rail ", rs->other_busy / (double)rs->busy_cpus * 100);
 		html_esc(h, rs->name);
-		pd_buf_printf(h->b, ", %zu plan CPU%s); the plan does not include it.</p>\n", rs->busy_cpus,
+		pd_buf_printf(h->b, ", %zu sampled CPU%s); the plan does not include it.</p>\n", rs->busy_cpus,
 			      rs->busy_cpus == 1 ? "" : "s");
 	}
 }

@@ -12,12 +12,13 @@
  *                  prorated by the part of its [start, end] inside the window, divided by to - from.
  *                  In cores' worth: 1.5 = one and a half cores busy on average, like sum C/T.
  *   busy all       of an island, when the log has BUSY records: the same over the CPU time of
- *                  everything that ran on the CPUs where the plan places a task on the island (the
- *                  agent's sampler and writer, iiod, sshd, interrupts: the rail measures them too),
- *                  each record prorated by the part of its (from, t] inside the window. The island's
- *                  model term is evaluated at it when known: the jobs alone would charge the other
- *                  software's power to the table. CPUs of the island without a task of the plan are
- *                  not sampled by the agent and count as idle in both figures.
+ *                  everything that ran on the island's sampled CPUs (the agent's sampler and writer,
+ *                  iiod, sshd, interrupts: the rail measures them too), each record prorated by the
+ *                  part of its (from, t] inside the window. The island's model term is evaluated at
+ *                  it when known: the jobs alone would charge the other software's power to the
+ *                  table. Sampled CPUs: the header's busy_cpus (the plan's CPUs and every online CPU
+ *                  of the platform's islands), or, for an agent that did not list them, the CPUs
+ *                  where the plan places a task; a CPU of the island outside them counts as idle.
  *   measured OPP   the frequency every readable snapshot agrees on when it is in the table, else the
  *                  plan's OPP (no cpufreq on the board, or it changed during the run).
  */
@@ -78,13 +79,19 @@ static double busy_in_window(const struct rpt_busy *b, int64_t from, int64_t to)
 	return (double)b->busy_ns * (double)(hi - lo) / (double)(b->to_ns - b->from_ns);
 }
 
-/* Whether the plan places a CPU task on cpu, and cpu is on island k (pd_platform_island_of_cpu decides,
- * as for the jobs); these are the CPUs the agent samples (its BUSY records name no other). */
-static bool plan_cpu_on(const struct rpt_run *r, int cpu, size_t k)
+/* Whether cpu is on island k (pd_platform_island_of_cpu decides, as for the jobs) and its busy time
+ * was sampled: listed in the header's busy_cpus, or, without that list, a CPU of the plan. */
+static bool sampled_cpu_on(const struct rpt_run *r, int cpu, size_t k)
 {
 	const pd_dagset *ds = pd_plan_dags(r->plan);
 	if (pd_platform_island_of_cpu(pd_plan_platform(r->plan), cpu) != (long)k)
 		return false;
+	if (r->busy_cpus) {
+		for (size_t i = 0; i < r->n_busy_cpus; i++)
+			if (r->busy_cpus[i] == cpu)
+				return true;
+		return false;
+	}
 	for (size_t i = 0; i < pd_dags_task_count(ds); i++) {
 		const struct pd_plan_task *pt = pd_plan_task_c(r->plan, i);
 		if (pt->place.kind == PD_PLACE_CPU && pt->place.cpu == cpu)
@@ -99,26 +106,17 @@ double rpt_busy_all_fraction(const struct rpt_run *r, size_t k, int64_t from, in
 		*n_cpus = 0;
 	if (r->busy_period_ns <= 0 || !r->plan || to <= from)
 		return NAN;
-	const pd_dagset *ds = pd_plan_dags(r->plan);
+	const struct pd_island *isl = pd_platform_island(pd_plan_platform(r->plan), k);
 	size_t n = 0;
-	for (size_t i = 0; i < pd_dags_task_count(ds); i++) { /* distinct CPUs: count a CPU at its first task */
-		const struct pd_plan_task *pt = pd_plan_task_c(r->plan, i);
-		if (pt->place.kind != PD_PLACE_CPU || !plan_cpu_on(r, pt->place.cpu, k))
-			continue;
-		bool first = true;
-		for (size_t j = 0; j < i && first; j++) {
-			const struct pd_plan_task *q = pd_plan_task_c(r->plan, j);
-			first = !(q->place.kind == PD_PLACE_CPU && q->place.cpu == pt->place.cpu);
-		}
-		n += first;
-	}
+	for (size_t c = 0; c < isl->n_cpus; c++) /* the platform lists an island's CPUs once each */
+		n += sampled_cpu_on(r, isl->cpus[c], k);
 	if (n_cpus)
 		*n_cpus = n;
 	if (n == 0)
 		return NAN;
 	double busy = 0;
 	for (size_t i = 0; i < r->n_busys; i++)
-		if (plan_cpu_on(r, r->busys[i].cpu, k))
+		if (sampled_cpu_on(r, r->busys[i].cpu, k))
 			busy += busy_in_window(&r->busys[i], from, to);
 	return busy / (double)(to - from);
 }

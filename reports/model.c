@@ -50,6 +50,7 @@ void rpt_run_free(struct rpt_run *r)
 	free(r->freqs);
 	free(r->steals);
 	free(r->busys);
+	free(r->busy_cpus);
 	free(r->sim_dags);
 	for (size_t i = 0; i < r->n_notes; i++)
 		free(r->notes[i]);

@@ -118,6 +118,8 @@ struct rpt_run {
 	int64_t busy_period_ns;   /* how often the agent sampled the CPUs' busy time; 0: not sampled (older agent) */
 	struct rpt_busy *busys;   /* every BUSY record, any CPU (measured_model.c keeps the plan's) */
 	size_t n_busys;
+	int *busy_cpus;           /* header busy_cpus: the CPUs sampled; NULL: the plan's CPUs (an older agent) */
+	size_t n_busy_cpus;
 
 	/* simulate.json */
 	bool has_sim;

@@ -166,6 +166,14 @@ static int import_busy(struct rpt_run *r, const pd_runlog *log)
 		r->busys[i] = (struct rpt_busy){x->cpu, x->from_ns, x->t_ns, x->busy_ns};
 	}
 	r->n_busys = n;
+	size_t nc;
+	const int *bc = pd_runlog_busy_cpus(log, &nc);
+	if (nc) {
+		if (!(r->busy_cpus = malloc(nc * sizeof(int))))
+			return -1;
+		memcpy(r->busy_cpus, bc, nc * sizeof(int));
+		r->n_busy_cpus = nc;
+	}
 	if (n && r->busy_period_ns <= 0)
 		rpt_run_note(r, "%zu BUSY records in a log whose header does not say it sampled busy time: ignored", n);
 	return 0;

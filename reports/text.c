@@ -150,7 +150,7 @@ static void fmt_busy(double v, bool sign, char *buf, size_t n)
 		snprintf(buf, n, sign ? "%+.4f" : "%.4f", v);
 }
 
-/* The other software's share of the plan CPUs of an island, in words, where it matters (over one
+/* The other software's share of the sampled CPUs of an island, in words, where it matters (over one
  * percentage point of those CPUs' time): the plan does not include it, the rail does. */
 static void text_other_software(const struct rpt_stats *s, pd_buf *o, pd_arena *A)
 {
@@ -166,7 +166,7 @@ static void text_other_software(const struct rpt_stats *s, pd_buf *o, pd_arena *
 		if (said)
 			continue;
 		pd_buf_printf(o, "  -> the board's other software (agent sampler, iiod, ssh...) kept %s busy %.1f %% of the time\n"
-				 "     (its %zu plan CPU%s: %.4f cores' worth beyond the jobs); the plan does not include it\n",
+				 "     (its %zu sampled CPU%s: %.4f cores' worth beyond the jobs); the plan does not include it\n",
 			      E(A, rs->measures), rs->other_busy / (double)rs->busy_cpus * 100, rs->busy_cpus,
 			      rs->busy_cpus == 1 ? "" : "s", rs->other_busy);
 	}
@@ -198,7 +198,7 @@ static void text_model_error(const struct rpt_stats *s, pd_buf *o, pd_arena *A)
 		      rpt_fmt_w(s->power_w, a, 32), rpt_fmt_w(s->plan_power_w, pl, 32), rpt_fmt_w(s->model_at_measured_w, ma, 32),
 		      rpt_fmt_pct(s->power_error_pct, e1, 32), rpt_fmt_pct(s->model_error_pct, e2, 32));
 	if (s->busy_sampled)
-		pd_buf_printf(o, "  (busy meas: the plan's jobs; busy all: everything that ran on the island's plan CPUs - jobs,\n"
+		pd_buf_printf(o, "  (busy meas: the plan's jobs; busy all: everything that ran on the island's CPUs - jobs,\n"
 				 "   agent, daemons, interrupts; other = all - meas; model@meas is at busy all where known)\n");
 	else
 		pd_buf_printf(o, "  (model@meas is at busy meas, the plan's jobs alone: this run log has no busy time of the\n"

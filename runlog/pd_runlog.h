@@ -137,6 +137,9 @@ struct pd_runlog_steal_rec {
  * CPU of the plan (the jobs, the agent's own threads, iiod, sshd, interrupts), from the same /proc/stat
  * read as steal: user + nice + system + irq + softirq (guest time is inside user; idle, iowait and
  * steal are not busy). A delta like steal, written only when the counter moved. */
+/* CPU ids the header's busy_cpus may name (the agent's own limit). */
+#define PD_RUNLOG_MAX_CPU 1024
+
 struct pd_runlog_busy_rec {
 	int64_t from_ns; /* the previous sample of this CPU: the busy time lies within (from_ns, t_ns] */
 	int64_t t_ns;    /* this sample */
@@ -214,6 +217,10 @@ int64_t pd_runlog_steal_period_ns(const pd_runlog *r);
 size_t pd_runlog_busy_count(const pd_runlog *r);
 const struct pd_runlog_busy_rec *pd_runlog_busy(const pd_runlog *r, size_t i);
 int64_t pd_runlog_busy_period_ns(const pd_runlog *r);
+/* The header's busy_cpus: the CPUs whose busy time the agent sampled (the plan's and every online CPU
+ * of the platform's islands); NULL with *n = 0 when the header does not list them (an agent before
+ * the list: it sampled the plan's CPUs). A CPU without BUSY records was idle. */
+const int *pd_runlog_busy_cpus(const pd_runlog *r, size_t *n);
 /* The END record, or NULL when the run did not end cleanly. */
 const struct pd_runlog_end_rec *pd_runlog_end(const pd_runlog *r);
 /* Sum of DROP records (ring overflows while running). */

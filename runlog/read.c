@@ -30,6 +30,8 @@ struct pd_runlog {
 	uint64_t plan_hash;
 	int64_t sample_hz;
 	int64_t steal_period_ns, busy_period_ns;
+	int *busy_cpus; /* header busy_cpus: the CPUs whose busy time was sampled; NULL when absent */
+	size_t n_busy_cpus;
 	struct pd_runlog_task_info *tasks;
 	size_t n_tasks;
 	struct pd_runlog_dag_info *dags;
@@ -97,6 +99,29 @@ static int64_t jint(json_t *o, const char *k, int64_t dflt)
 	return json_is_integer(v) ? (int64_t)json_integer_value(v) : dflt;
 }
 
+/* Header busy_cpus (optional): the CPUs the agent sampled, each 0..PD_RUNLOG_MAX_CPU - 1, at most
+ * PD_RUNLOG_MAX_CPU of them. Anything else is not a run log this reader trusts. */
+static int read_busy_cpus(pd_runlog *r, const char *name, pd_err *e)
+{
+	json_t *a = json_object_get(r->hj, "busy_cpus");
+	if (!a)
+		return 0;
+	if (!json_is_array(a) || json_array_size(a) > PD_RUNLOG_MAX_CPU)
+		return pd_err_set(e, PD_EXIT_USAGE, "%s: header busy_cpus is not a list of at most %d CPUs", name,
+				  PD_RUNLOG_MAX_CPU);
+	r->busy_cpus = malloc((json_array_size(a) + 1) * sizeof(int));
+	if (!r->busy_cpus)
+		return pd_err_set(e, PD_EXIT_ENV, "%s: out of memory", name);
+	for (size_t i = 0; i < json_array_size(a); i++) {
+		json_t *c = json_array_get(a, i);
+		if (!json_is_integer(c) || json_integer_value(c) < 0 || json_integer_value(c) >= PD_RUNLOG_MAX_CPU)
+			return pd_err_set(e, PD_EXIT_USAGE, "%s: header busy_cpus[%zu] is not a CPU id 0..%d", name, i,
+					  PD_RUNLOG_MAX_CPU - 1);
+		r->busy_cpus[r->n_busy_cpus++] = (int)json_integer_value(c);
+	}
+	return 0;
+}
+
 static int parse_header(pd_runlog *r, pd_err *e, const char *name)
 {
 	json_error_t je;
@@ -117,6 +142,8 @@ static int parse_header(pd_runlog *r, pd_err *e, const char *name)
 	r->busy_period_ns = jint(r->hj, "busy_period_ns", 0); /* absent before the BUSY record */
 	if (r->busy_period_ns < 0)
 		r->busy_period_ns = 0;
+	if (read_busy_cpus(r, name, e))
+		return e->code;
 	json_t *a = json_object_get(r->hj, "tasks");
 	r->n_tasks = json_array_size(a);
 	r->tasks = calloc(r->n_tasks + 1, sizeof(*r->tasks));
@@ -368,6 +395,7 @@ void pd_runlog_free(pd_runlog *r)
 	free(r->starve.v);
 	free(r->steal.v);
 	free(r->busy.v);
+	free(r->busy_cpus);
 	free(r->tasks);
 	free(r->dags);
 	free(r->rails);
@@ -409,6 +437,11 @@ int64_t pd_runlog_steal_period_ns(const pd_runlog *r) { return r->steal_period_n
 size_t pd_runlog_busy_count(const pd_runlog *r) { return r->busy.n; }
 const struct pd_runlog_busy_rec *pd_runlog_busy(const pd_runlog *r, size_t i) { return &r->busy.v[i]; }
 int64_t pd_runlog_busy_period_ns(const pd_runlog *r) { return r->busy_period_ns; }
+const int *pd_runlog_busy_cpus(const pd_runlog *r, size_t *n)
+{
+	*n = r->n_busy_cpus;
+	return r->busy_cpus;
+}
 const struct pd_runlog_end_rec *pd_runlog_end(const pd_runlog *r) { return r->has_end ? &r->end : NULL; }
 uint64_t pd_runlog_ring_drops(const pd_runlog *r) { return r->ring_drops; }
 size_t pd_runlog_records(const pd_runlog *r) { return r->records; }

@@ -118,6 +118,19 @@ START_TEST(chain_with_overhead_ten_seconds)
 		      (long long)(logged / PD_NS_PER_MS), v.steal_ms);
 	fprintf(stderr, "chain: %lld ms of host steal logged in %zu records (%lld ms on all CPUs around the run)\n",
 		(long long)(logged / PD_NS_PER_MS), pd_runlog_steal_count(r), v.steal_ms);
+	/* busy time was sampled on the plan's CPUs and every other online CPU of the platform's island
+	 * (cpus [0, 1]: both here), and it counts at least the jobs' own CPU time (/proc/stat's ticks
+	 * are 10 ms: 0.9 leaves room for the rounding of each CPU's counter) */
+	size_t nbc = 0;
+	const int *bc = pd_runlog_busy_cpus(r, &nbc);
+	ck_assert_uint_eq(nbc, 2);
+	ck_assert((bc[0] == 0 && bc[1] == 1) || (bc[0] == 1 && bc[1] == 0));
+	int64_t busy = 0, jobs = 0;
+	for (size_t i = 0; i < pd_runlog_busy_count(r); i++)
+		busy += pd_runlog_busy(r, i)->busy_ns;
+	for (size_t i = 0; i < pd_runlog_job_count(r); i++)
+		jobs += pd_runlog_job(r, i)->cpu_ns;
+	ck_assert_msg(busy >= jobs * 9 / 10, "busy %lld ns < jobs %lld ns", (long long)busy, (long long)jobs);
 	pd_runlog_free(r);
 }
 END_TEST

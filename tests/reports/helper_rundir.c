@@ -206,6 +206,12 @@ static void write_header(FILE *f, const pd_plan *p, const struct syn_run *s)
 		json_object_set_new(h, "steal_period_ns", json_integer(100 * PD_NS_PER_MS));
 	if (s->busy_sampled)
 		json_object_set_new(h, "busy_period_ns", json_integer(100 * PD_NS_PER_MS));
+	if (s->n_busy_cpus) {
+		json_t *bc = json_array();
+		for (size_t i = 0; i < s->n_busy_cpus; i++)
+			json_array_append_new(bc, json_integer(s->busy_cpus[i]));
+		json_object_set_new(h, "busy_cpus", bc);
+	}
 	char *text = json_dumps(h, JSON_COMPACT);
 	fprintf(f, "%s\n", text);
 	free(text);

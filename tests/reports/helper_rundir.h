@@ -56,6 +56,8 @@ struct syn_run {
 	 * pick_busy may also rewrite the power rows. Without it the log is one of an agent older than BUSY. */
 	void (*pick_busy)(struct syn_run *s);
 	bool busy_sampled;
+	int busy_cpus[8]; /* header busy_cpus when n_busy_cpus > 0 (else absent: an agent before the list) */
+	size_t n_busy_cpus;
 	size_t n_busy;
 	struct syn_busy busy[64];
 	/* Host steal: set by pick_steal (when not NULL), called once the instances exist and before the log

@@ -684,7 +684,7 @@ START_TEST(busy_all_explains_the_rail)
 	json_decref(j);
 	char *t = text_report(s.dir);
 	char want[256];
-	snprintf(want, sizeof(want), "kept main busy %.1f %% of the time\n     (its 1 plan CPU: %.4f cores' worth beyond the jobs); "
+	snprintf(want, sizeof(want), "kept main busy %.1f %% of the time\n     (its 1 sampled CPU: %.4f cores' worth beyond the jobs); "
 				     "the plan does not include it\n", (BUSY_ALL - u) * 100, BUSY_ALL - u);
 	ck_assert_msg(strstr(t, want), "no '%s' in\n%s", want, t);
 	ck_assert_msg(strstr(t, "model@meas is at busy all where known"), "%s", t);
@@ -703,9 +703,31 @@ START_TEST(busy_all_explains_the_rail)
 	ck_assert_int_eq(pd_read_file(path, &t, &len, 1 << 24, NULL), 0);
 	snprintf(want, sizeof(want), "<td>0.8000</td><td>%+.4f</td><td>all</td>", BUSY_ALL - u);
 	ck_assert_msg(strstr(t, "<table id='busy'>") && strstr(t, want), "no '%s' in the HTML", want);
-	snprintf(want, sizeof(want), "kept main busy %.1f %% of the time (rail VDD_CPU, 1 plan CPU)", (BUSY_ALL - u) * 100);
+	snprintf(want, sizeof(want), "kept main busy %.1f %% of the time (rail VDD_CPU, 1 sampled CPU)", (BUSY_ALL - u) * 100);
 	ck_assert_msg(strstr(t, want), "no '%s' in the HTML", want);
 	free(t);
+}
+END_TEST
+
+/* The header lists the CPUs the agent sampled (busy_cpus): cpu1 of island main, where the plan places
+ * nothing (the agent's threads, iiod, sshd may run there: the rail sees them), counts; cpu7 (on no
+ * island) does not, listed or not. */
+START_TEST(busy_all_counts_every_sampled_cpu_of_the_island)
+{
+	static struct syn_run s;
+	s.pick_busy = pick_busy;
+	s.busy_cpus[0] = 0, s.busy_cpus[1] = 1, s.busy_cpus[2] = 7;
+	s.n_busy_cpus = 3;
+	syn_write(&s);
+	double from = (double)s.t_ns[0], to = (double)s.t_ns[s.n_samples - 1];
+	/* cpu1's one record: 2000 ms busy within (0, 3000 ms], prorated to the rail's window */
+	double lo = fmax(0, from), hi = fmin(3000.0 * PD_NS_PER_MS, to);
+	double cpu1 = 2000.0 * PD_NS_PER_MS * (hi - lo) / (3000.0 * PD_NS_PER_MS) / (to - from);
+	json_t *j = report_json(s.dir);
+	const json_t *r = rail_json(j, "VDD_CPU");
+	NEAR(jnum(r, "measured_busy_all"), BUSY_ALL + cpu1);
+	ck_assert_int_eq((int)jnum(r, "busy_cpus"), 2);
+	json_decref(j);
 }
 END_TEST
 
@@ -764,6 +786,7 @@ int main(void)
 	tcase_add_test(tc, missing_log_is_an_incomplete_report);
 	tcase_add_test(tc, steal_is_summed_and_matched_to_misses);
 	tcase_add_test(tc, busy_all_explains_the_rail);
+	tcase_add_test(tc, busy_all_counts_every_sampled_cpu_of_the_island);
 	tcase_add_test(tc, no_busy_records_report_as_before);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);

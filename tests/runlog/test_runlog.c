@@ -159,6 +159,30 @@ START_TEST(bad_headers)
 }
 END_TEST
 
+/* The header's busy_cpus: the CPUs the agent sampled, read back in order; anything but a list of at
+ * most PD_RUNLOG_MAX_CPU CPU ids 0..PD_RUNLOG_MAX_CPU - 1 is a bad header (exit 2). */
+START_TEST(busy_cpus_header)
+{
+	pd_err e = {0};
+	char hdr[4096];
+	snprintf(hdr, sizeof(hdr), "%.*s,\"busy_cpus\":[3,0,5]}\n", (int)strlen(HDR) - 1, HDR);
+	pd_runlog *rl = pd_runlog_from_bytes(hdr, strlen(hdr), "h", &e);
+	ck_assert_msg(rl, "%s", e.msg);
+	size_t n = 0;
+	const int *c = pd_runlog_busy_cpus(rl, &n);
+	ck_assert_uint_eq(n, 3);
+	ck_assert(c[0] == 3 && c[1] == 0 && c[2] == 5);
+	pd_runlog_free(rl);
+	const char *bad[] = {"\"x\"", "[-1]", "[1024]", "[1.5]", "[\"0\"]", "{}"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		snprintf(hdr, sizeof(hdr), "%.*s,\"busy_cpus\":%s}\n", (int)strlen(HDR) - 1, HDR, bad[i]);
+		ck_assert_msg(!pd_runlog_from_bytes(hdr, strlen(hdr), "h", &e), "%s accepted", bad[i]);
+		ck_assert_int_eq(e.code, PD_EXIT_USAGE);
+		ck_assert_msg(strstr(e.msg, "busy_cpus"), "%s", e.msg);
+	}
+}
+END_TEST
+
 START_TEST(full_ring_drops_and_reports)
 {
 	const char *dir = pd_test_tmpdir();
@@ -354,6 +378,7 @@ int main(void)
 	tcase_add_test(tc, cut_at_every_byte);
 	tcase_add_test(tc, corruption_stops_decoding);
 	tcase_add_test(tc, bad_headers);
+	tcase_add_test(tc, busy_cpus_header);
 	tcase_add_test(tc, full_ring_drops_and_reports);
 	tcase_add_test(tc, steal_records_round_trip);
 	tcase_add_test(tc, busy_records_round_trip);
