@@ -420,21 +420,28 @@ START_TEST(two_runs_are_pooled_and_refit_validates_and_optimizes)
 END_TEST
 
 /* ---------------------------------------------------------------- power */
+/* refit --what power of f's run into f->dir/pf.yaml (its --json in out); the fitted platform, loaded. */
+static pd_platform *refit_power(const struct fab *f, pd_diags *d)
+{
+	ck_assert_int_eq(pd_test_run(out, sizeof(out), "%s refit %s --what power -o %s/pf.yaml --json 2>/dev/null", powerdag(),
+				     f->dir, f->dir),
+			 0);
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/pf.yaml", f->dir);
+	pd_diags_init(d);
+	pd_platform *pf = pd_platform_load_file(path, d);
+	pd_diags_print(d, stderr);
+	ck_assert_ptr_nonnull(pf);
+	return pf;
+}
+
 START_TEST(power_line_fit_recovers_the_true_table_and_base)
 {
 	static struct fab f;
 	fab_write(&f);
 	const char *bin = powerdag();
-	ck_assert_int_eq(pd_test_run(out, sizeof(out), "%s refit %s --what power -o %s/pf.yaml --json 2>/dev/null", bin, f.dir,
-				     f.dir),
-			 0);
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/pf.yaml", f.dir);
 	pd_diags d;
-	pd_diags_init(&d);
-	pd_platform *pf = pd_platform_load_file(path, &d);
-	pd_diags_print(&d, stderr);
-	ck_assert_ptr_nonnull(pf);
+	pd_platform *pf = refit_power(&f, &d);
 	const struct pd_opp *o = &pd_platform_island(pf, 0)->opps[0];
 	/* the rail was written (rounded to 1 uW) from the true table at the windows' busy fractions */
 	ck_assert_msg(llabs(o->busy_uw - TRUE_BUSY_UW) <= 1 && llabs(o->idle_uw - TRUE_IDLE_UW) <= 1,
@@ -468,16 +475,8 @@ START_TEST(power_fit_counts_the_other_software)
 	static struct fab f;
 	f.other_ns_per_s = 150 * PD_NS_PER_MS;
 	fab_write(&f);
-	ck_assert_int_eq(pd_test_run(out, sizeof(out), "%s refit %s --what power -o %s/pf.yaml --json 2>/dev/null", powerdag(),
-				     f.dir, f.dir),
-			 0);
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/pf.yaml", f.dir);
 	pd_diags d;
-	pd_diags_init(&d);
-	pd_platform *pf = pd_platform_load_file(path, &d);
-	pd_diags_print(&d, stderr);
-	ck_assert_ptr_nonnull(pf);
+	pd_platform *pf = refit_power(&f, &d);
 	const struct pd_opp *o = &pd_platform_island(pf, 0)->opps[0];
 	ck_assert_msg(llabs(o->busy_uw - TRUE_BUSY_UW) <= 2 && llabs(o->idle_uw - TRUE_IDLE_UW) <= 2,
 		      "busy %lld idle %lld", (long long)o->busy_uw, (long long)o->idle_uw);
