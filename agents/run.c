@@ -489,7 +489,11 @@ int pd_agent_run(const struct pd_agent_opts *o, pd_err *e)
 	if (rc)
 		goto out_admitted;
 	int64_t t_log = exec_mono_ns();
-	pd_sampler *smp = r.pw ? sampler_start(r.pw, r.s->n_rails, o->sample_hz, t0, pw_ring, e) : NULL;
+	int pcpus[1024];
+	size_t n_pcpus = 0;
+	check_cpus(r.s, pcpus, &n_pcpus, e); /* checked in prepare: cannot fail here */
+	pd_sampler *smp = r.pw ? sampler_start(r.pw, r.s->n_rails, o->sample_hz, t0, pw_ring, r.cs, pcpus, n_pcpus, e)
+			       : NULL;
 	int64_t t_smp = exec_mono_ns();
 	pd_starve *stv = NULL;
 	if (o->starvation_monitor) {

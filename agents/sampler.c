@@ -1,11 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The sampling thread: absolute-time ticks at 1/hz, one POWER record per tick (split in chunks of
+ * The sampling threads: absolute-time ticks at 1/hz, one POWER record per tick (split in chunks of
  * RAILS_PER_RECORD rails), a GAP record per interval during which a rail could not be read.
- * A sample is stamped with the time its reads began. When the thread is late by more than a period
- * (every CPU busy with SCHED_DEADLINE jobs, by design above the sampler), the missed ticks are
- * skipped, not caught up in a burst.
- * The thread runs SCHED_FIFO when allowed (see sampler_main).
+ * A sample is stamped with the time its reads began.
+ *
+ * Why SCHED_FIFO and not a reservation: sampling must never delay a job of the plan, so the threads
+ * run below every SCHED_DEADLINE task (and above the fair tasks that could delay ticks on a busy
+ * board). The price: a tick waits while its CPU runs jobs. Hence one thread per plan CPU (at most
+ * PD_SAMPLER_MAX_THREADS), each pinned to its CPU, all waking at every tick: the first one to run
+ * claims the tick (an atomic on the tick number) and reads the rails under the mutex, the others go
+ * back to sleep at once. A tick is late only when every one of those CPUs is running jobs, or when
+ * the thread that holds the rails was preempted by a job in the middle of a read (the others then
+ * skip that tick rather than wait). Ticks fall half a period after the grid of t0 + k ms, where
+ * plans put their releases (periods of whole milliseconds): a job released with the tick would
+ * preempt its reader at once.
+ * When every thread is late by more than a period, the missed ticks are skipped, not caught up in a
+ * burst.
+ *
+ * Invariants: the state below the mutex (cur, gap_*, rec, the ring's producer side) is touched only
+ * by the thread that claimed the current tick, with the mutex held, and by sampler_stop after every
+ * thread was joined; claimed only grows.
  */
 #include "agents/sampler_impl.h"
 
@@ -17,14 +31,26 @@
 
 #define RAILS_PER_RECORD 60
 
+struct smp_thread {
+	pd_sampler *s;
+	pthread_t th;
+	int cpu; /* -1: not pinned (one thread) */
+	bool started;
+};
+
 struct pd_sampler {
 	pd_power *p;
 	size_t n;
 	int64_t period_ns, t0_ns;
+	int64_t phase_ns; /* ticks at t0 + phase + k period: half a period off the releases' grid */
 	struct pd_runlog_ring *ring;
-	pthread_t th;
+	pd_agent_cpusets *cs;
+	struct smp_thread th[PD_SAMPLER_MAX_THREADS];
+	size_t n_th;
 	_Atomic int stop;
-	int64_t cpu_ns;
+	_Atomic int64_t claimed; /* the last tick number taken; -1 before the first */
+	_Atomic int64_t cpu_ns;  /* the threads' CPU time, added as each ends */
+	pthread_mutex_t mu;
 	struct pd_agent_power_sample *cur;
 	int64_t *gap_start; /* -1 when the rail is fine */
 	int *gap_err;
@@ -67,36 +93,62 @@ static void tick(pd_sampler *s, int64_t t)
 	}
 }
 
+/* Tick k (due at t0 + k period) is this thread's when no thread took it or a later one yet. */
+static bool claim(pd_sampler *s, int64_t k)
+{
+	int64_t c = atomic_load(&s->claimed);
+	while (c < k)
+		if (atomic_compare_exchange_weak(&s->claimed, &c, k))
+			return true;
+	return false;
+}
+
 static void *sampler_main(void *arg)
 {
-	pd_sampler *s = arg;
-	/* SCHED_FIFO (best effort): above the fair tasks that could delay ticks on a busy board,
-	 * below every SCHED_DEADLINE task of the plan, so sampling never disturbs the DAGs */
+	struct smp_thread *me = arg;
+	pd_sampler *s = me->s;
+	if (me->cpu >= 0 && s->cs) /* best effort: unpinned, it still samples */
+		pd_agent_cpusets_enter(s->cs, me->cpu);
+	else if (me->cpu >= 0) {
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		CPU_SET(me->cpu, &one);
+		sched_setaffinity(0, sizeof(one), &one);
+	}
 	struct sched_param sp = {.sched_priority = 10};
-	pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
-	int64_t next = s->t0_ns;
+	pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp); /* best effort, as above */
+	int64_t next = s->t0_ns + s->phase_ns;
 	while (!atomic_load(&s->stop)) {
 		struct timespec ts = {next / PD_NS_PER_S, next % PD_NS_PER_S};
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 		if (atomic_load(&s->stop))
 			break;
-		tick(s, mono() - s->t0_ns);
-		next += s->period_ns;
-		int64_t now = mono();
-		if (now > next) /* overrun: skip to the next tick on the grid */
-			next += ((now - next) / s->period_ns + 1) * s->period_ns;
+		int64_t now = mono(), k = (now - s->t0_ns - s->phase_ns) / s->period_ns; /* due now: missed ones are skipped */
+		/* trylock: a holder preempted by a job (below every reservation, it can be) keeps the rails
+		 * until that job ends; waiting for it would only stamp this tick late and then burst */
+		if (claim(s, k) && pthread_mutex_trylock(&s->mu) == 0) {
+			tick(s, mono() - s->t0_ns);
+			pthread_mutex_unlock(&s->mu);
+		}
+		next = s->t0_ns + s->phase_ns + (k + 1) * s->period_ns;
 	}
-	int64_t t = mono() - s->t0_ns;
-	for (size_t i = 0; i < s->n; i++)
-		if (s->gap_start[i] >= 0)
-			close_gap(s, i, t);
 	struct timespec c;
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
-	s->cpu_ns = (int64_t)c.tv_sec * PD_NS_PER_S + c.tv_nsec;
+	atomic_fetch_add(&s->cpu_ns, (int64_t)c.tv_sec * PD_NS_PER_S + c.tv_nsec);
 	return NULL;
 }
 
-pd_sampler *sampler_start(pd_power *p, size_t n_rails, int hz, int64_t t0_ns, struct pd_runlog_ring *ring, pd_err *e)
+static void sampler_free(pd_sampler *s)
+{
+	pthread_mutex_destroy(&s->mu);
+	free(s->cur);
+	free(s->gap_start);
+	free(s->gap_err);
+	free(s);
+}
+
+pd_sampler *sampler_start(pd_power *p, size_t n_rails, int hz, int64_t t0_ns, struct pd_runlog_ring *ring,
+			  pd_agent_cpusets *cs, const int *cpus, size_t n_cpus, pd_err *e)
 {
 	pd_sampler *s = calloc(1, sizeof(*s));
 	if (!s)
@@ -104,21 +156,32 @@ pd_sampler *sampler_start(pd_power *p, size_t n_rails, int hz, int64_t t0_ns, st
 	s->p = p;
 	s->n = n_rails;
 	s->period_ns = PD_NS_PER_S / (hz > 0 ? hz : 100);
+	s->phase_ns = s->period_ns / 2;
 	s->t0_ns = t0_ns;
 	s->ring = ring;
+	s->cs = cs;
+	atomic_store(&s->claimed, -1);
+	pthread_mutex_init(&s->mu, NULL);
 	s->cur = calloc(n_rails + 1, sizeof(*s->cur));
 	s->gap_start = calloc(n_rails + 1, sizeof(int64_t));
 	s->gap_err = calloc(n_rails + 1, sizeof(int));
+	if (!s->cur || !s->gap_start || !s->gap_err) {
+		sampler_free(s);
+		return NULL;
+	}
 	for (size_t i = 0; i < n_rails; i++)
 		s->gap_start[i] = -1;
-	int rc = pthread_create(&s->th, NULL, sampler_main, s);
-	if (rc) {
-		pd_err_set(e, PD_EXIT_ENV, "cannot start the power sampler: %s", strerror(rc));
-		free(s->cur);
-		free(s->gap_start);
-		free(s->gap_err);
-		free(s);
-		return NULL;
+	bool pin = n_cpus > 1; /* one CPU (or none known): one thread, where the process runs */
+	s->n_th = pin ? (n_cpus < PD_SAMPLER_MAX_THREADS ? n_cpus : PD_SAMPLER_MAX_THREADS) : 1;
+	for (size_t i = 0; i < s->n_th; i++) {
+		s->th[i] = (struct smp_thread){.s = s, .cpu = pin ? cpus[i] : -1};
+		int rc = pthread_create(&s->th[i].th, NULL, sampler_main, &s->th[i]);
+		if (rc) {
+			pd_err_set(e, PD_EXIT_ENV, "cannot start the power sampler: %s", strerror(rc));
+			sampler_stop(s);
+			return NULL;
+		}
+		s->th[i].started = true;
 	}
 	return s;
 }
@@ -128,11 +191,14 @@ int64_t sampler_stop(pd_sampler *s)
 	if (!s)
 		return 0;
 	atomic_store(&s->stop, 1);
-	pthread_join(s->th, NULL);
-	int64_t c = s->cpu_ns;
-	free(s->cur);
-	free(s->gap_start);
-	free(s->gap_err);
-	free(s);
+	for (size_t i = 0; i < s->n_th; i++)
+		if (s->th[i].started)
+			pthread_join(s->th[i].th, NULL);
+	int64_t t = mono() - s->t0_ns; /* every thread joined: the state is ours */
+	for (size_t i = 0; i < s->n; i++)
+		if (s->gap_start[i] >= 0)
+			close_gap(s, i, t);
+	int64_t c = atomic_load(&s->cpu_ns);
+	sampler_free(s);
 	return c;
 }
