@@ -93,7 +93,7 @@ static void tick(pd_sampler *s, int64_t t)
 	}
 }
 
-/* Tick k (due at t0 + k period) is this thread's when no thread took it or a later one yet. */
+/* Tick k (due at t0 + phase + k period) is this thread's when no thread took it or a later one yet. */
 static bool claim(pd_sampler *s, int64_t k)
 {
 	int64_t c = atomic_load(&s->claimed);
