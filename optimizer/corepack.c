@@ -4,7 +4,7 @@
  * server of every task and the OPPs, do cores and deadlines exist such that every core's density
  * fits and every path meets its deadline?
  *
- * Depth-first over the CPU tasks, densest first (C / longest deadline), each onto a core of its
+ * Depth-first over the CPU tasks, densest first (by the root LP's densities), each onto a core of its
  * island: the cores already used, then one empty core (the empty cores of an island are
  * interchangeable, so trying more than one repeats the same subtree). Every node solves the
  * deadline LP of its partial assignment:
@@ -280,8 +280,22 @@ int opt_corepack(const struct opt_inst *in, struct opt_sol *s, double deadline_s
 		key[i] = P.C[i] / opt_longest_d(in, i);
 		P.order[P.n_cpu++] = i;
 	}
-	sort_desc(P.order, P.n_cpu, key);
 	build(&P, r_ns);
+	/* Densest first by the root LP's densities, which reflect the deadlines the paths leave each
+	 * task; C / longest deadline ignores them (a task at 0.28 of a core by that measure took a whole
+	 * core in the LP). Big items first is what makes a packing's dead ends show early: on an XU4
+	 * 20-task leaf (both islands full to 4.00 cores) 2013 nodes, 1.1 s to prove it impossible,
+	 * against 6083 nodes, 10.9 s in the order of C / longest deadline. The order changes no verdict;
+	 * an infeasible root LP is one (no completion of the empty assignment). */
+	int r0 = node_lp(&P, CP_ROUNDS);
+	if (r0 == 0) {
+		res = 0;
+		goto out;
+	}
+	for (size_t i = 0; r0 > 0 && i < n; i++)
+		if (P.u[i])
+			key[i] = glp_get_col_prim(P.lp, P.u[i]);
+	sort_desc(P.order, P.n_cpu, key);
 	res = dfs(&P, 0);
 out:
 	if (P.lp)

@@ -153,8 +153,10 @@ double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_so
 	for (size_t i = 0; i < in->n_tasks; i++)
 		B.fixed[i] = -1;
 	bool inf;
-	double lb = opt_screen_vector(M->scr, &B.s, INFINITY, dl, &inf);
-	if (inf)
+	/* the root needs only to reach the cut-off: a bound there closes the vector */
+	double cut = cut_w(in, inc);
+	double lb = opt_screen_vector(M->scr, &B.s, cut, dl, &inf);
+	if (inf || lb >= cut)
 		res = INFINITY;
 	else if (isfinite(lb)) {
 		bb_node(&B);

@@ -475,6 +475,7 @@ void opt_mst_free(struct master *M)
 	free(M->cands);
 	opt_screen_free(M->scr);
 	free(M->scr_lb), free(M->infeas);
+	free(M->isl_lb), free(M->isl_bb);
 }
 
 /* No-good cut: this island/server assignment at these OPPs does not pack (proven by pack_exact). */

@@ -55,9 +55,9 @@ static double brute_min(const struct opt_inst *in, struct opt_sol *s)
 	return best;
 }
 
-START_TEST(verdicts_match_brute_force)
+/* Packs every random set at island OPP opp and holds each verdict against brute force; counts them. */
+static void check_verdicts(size_t opp, int *packed, int *unpackable)
 {
-	int packed = 0, unpackable = 0;
 	char yaml[4096];
 	for (uint64_t seed = 1; seed <= 24; seed++) {
 		random_chains(seed, yaml, sizeof(yaml));
@@ -68,7 +68,7 @@ START_TEST(verdicts_match_brute_force)
 		ck_assert_msg(opt_inst_build(&in, pd_plan_dags(plan), pd_plan_platform(plan), 1e-5, &e) == 0, "%s", e.msg);
 		ck_assert_int_eq(opt_sol_init(&s, &in), 0);
 		ck_assert_int_eq(opt_sol_init(&b, &in), 0);
-		s.isl_opp[0] = b.isl_opp[0] = 1; /* 1000 MHz */
+		s.isl_opp[0] = b.isl_opp[0] = opp;
 		for (size_t i = 0; i < in.n_tasks; i++)
 			s.where[i] = 0; /* the island; corepack chooses the cores */
 		int r = opt_corepack(&in, &s, opt_now_s() + 10.0);
@@ -77,21 +77,41 @@ START_TEST(verdicts_match_brute_force)
 		if (r == 0) {
 			ck_assert_msg(m > 1.0 - 1e-9, "seed %llu: corepack says unpackable, an assignment has %.6f",
 				      (unsigned long long)seed, m);
-			unpackable++;
+			(*unpackable)++;
 		} else {
 			ck_assert_msg(m <= 1.0 + 1e-4, "seed %llu: corepack packed, brute force best %.6f",
 				      (unsigned long long)seed, m);
 			ck_assert(opt_evaluate(&in, &s, NULL, 0));
-			packed++;
+			(*packed)++;
 		}
 		opt_sol_free(&s);
 		opt_sol_free(&b);
 		opt_inst_free(&in);
 		pd_plan_free(plan);
 	}
+}
+
+START_TEST(verdicts_match_brute_force)
+{
+	int packed = 0, unpackable = 0;
+	check_verdicts(1, &packed, &unpackable); /* 1000 MHz */
 	printf("corepack: %d packed, %d unpackable\n", packed, unpackable);
 	ck_assert_int_ge(packed, 3);
 	ck_assert_int_ge(unpackable, 3);
+}
+END_TEST
+
+/* At 500 MHz every WCET doubles: most sets no longer fit, many already in the root LP (the island's
+ * density row or a path), which corepack now solves first to order the tasks by their LP densities;
+ * an infeasible root must be the verdict "unpackable" (0), never "not decided", and a feasible one
+ * must still be decided right with the tasks in that order. */
+START_TEST(verdicts_match_brute_force_slow_opp)
+{
+	int packed = 0, unpackable = 0;
+	check_verdicts(0, &packed, &unpackable);
+	printf("corepack at 500 MHz: %d packed, %d unpackable\n", packed, unpackable);
+	ck_assert_int_ge(packed, 1);
+	ck_assert_int_ge(unpackable, 12);
 }
 END_TEST
 
@@ -101,6 +121,7 @@ int main(void)
 	TCase *tc = tcase_create("corepack");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, verdicts_match_brute_force);
+	tcase_add_test(tc, verdicts_match_brute_force_slow_opp);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }
