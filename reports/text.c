@@ -262,7 +262,7 @@ static void text_gaps(const struct rpt_run *r, const struct rpt_stats *s, pd_buf
 				 "   SCHED_DEADLINE task, so it - and iiod for a network rail - waits while the CPUs run jobs;\n"
 				 "   the energy is bridged linearly)\n");
 	for (size_t i = 0; i < s->n_gaps && i < 10; i++)
-		pd_buf_printf(o, "  %-14s %s .. %s ms  %s\n", s->gaps[i].rail ? E(A, s->gaps[i].rail) : "all rails",
+		pd_buf_printf(o, "  %-14s %s .. %s ms  %s\n", s->gaps[i].rail ? E(A, s->gaps[i].rail) : "(every rail)",
 			      rpt_fmt_ms(s->gaps[i].from_ns, a, 32), rpt_fmt_ms(s->gaps[i].to_ns, b, 32),
 			      s->gaps[i].late ? "late" : "unreadable");
 	if (s->n_gaps > 10)

@@ -205,6 +205,8 @@ START_TEST(deadline_numbers_match_raw_instances)
 }
 END_TEST
 
+static char *text_report(const char *dir);
+
 START_TEST(overruns_and_gaps_match_raw_records)
 {
 	static struct syn_run s;
@@ -267,6 +269,12 @@ START_TEST(overruns_and_gaps_match_raw_records)
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 0), "rail")), "VDD_SOC");
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(list, 1), "kind")), "late");
 	ck_assert(json_is_null(json_object_get(json_array_get(list, 1), "rail")));
+	/* the text names it "(every rail)": scripts read the DAG table's row whose first word is "all" */
+	char *t = text_report(s.dir);
+	ck_assert_msg(strstr(t, "  (every rail)  "), "%s", t);
+	for (const char *l = t; l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		ck_assert_msg(strncmp(l, "  all rails", 11) != 0, "a line starts with 'all rails':\n%s", t);
+	free(t);
 	json_decref(j);
 }
 END_TEST
