@@ -279,8 +279,8 @@ struct run {
 	bool gpio_open;
 	struct pd_agent_accel_ops accel;
 	pd_steal *steal; /* NULL: host steal and busy time not sampled (header steal_period_ns, busy_period_ns 0) */
-	int watch[1024]; /* the CPUs steal samples (watched_cpus): header busy_cpus */
-	size_t n_watch;
+	int watch[1024]; /* the CPUs steal samples (watched_cpus): header busy_cpus; the plan's first */
+	size_t n_watch, n_plan; /* watch[0..n_plan): the plan's CPUs (check_cpus, once) */
 };
 
 static int64_t process_cpu_ns(void)
@@ -362,6 +362,7 @@ static int setup(struct run *r, pd_err *e)
 	if (n_cpus) { /* steal matters where the plan's reservations run, busy time on their islands */
 		pd_err se = {0};
 		r->n_watch = watched_cpus(r->s, cpus, n_cpus, r->watch);
+		r->n_plan = n_cpus;
 		r->steal = steal_open("/proc/stat", r->watch, r->n_watch, &se);
 		if (!r->steal)
 			fprintf(o->log ? o->log : stderr, "powerdag-agent: host steal and busy time not sampled: %s\n", se.msg);
@@ -489,18 +490,12 @@ int pd_agent_run(const struct pd_agent_opts *o, pd_err *e)
 	if (rc)
 		goto out_admitted;
 	int64_t t_log = exec_mono_ns();
-	int pcpus[1024];
-	size_t n_pcpus = 0;
-	check_cpus(r.s, pcpus, &n_pcpus, e); /* checked in prepare: cannot fail here */
-	pd_sampler *smp = r.pw ? sampler_start(r.pw, r.s->n_rails, o->sample_hz, t0, pw_ring, r.cs, pcpus, n_pcpus, e)
+	pd_sampler *smp = r.pw ? sampler_start(r.pw, r.s->n_rails, o->sample_hz, t0, pw_ring, r.cs, r.watch, r.n_plan, e)
 			       : NULL;
 	int64_t t_smp = exec_mono_ns();
 	pd_starve *stv = NULL;
 	if (o->starvation_monitor) {
-		int cpus[1024];
-		size_t n = 0;
-		check_cpus(r.s, cpus, &n, e);
-		stv = pd_agent_starve_start(cpus, n, o->starve_threshold_ns, t0, starve_ring, e);
+		stv = pd_agent_starve_start(r.watch, r.n_plan, o->starve_threshold_ns, t0, starve_ring, e);
 		if (!stv)
 			fprintf(log, "powerdag-agent: starvation monitor not started: %s\n", e->msg);
 	}
