@@ -19,7 +19,8 @@
  *
  * Invariants: the state below the mutex (cur, gap_*, rec, the ring's producer side) is touched only
  * by the thread that claimed the current tick, with the mutex held, and by sampler_stop after every
- * thread was joined; claimed only grows.
+ * thread was joined; claimed only grows, and only under the mutex, to the tick whose interval holds
+ * the sample's stamp: stamps increase strictly and no two fall in one tick interval.
  */
 #include "agents/sampler_impl.h"
 
@@ -93,7 +94,13 @@ static void tick(pd_sampler *s, int64_t t)
 	}
 }
 
-/* Tick k (due at t0 + phase + k period) is this thread's when no thread took it or a later one yet. */
+/* The tick whose interval [t0 + phase + k period, t0 + phase + (k + 1) period) holds time t. */
+static int64_t tick_at(const pd_sampler *s, int64_t t)
+{
+	return (t - s->t0_ns - s->phase_ns) / s->period_ns;
+}
+
+/* Tick k is this thread's when no thread took it or a later one yet. */
 static bool claim(pd_sampler *s, int64_t k)
 {
 	int64_t c = atomic_load(&s->claimed);
@@ -123,11 +130,16 @@ static void *sampler_main(void *arg)
 		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 		if (atomic_load(&s->stop))
 			break;
-		int64_t now = mono(), k = (now - s->t0_ns - s->phase_ns) / s->period_ns; /* due now: missed ones are skipped */
+		int64_t k = tick_at(s, mono()); /* due now: missed ones are skipped */
 		/* trylock: a holder preempted by a job (below every reservation, it can be) keeps the rails
 		 * until that job ends; waiting for it would only stamp this tick late and then burst */
-		if (claim(s, k) && pthread_mutex_trylock(&s->mu) == 0) {
-			tick(s, mono() - s->t0_ns);
+		if (atomic_load(&s->claimed) < k && pthread_mutex_trylock(&s->mu) == 0) {
+			/* The stamp decides which tick this sample is: a thread preempted since it woke may
+			 * stamp in the next tick's interval, and that tick must then not be taken twice */
+			int64_t at = mono();
+			k = tick_at(s, at);
+			if (claim(s, k))
+				tick(s, at - s->t0_ns);
 			pthread_mutex_unlock(&s->mu);
 		}
 		next = s->t0_ns + s->phase_ns + (k + 1) * s->period_ns;

@@ -37,11 +37,14 @@ size_t pd_th_all_misses(const pd_runlog *r);
  * VM's host has stolen 10-45 % for minutes) must show what the late-instance policy promises after
  * transients: at most 10 % of the instances missed, plus twice the share of the CPUs' time the host
  * stole, and no streak of more than PD_TH_MAX_STREAK consecutive missed instances of one DAG (a
- * reservation phase that never comes back, the failure rule 4 removes, misses every later one). */
+ * reservation phase that never comes back, the failure rule 4 removes, misses every later one), plus
+ * the periods the kernel keeps a thread throttled to pay back a stall charged beyond its runtime (a
+ * 30-ms vCPU stall on a 3.5-ms/10-ms reservation holds it 9 periods, whatever the agent does). */
 #define PD_TH_MAX_STREAK 5
 struct pd_th_verdict {
 	size_t instances, misses, streak; /* streak: longest run of consecutive missed instances */
 	size_t stalls;                    /* busy jobs charged > 200 us beyond their demand */
+	size_t debt_periods;              /* the most periods a stall's debt keeps a thread throttled */
 	long long steal_ms;
 	int64_t run_ms;
 	bool quiet, ok;
@@ -51,9 +54,10 @@ void pd_th_judge(const pd_runlog *r, const char *dag, long long steal_ms, int64_
 /* ck_assert on a verdict, with its figures in the message. */
 #define pd_th_assert_timing(v)                                                                                   \
 	ck_assert_msg((v)->ok,                                                                                   \
-		      "%s run: %zu of %zu instances missed, longest streak %zu, %lld ms stolen in %lld ms, %zu stalls", \
+		      "%s run: %zu of %zu instances missed, longest streak %zu, %lld ms stolen in %lld ms, %zu stalls " \
+		      "(longest throttles %zu periods)",                                                         \
 		      (v)->quiet ? "quiet" : "noisy", (v)->misses, (v)->instances, (v)->streak, (v)->steal_ms,       \
-		      (long long)(v)->run_ms, (v)->stalls)
+		      (long long)(v)->run_ms, (v)->stalls, (v)->debt_periods)
 /* pd_th_run for a test that asserts the timing verdict: a run whose verdict is not ok is repeated, up
  * to `runs` runs, after reset(arg) has cleared what the test's recorders collected (reset may be
  * NULL). Each run that missed is described (verdict, stolen time, missed instances). v receives the
