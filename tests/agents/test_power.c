@@ -196,7 +196,7 @@ START_TEST(a_tick_waits_only_when_every_plan_cpu_runs_jobs)
 	const char *dir;
 	pd_err e = {0};
 	struct pd_th_verdict v;
-	int rc = pd_th_run_steady(alternating_plan(root), 1000, &o, &dir, &e, 2, NULL, NULL, &v);
+	int rc = pd_th_run_steady(alternating_plan(root), 1000, &o, &dir, &e, 3, NULL, NULL, &v);
 	ck_assert_msg(rc == 0, "%s", e.msg);
 	pd_runlog *r = pd_th_log(dir);
 	ck_assert_uint_eq(pd_th_instances(r, "d", NULL, NULL), 100);
