@@ -21,15 +21,15 @@ typedef struct pd_steal pd_steal;
 pd_steal *steal_open(const char *proc_stat, const int *cpus, size_t n, pd_err *e);
 /* Reads every watched CPU's counters at t_ns (ns since t0) and queues one STEAL record for each CPU
  * whose steal counter moved since its previous sample and one BUSY record for each whose busy time
- * did; the first call only sets the baseline. Call from one thread (the ring's producer). Returns the
+ * since the baseline (elapsed - idle - iowait - steal) grew beyond what its records hold; the first
+ * call only sets the baseline. Call from one thread (the ring's producer). Returns the
  * records queued. */
 size_t steal_sample(pd_steal *s, int64_t t_ns, struct pd_runlog_ring *ring);
 void steal_close(pd_steal *s);
 
 /* Parses the text of /proc/stat: the steal counter (USER_HZ ticks, the 8th value after the "cpuN"
- * label) of each of cpus[n] into ticks[n] and, when busy is not NULL, its busy time (user + nice +
- * system + irq + softirq: the 1st, 2nd, 3rd, 6th and 7th values, saturating) into busy[n]. Returns
- * 0, or -1 when a CPU's line is missing or short. */
-int steal_parse(const char *text, size_t len, const int *cpus, size_t n, uint64_t *ticks, uint64_t *busy);
+ * label) of each of cpus[n] into ticks[n] and, when idle is not NULL, its idle + iowait (the 4th and
+ * 5th values, saturating) into idle[n]. Returns 0, or -1 when a CPU's line is missing or short. */
+int steal_parse(const char *text, size_t len, const int *cpus, size_t n, uint64_t *ticks, uint64_t *idle);
 
 #endif

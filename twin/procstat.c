@@ -13,21 +13,24 @@
  *                  the cgroup (those two are tick-sampled and do not add up to usage_percpu, so they
  *                  give the split only); nice iowait irq softirq guest guest_nice = 0;
  *         steal  = the host's steal of N;
- *         idle   = the host's ticks of N (user..steal; guest and guest_nice are already in user and
- *                  nice) - user - system - steal, at least 0;
+ *         idle   = the time since the host booted (CLOCK_MONOTONIC, the clock of the kernel's NO_HZ idle
+ *                  counters) - user - system - steal, at least 0: the time the board did not run,
+ *                  as exact as the board's CPU time (the host's own idle counter would also leave
+ *                  out the time host processes ran, and its user..steal ticks alias with short
+ *                  periodic jobs: agents/steal.c takes busy = elapsed - idle - iowait - steal);
  *   cpu   = the sum of the cpuN lines;
  *   every other line (intr, ctxt, btime, processes, procs_running, procs_blocked, softirq) = the host's.
  *
  * Units: USER_HZ ticks (sysconf(_SC_CLK_TCK)), as the kernel's. No counter ever goes back between two
- * reads (a reader takes differences): each is the largest value shown so far. The cgroup's ns and the
- * host's ticks are different clocks (exact vs tick-sampled), so user + system can briefly exceed the
- * host's ticks; idle then stays where it was instead of going down.
+ * reads (a reader takes differences): each is the largest value shown so far (each is truncated to
+ * whole ticks on its own, so idle may be a tick short for a read and then stays where it was).
  */
 #include "twin/model_impl.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ns -> USER_HZ ticks without overflow (ns * hz would overflow past ~5.8 years of CPU time). */
@@ -48,13 +51,13 @@ void twin_procstat_split(uint64_t usage_ns, uint64_t user_part, uint64_t sys_par
 	*user_ns = usage_ns - sys;
 }
 
-/* The host's counters of one CPU line ("cpuN v1 v2 ..."): total ticks (user..steal) and steal. */
+/* The host's counter of one CPU line ("cpuN v1 v2 ...") that the board shows: steal. */
 struct host_cpu {
-	uint64_t total, steal;
+	uint64_t steal;
 };
 
 /* Parses the host's cpuN lines into h[0..TWIN_MAX_CPUS-1] (a CPU offline on the host has no line:
- * its host counters read 0, so the board's idle and steal stay where they were); 0, or -1 when the text has no cpu line. */
+ * its steal reads 0, so the board's steal stays where it was); 0, or -1 when the text has no cpu line. */
 static int parse_host(const char *text, size_t len, struct host_cpu *h)
 {
 	memset(h, 0, TWIN_MAX_CPUS * sizeof(*h));
@@ -76,8 +79,6 @@ static int parse_host(const char *text, size_t len, struct host_cpu *h)
 			       &v[4], &v[5], &v[6], &v[7]);
 		if (k < 5 || cpu >= TWIN_MAX_CPUS)
 			continue; /* kernels before 2.6.11 had no steal: missing fields read 0 */
-		for (int i = 0; i < 8; i++)
-			h[cpu].total += v[i];
 		h[cpu].steal = v[7];
 	}
 	return any ? 0 : -1;
@@ -115,8 +116,8 @@ int twin_procstat_render(const struct twin_procstat_in *in, struct twin_procstat
 		uint64_t user_ns = (size_t)c < in->n_acct ? in->user_ns[c] : 0;
 		uint64_t sys_ns = (size_t)c < in->n_acct ? in->sys_ns[c] : 0;
 		uint64_t sys = ns_to_ticks(sys_ns, in->hz), user = ns_to_ticks(user_ns + sys_ns, in->hz) - sys;
-		uint64_t steal = h[c].steal, used = user + sys + steal;
-		uint64_t idle = h[c].total > used ? h[c].total - used : 0;
+		uint64_t steal = h[c].steal, used = user + sys + steal, up = ns_to_ticks(in->now_ns, in->hz);
+		uint64_t idle = up > used ? up - used : 0;
 		uint64_t *f = lines[n++];
 		f[0] = keep_max(&mono->user[c], user);
 		f[1] = keep_max(&mono->sys[c], sys);
@@ -180,8 +181,11 @@ int twin_model_read_proc_stat(twin_model *m, pd_buf *out)
 {
 	uint64_t usage[TWIN_MAX_CPUS], upart[TWIN_MAX_CPUS], spart[TWIN_MAX_CPUS];
 	uint64_t user[TWIN_MAX_CPUS], sys[TWIN_MAX_CPUS];
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
 	struct twin_procstat_in in = {.user_ns = user, .sys_ns = sys, .n_acct = TWIN_MAX_CPUS,
-				      .hz = sysconf(_SC_CLK_TCK)};
+				      .hz = sysconf(_SC_CLK_TCK),
+				      .now_ns = (uint64_t)now.tv_sec * PD_NS_PER_S + (uint64_t)now.tv_nsec};
 	for (size_t k = 0; k < m->n_pol; k++)
 		for (size_t c = 0; c < m->pol[k].isl->n_cpus; c++)
 			in.core[m->pol[k].isl->cpus[c]] = true; /* < TWIN_MAX_CPUS: twin_model_new checks */

@@ -86,7 +86,8 @@ struct twin_procstat_in {
 	bool core[TWIN_MAX_CPUS];        /* the twin's cores (host CPU ids) */
 	const uint64_t *user_ns, *sys_ns; /* the board cgroup's CPU time per CPU id, n_acct of each */
 	size_t n_acct;
-	long hz; /* USER_HZ: sysconf(_SC_CLK_TCK) */
+	long hz;         /* USER_HZ: sysconf(_SC_CLK_TCK) */
+	uint64_t now_ns; /* CLOCK_MONOTONIC at the read: the time each CPU has counted since boot */
 };
 /* The largest value each counter of each CPU id has shown: no counter goes back between reads. */
 struct twin_procstat_mono {

@@ -431,8 +431,9 @@ END_TEST
 
 /* ---------------------------------------------------------------- the board's /proc/stat */
 
-/* A host /proc/stat of 3 CPUs; totals (user..steal): cpu0 6392 (steal 7), cpu1 1000, cpu2 1203 (steal
- * 3). guest/guest_nice (100 on cpu0) are inside user and must not count twice. */
+/* A host /proc/stat of 3 CPUs; steal: cpu0 7, cpu2 3. Its idle and busy counters are not the board's:
+ * a board CPU is idle whenever the board does not run on it (the host's idle would leave out the
+ * host's own processes). */
 static const char host_stat_a[] = "cpu  1400 50 500 6900 20 10 5 10 100 0\n"
 				  "cpu0 1000 50 300 5000 20 10 5 7 100 0\n"
 				  "cpu1 200 0 100 700 0 0 0 0 0 0\n"
@@ -447,11 +448,11 @@ static const char host_stat_a[] = "cpu  1400 50 500 6900 20 10 5 10 100 0\n"
 static const char host_tail[] = "intr 12345 0 1 2\nctxt 999\nbtime 1700000000\nprocesses 4242\nprocs_running 3\n"
 				"procs_blocked 0\nsoftirq 77 1 2 3 4 5 6 7 8 9 10\n";
 
-static void render(const char *host, const uint64_t *user, const uint64_t *sys, struct twin_procstat_mono *mono,
-		   char *out, size_t n)
+static void render(const char *host, const uint64_t *user, const uint64_t *sys, uint64_t now_s,
+		   struct twin_procstat_mono *mono, char *out, size_t n)
 {
 	struct twin_procstat_in in = {.host = host, .host_len = strlen(host), .user_ns = user, .sys_ns = sys,
-				      .n_acct = 3, .hz = 100};
+				      .n_acct = 3, .hz = 100, .now_ns = now_s * PD_NS_PER_S};
 	in.core[0] = in.core[2] = true; /* a twin on host CPUs 0 and 2 (--host-cpus 0,2) */
 	pd_buf b;
 	pd_buf_init(&b);
@@ -467,11 +468,11 @@ START_TEST(procstat_values_and_lines)
 	 * user -> 123 ticks (truncated, as the kernel's nsec_to_clock_t) */
 	uint64_t user[3] = {2500000000ULL, 9000000000ULL, 1234567891ULL}, sys[3] = {500000000ULL, 0, 0};
 	char out[2048], want[2048];
-	render(host_stat_a, user, sys, &mono, out, sizeof(out));
-	/* idle = host total - user - system - steal: cpu0 6392-250-50-7 = 6085, cpu2 1203-123-0-3 = 1077 */
-	snprintf(want, sizeof(want), "cpu  373 0 50 7162 0 0 0 10 0 0\n"
-				     "cpu0 250 0 50 6085 0 0 0 7 0 0\n"
-				     "cpu2 123 0 0 1077 0 0 0 3 0 0\n%s", host_tail);
+	render(host_stat_a, user, sys, 70, &mono, out, sizeof(out));
+	/* idle = 70 s since boot - user - system - steal: cpu0 7000-250-50-7 = 6693, cpu2 7000-123-0-3 = 6874 */
+	snprintf(want, sizeof(want), "cpu  373 0 50 13567 0 0 0 10 0 0\n"
+				     "cpu0 250 0 50 6693 0 0 0 7 0 0\n"
+				     "cpu2 123 0 0 6874 0 0 0 3 0 0\n%s", host_tail);
 	ck_assert_str_eq(out, want);
 	/* a host text without cpu lines, or no USER_HZ: an error, nothing rendered */
 	struct twin_procstat_in bad = {.host = "intr 1\n", .host_len = 7, .user_ns = user, .sys_ns = sys, .n_acct = 3,
@@ -492,25 +493,25 @@ START_TEST(procstat_never_goes_back)
 	struct twin_procstat_mono mono = {0};
 	uint64_t user[3] = {2500000000ULL, 0, 1234567891ULL}, sys[3] = {500000000ULL, 0, 0};
 	char out[2048];
-	render(host_stat_a, user, sys, &mono, out, sizeof(out));
-	/* the cgroup's exact ns ran ahead of the host's tick-sampled counters: cpu0 60 s of user time, more
-	 * than its host total; cpu2's cgroup reads less than before (recreated). Nothing goes back: cpu0's
-	 * idle and cpu2's user stay; cpu0's user rises, and so does cpu2's idle (1203-0-0-3: each counter
-	 * keeps its own maximum). */
+	render(host_stat_a, user, sys, 70, &mono, out, sizeof(out));
+	/* cpu0's cgroup reads 60 s of user time, cpu2's less than before (recreated), at the same instant.
+	 * Nothing goes back: cpu0's idle (7000-6000-50-7 = 943 now) stays at 6693, cpu2's user at 123; cpu0's
+	 * user rises, and so does cpu2's idle (7000-0-0-3: each counter keeps its own maximum). */
 	uint64_t user2[3] = {60000000000ULL, 0, 0}, sys2[3] = {500000000ULL, 0, 0};
-	render(host_stat_a, user2, sys2, &mono, out, sizeof(out));
-	ck_assert_msg(strncmp(out, "cpu  6123 0 50 7285 0 0 0 10 0 0\ncpu0 6000 0 50 6085 0 0 0 7 0 0\n"
-				   "cpu2 123 0 0 1200 0 0 0 3 0 0\n", 94) == 0, "%s", out);
-	/* the host moves on: 10000 more ticks on cpu0, 10 more steal on cpu2; idle follows again */
+	render(host_stat_a, user2, sys2, 70, &mono, out, sizeof(out));
+	const char *want2 = "cpu  6123 0 50 13690 0 0 0 10 0 0\ncpu0 6000 0 50 6693 0 0 0 7 0 0\n"
+			    "cpu2 123 0 0 6997 0 0 0 3 0 0\n";
+	ck_assert_msg(strncmp(out, want2, strlen(want2)) == 0, "%s", out);
+	/* 130 s later, 10 more steal on cpu2: idle follows the clock again */
 	const char *host_b = "cpu  0 0 0 0 0 0 0 0 0 0\n"
 			     "cpu0 1000 50 300 15000 20 10 5 7 100 0\n"
 			     "cpu2 200 0 100 900 0 0 0 13 0 0\n"
 			     "intr 1\n";
-	render(host_b, user2, sys2, &mono, out, sizeof(out));
-	/* cpu0 16392-6000-50-7 = 10335; cpu2 1213-0-0-13 = 1200 (its user shows 123 still) */
-	ck_assert_str_eq(out, "cpu  6123 0 50 11535 0 0 0 20 0 0\n"
-			      "cpu0 6000 0 50 10335 0 0 0 7 0 0\n"
-			      "cpu2 123 0 0 1200 0 0 0 13 0 0\n"
+	render(host_b, user2, sys2, 200, &mono, out, sizeof(out));
+	/* cpu0 20000-6000-50-7 = 13943; cpu2 20000-0-0-13 = 19987 (its user shows 123 still) */
+	ck_assert_str_eq(out, "cpu  6123 0 50 33930 0 0 0 20 0 0\n"
+			      "cpu0 6000 0 50 13943 0 0 0 7 0 0\n"
+			      "cpu2 123 0 0 19987 0 0 0 13 0 0\n"
 			      "intr 1\n");
 }
 END_TEST
@@ -535,6 +536,14 @@ START_TEST(procstat_split)
 }
 END_TEST
 
+/* CLOCK_MONOTONIC in USER_HZ ticks: the time each CPU has counted since boot. */
+static long long uptime_ticks(long hz)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * hz + (long long)ts.tv_nsec * hz / PD_NS_PER_S;
+}
+
 /* The model's file: the daemon's sources (a host /proc/stat descriptor, the cgroup directory), read
  * again on every read of the file. */
 START_TEST(procstat_served_by_the_model)
@@ -554,20 +563,39 @@ START_TEST(procstat_served_by_the_model)
 	ck_assert_int_ge(fd, 0);
 	twin_model_serve_proc_stat(f.m, fd, dir);
 	long hz = sysconf(_SC_CLK_TCK);
+	long long up0 = uptime_ticks(hz);
 	ck_assert_int_eq(twin_model_read(f.m, "/proc/stat", &b), 0);
-	char want[2048];
+	long long up1 = uptime_ticks(hz);
 	long long u0 = 3 * hz, s0 = hz, u1 = hz; /* ticks */
-	snprintf(want, sizeof(want), "cpu  %lld 0 %lld %lld 0 0 0 7 0 0\ncpu0 %lld 0 %lld %lld 0 0 0 7 0 0\n"
-		 "cpu1 %lld 0 0 %lld 0 0 0 0 0 0\n%s", u0 + u1, s0, 6392 - u0 - s0 - 7 + 1000 - u1, u0, s0,
-		 6392 - u0 - s0 - 7, u1, 1000 - u1, host_tail);
-	ck_assert_str_eq(b.data, want);
+	long long v[2][4], sum[4];
+	ck_assert_int_eq(sscanf(b.data, "cpu  %lld 0 %lld %lld 0 0 0 %lld 0 0\ncpu0 %lld 0 %lld %lld 0 0 0 %lld 0 0\n"
+					"cpu1 %lld 0 %lld %lld 0 0 0 %lld 0 0\n",
+				&sum[0], &sum[1], &sum[2], &sum[3], &v[0][0], &v[0][1], &v[0][2], &v[0][3], &v[1][0], &v[1][1],
+				&v[1][2], &v[1][3]),
+			 12);
+	ck_assert_int_eq(v[0][0], u0);
+	ck_assert_int_eq(v[0][1], s0);
+	ck_assert_int_eq(v[0][3], 7);
+	ck_assert_int_eq(v[1][0], u1);
+	ck_assert_int_eq(v[1][1], 0);
+	ck_assert_int_eq(v[1][3], 0);
+	/* idle: the time since boot at the read, less what the board ran and what the host stole */
+	ck_assert_int_ge(v[0][2], up0 - u0 - s0 - 7);
+	ck_assert_int_le(v[0][2], up1 - u0 - s0 - 7);
+	ck_assert_int_ge(v[1][2], up0 - u1);
+	ck_assert_int_le(v[1][2], up1 - u1);
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(sum[i], v[0][i] + v[1][i]);
+	ck_assert_msg(strstr(b.data, host_tail) != NULL, "%s", b.data);
 	/* the host file rewritten under the same descriptor: the next read sees it (pread from 0) */
 	pd_test_write(dir, "stat", "cpu0 0 0 0 20000 0 0 0 9 0 0\ncpu1 0 0 0 5000 0 0 0 0 0 0\nctxt 1\n");
 	pd_buf_free(&b);
 	pd_buf_init(&b);
 	ck_assert_int_eq(twin_model_read(f.m, "/proc/stat", &b), 0);
-	snprintf(want, sizeof(want), "cpu0 %lld 0 %lld %lld 0 0 0 9 0 0\n", u0, s0, 20009 - u0 - s0 - 9);
+	char want[2048];
+	snprintf(want, sizeof(want), "cpu0 %lld 0 %lld ", u0, s0);
 	ck_assert_msg(strstr(b.data, want) != NULL, "%s", b.data);
+	ck_assert_msg(strstr(b.data, " 0 0 0 9 0 0\ncpu1 ") != NULL, "%s", b.data); /* cpu0's new steal */
 	ck_assert_msg(strstr(b.data, "\nctxt 1\n") != NULL, "%s", b.data);
 	/* the cgroup gone (twin down): an error, not a made-up file */
 	char p[600];
