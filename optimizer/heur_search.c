@@ -18,7 +18,7 @@ double opt_min_idle_w(const struct opt_inst *in)
 	for (size_t k = 0; k < in->n_isl; k++) {
 		double m = INFINITY;
 		for (size_t j = 0; j < in->isl_nopp[k]; j++)
-			m = fmin(m, (double)in->isl_ncores[k] * in->idle_w[k][j]);
+			m = fmin(m, in->isl_const_w[k][j]);
 		p += m;
 	}
 	for (size_t a = 0; a < in->n_acc; a++) {

@@ -63,6 +63,7 @@ static void build_islands(struct opt_inst *in, bool *oom)
 	in->core_isl = xcalloc(in->n_cores, sizeof(size_t), oom);
 	in->idle_w = table2(in->n_isl, in->isl_nopp, oom);
 	in->busy_w = table2(in->n_isl, in->isl_nopp, oom);
+	in->isl_const_w = table2(in->n_isl, in->isl_nopp, oom);
 	if (*oom)
 		return;
 	for (size_t k = 0; k < in->n_isl; k++) {
@@ -72,6 +73,7 @@ static void build_islands(struct opt_inst *in, bool *oom)
 		for (size_t m = 0; m < isl->n_opps; m++) {
 			in->idle_w[k][m] = (double)isl->opps[m].idle_uw * 1e-6;
 			in->busy_w[k][m] = (double)isl->opps[m].busy_uw * 1e-6;
+			in->isl_const_w[k][m] = (double)isl->n_cpus * in->idle_w[k][m] + pd_platform_island_background_w(isl, m);
 		}
 	}
 }
@@ -225,6 +227,7 @@ void opt_inst_free(struct opt_inst *in)
 	free(in->isl_prev_twin);
 	free2(in->idle_w, in->n_isl);
 	free2(in->busy_w, in->n_isl);
+	free2(in->isl_const_w, in->n_isl);
 	free(in->acc_nopp);
 	free2(in->acc_idle_w, in->n_acc);
 	free2(in->acc_busy_w, in->n_acc);
@@ -322,7 +325,7 @@ double opt_power_w(const struct opt_inst *in, const struct opt_sol *s)
 {
 	double p = in->base_w;
 	for (size_t k = 0; k < in->n_isl; k++)
-		p += (double)in->isl_ncores[k] * in->idle_w[k][s->isl_opp[k]];
+		p += in->isl_const_w[k][s->isl_opp[k]];
 	for (size_t a = 0; a < in->n_acc; a++)
 		p += in->acc_idle_w[a][s->acc_opp[a]];
 	for (size_t i = 0; i < in->n_tasks; i++)
@@ -398,7 +401,7 @@ double opt_vector_idle_w(const struct opt_inst *in, const struct opt_sol *s)
 {
 	double p = in->base_w;
 	for (size_t k = 0; k < in->n_isl; k++)
-		p += (double)in->isl_ncores[k] * in->idle_w[k][s->isl_opp[k]];
+		p += in->isl_const_w[k][s->isl_opp[k]];
 	for (size_t a = 0; a < in->n_acc; a++)
 		p += in->acc_idle_w[a][s->acc_opp[a]];
 	return p;

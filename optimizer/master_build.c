@@ -77,7 +77,7 @@ static void build_islands(struct master *M)
 		double val[64];
 		size_t nm = in->isl_nopp[k];
 		for (size_t m = 0; m < nm; m++) {
-			int c = add_col(lp, GLP_BV, 0, 1, (double)in->isl_ncores[k] * in->idle_w[k][m]);
+			int c = add_col(lp, GLP_BV, 0, 1, in->isl_const_w[k][m]);
 			if (!m)
 				M->y[k] = c;
 		}

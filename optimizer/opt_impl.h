@@ -35,6 +35,7 @@ struct opt_inst {
 	/* islands */
 	size_t *isl_nopp, *isl_ncores, *isl_core0, *core_isl;
 	double **idle_w, **busy_w; /* [k][m] per core */
+	double **isl_const_w;      /* [k][m] the island with no task: n_k idle + its background's power */
 	/* accelerators (GPU OPP tables; an FPGA has one pseudo-OPP) */
 	size_t *acc_nopp;
 	double **acc_idle_w, **acc_busy_w; /* GPU [a][m]; FPGA: idle_w[a][0] = idle_power, busy = idle */

@@ -24,7 +24,7 @@ static bool identical(const struct opt_inst *in, size_t k, size_t j)
 		return false;
 	for (size_t m = 0; m < in->isl_nopp[k]; m++)
 		if (a->opps[m].freq_khz != b->opps[m].freq_khz || in->idle_w[k][m] != in->idle_w[j][m] ||
-		    in->busy_w[k][m] != in->busy_w[j][m])
+		    in->busy_w[k][m] != in->busy_w[j][m] || in->isl_const_w[k][m] != in->isl_const_w[j][m])
 			return false;
 	for (size_t i = 0; i < in->n_tasks; i++)
 		for (size_t m = 0; m < in->isl_nopp[k]; m++)

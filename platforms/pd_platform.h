@@ -52,6 +52,9 @@ struct pd_island {
 	const char *policy; /* cpufreq policy directory name, e.g. "policy4"; default "policy<first cpu>" */
 	bool has_job_overhead;   /* island-level `job_overhead` given: overrides dl.job_overhead */
 	int64_t job_overhead_ns;
+	/* cores' worth of CPU time software outside the plan (the agent's power sampler, iiod, sshd,
+	 * interrupts) keeps the island busy, at any OPP: its power is in every prediction (power.c) */
+	double background_util;
 	struct pd_loc loc;
 };
 
@@ -124,6 +127,8 @@ double pd_platform_core_capacity(const pd_platform *p);
  * island's override. Return 0, or -1 for an index or value out of range (nothing changed). */
 int pd_platform_set_job_overhead(pd_platform *p, long island, int64_t ns);
 int pd_platform_set_budget_margin(pd_platform *p, double margin);
+/* island background_util: 0 <= util <= the island's CPU count, at most 6 decimal places (rounded). */
+int pd_platform_set_background(pd_platform *p, size_t island, double util);
 /* dl.fair_server: 0 < runtime < period, and max_util_per_cpu - runtime/period > 0. */
 int pd_platform_set_fair_server(pd_platform *p, int64_t runtime_ns, int64_t period_ns);
 /* Power-table corrections (`powerdag refit`), keeping the invariants: busy >= idle >= 0 for an
@@ -179,6 +184,11 @@ int64_t pd_platform_latency_at(const struct pd_accelerator *a, int64_t latency_t
 /* Island power with n_k cores idle at OPP j plus busy fraction sum_util (sum of C/T of its tasks):
  *     n_k * P_idle + (P_busy - P_idle) * sum_util        [W] */
 double pd_platform_island_power_w(const struct pd_island *isl, size_t opp, double sum_util);
+/* What the island's background_util adds to it at OPP j (docs/MODEL.md "Average power"):
+ *     (P_busy - P_idle) * background_util                 [W]
+ * Every prediction (optimizer, check, simulate, the report's plan column) adds it; a measurement at
+ * the measured busy time does not (that time holds the background already). */
+double pd_platform_island_background_w(const struct pd_island *isl, size_t opp);
 /* Accelerator power. GPU at OPP j with busy fraction sum_util (sum of L/T of its tasks):
  *     P_idle + (P_busy - P_idle) * sum_util                                          [W]
  * FPGA: idle_power only (opp ignored); the caller adds sum(power_i * L_i / T_i) of its tasks, whose

@@ -109,6 +109,15 @@ int pd_platform_set_job_overhead(pd_platform *p, long island, int64_t ns)
 	return 0;
 }
 
+/* A 6-place decimal, as the parser accepts: the file written reads back to the same value. */
+int pd_platform_set_background(pd_platform *p, size_t island, double util)
+{
+	if (island >= p->n_islands || !(util >= 0) || util > (double)p->islands[island].n_cpus)
+		return -1;
+	p->islands[island].background_util = nearbyint(util * (double)PD_CAPACITY_SCALE) / (double)PD_CAPACITY_SCALE;
+	return 0;
+}
+
 /* The margin must stay a 6-place decimal in [0, 1) (the parser's rule): the budget law uses it
  * exactly and the writer must reproduce it. */
 int pd_platform_set_fair_server(pd_platform *p, int64_t runtime_ns, int64_t period_ns)

@@ -101,6 +101,7 @@ int pd_platform_draft_add_island(pd_platform_draft *dr, const struct pd_island *
 		.policy = copy_str(dr, k->policy),
 		.has_job_overhead = k->has_job_overhead,
 		.job_overhead_ns = k->job_overhead_ns,
+		.background_util = k->background_util,
 	};
 	return dr->oom ? -1 : 0;
 }

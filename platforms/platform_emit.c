@@ -54,6 +54,8 @@ static void emit_island(pd_yemit *y, const struct pd_island *k)
 	pd_yemit_kv_str(y, "policy", k->policy);
 	if (k->has_job_overhead)
 		pd_yemit_kv_duration(y, "job_overhead", k->job_overhead_ns);
+	if (k->background_util > 0) /* absent means 0 */
+		pd_yemit_kv_double(y, "background_util", k->background_util);
 	emit_opps(y, k->opps, k->n_opps);
 	pd_yemit_map_end(y);
 }

@@ -241,7 +241,7 @@ static void parse_dl(struct pp *s, const pd_ynode *map)
 
 /* ------------------------------------------------------------------ islands */
 
-static const char *const island_keys[] = {"name", "cpus", "capacity", "opps", "policy", "job_overhead", NULL};
+static const char *const island_keys[] = {"name", "cpus", "capacity", "opps", "policy", "job_overhead", "background_util", NULL};
 
 static void parse_cpus(struct pp *s, const pd_ynode *isl, struct pd_island *k)
 {
@@ -280,6 +280,21 @@ static void parse_capacity(struct pp *s, const pd_ynode *isl, struct pd_island *
 		pd_diags_add(s->d, v->loc, "'capacity' must have at most 6 decimal places");
 }
 
+/* background_util: cores' worth, 0 <= b <= the island's CPUs, at most 6 decimal places (as capacity:
+ * a platform file round-trips exactly). */
+static void parse_background(struct pp *s, const pd_ynode *isl, struct pd_island *k)
+{
+	if (pd_yget_double(isl, "background_util", false, 0.0, (double)PD_PLATFORM_MAX_CPU, &k->background_util, s->d) != 1)
+		return;
+	const pd_ynode *v = pd_ymap_get(isl, "background_util");
+	double micro = k->background_util * (double)PD_CAPACITY_SCALE;
+	if (k->n_cpus > 0 && k->background_util > (double)k->n_cpus)
+		pd_diags_add(s->d, v->loc, "island '%s': 'background_util' %g exceeds its %zu CPUs (it is in cores' worth)",
+			     k->name, k->background_util, k->n_cpus);
+	else if (fabs(micro - nearbyint(micro)) > 1e-6 * fmax(1.0, micro))
+		pd_diags_add(s->d, v->loc, "'background_util' must have at most 6 decimal places");
+}
+
 static void parse_island(struct pp *s, const pd_ynode *n, struct pd_island *k)
 {
 	k->loc = here(s, n);
@@ -292,6 +307,7 @@ static void parse_island(struct pp *s, const pd_ynode *n, struct pd_island *k)
 	parse_cpus(s, n, k);
 	parse_capacity(s, n, k);
 	parse_job_overhead(s, n, &k->has_job_overhead, &k->job_overhead_ns);
+	parse_background(s, n, k);
 	char owner[160];
 	snprintf(owner, sizeof(owner), "island '%s'", k->name);
 	parse_opps(s, n, owner, &k->opps, &k->n_opps);

@@ -131,6 +131,16 @@ double pd_platform_island_power_w(const struct pd_island *isl, size_t opp, doubl
 	return (double)isl->n_cpus * idle_w + delta_w * sum_util;
 }
 
+double pd_platform_island_background_w(const struct pd_island *isl, size_t opp)
+{
+	if (isl->background_util <= 0)
+		return 0;
+	if (opp >= isl->n_opps)
+		opp = isl->n_opps - 1;
+	const struct pd_opp *o = &isl->opps[opp];
+	return (double)(o->busy_uw - o->idle_uw) * 1e-6 * isl->background_util;
+}
+
 double pd_platform_accel_power_w(const struct pd_accelerator *a, size_t opp, double sum_util)
 {
 	if (a->kind != PD_ACCEL_GPU || a->n_opps == 0)

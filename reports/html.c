@@ -171,8 +171,11 @@ static void busy_table(struct html_ctx *h)
 		html_esc(h, rs->measures ? rs->measures : rs->name);
 		pd_buf_printf(h->b, " busy %.1f %% of the time (rail ", rs->other_busy / (double)rs->busy_cpus * 100);
 		html_esc(h, rs->name);
-		pd_buf_printf(h->b, ", %zu sampled CPU%s); the plan does not include it.</p>\n", rs->busy_cpus,
-			      rs->busy_cpus == 1 ? "" : "s");
+		pd_buf_printf(h->b, ", %zu sampled CPU%s); ", rs->busy_cpus, rs->busy_cpus == 1 ? "" : "s");
+		if (rs->plan_background > 0)
+			pd_buf_printf(h->b, "the plan includes %.4f cores' worth of it (background_util).</p>\n", rs->plan_background);
+		else
+			pd_buf_printf(h->b, "the plan does not include it (<code>powerdag refit --what power</code> measures it).</p>\n");
 	}
 }
 

@@ -71,6 +71,7 @@ static json_t *j_measured(const struct rpt_stats *s)
 		/* null when the log has no busy time or the plan no CPU on the island: 0 would claim it idle */
 		json_object_set_new(d, "measured_busy_all", num(rs->measured_busy_all));
 		json_object_set_new(d, "other_busy", num(rs->other_busy));
+		json_object_set_new(d, "plan_background", num(rs->plan_background));
 		json_object_set_new(d, "busy_cpus", isnan(rs->measured_busy_all) ? json_null() : json_integer((json_int_t)rs->busy_cpus));
 		/* which busy fraction model_at_measured_w is at; null where no busy fraction enters it */
 		json_object_set_new(d, "model_busy", rs->model_at_busy_all ? json_string("all")

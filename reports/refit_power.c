@@ -18,7 +18,10 @@
  *          multiplied by s = sum P M / sum M^2, the least-squares factor against the old model M(u).
  *
  * The residual is the RMS of P - model(u) over the observations, old table and new. A rail measuring
- * "base" gives base_power = the mean of its samples. Every other entry is kept as it was.
+ * "base" gives base_power = the mean of its samples. Each island whose CPUs the runs' BUSY records
+ * sampled gets background_util = the mean busy time beyond the jobs there (what the table's fit
+ * above already counts as busy: the prediction adds it back, docs/MODEL.md). Every other entry is
+ * kept as it was.
  */
 #include "reports/refit_impl.h"
 
@@ -262,6 +265,39 @@ static int fit_base(const struct refit_in *in, pd_platform *pf, pd_buf *text, js
 	return 1;
 }
 
+/* Island k's background_util: the mean over the runs (weighted by their length) of what ran on its
+ * sampled CPUs beyond the plan's jobs (BUSY records - JOB records, measured_model.c), the "other"
+ * column of the report. Runs without BUSY records do not count. 1 changed, 0 no run had them. */
+static int fit_background(const struct refit_in *in, size_t k, pd_platform *pf, pd_buf *text, json_t *arr)
+{
+	double other = 0, span = 0;
+	size_t runs = 0;
+	for (size_t r = 0; r < in->n; r++) {
+		const struct rpt_run *run = in->runs[r]->run;
+		size_t cpus = 0;
+		double all = rpt_busy_all_fraction(run, k, 0, run->duration_ns, &cpus);
+		double jobs = rpt_busy_fraction(run, false, k, 0, run->duration_ns);
+		if (isnan(all) || isnan(jobs) || cpus == 0 || run->duration_ns <= 0)
+			continue;
+		other += (all - jobs) * (double)run->duration_ns;
+		span += (double)run->duration_ns;
+		runs++;
+	}
+	if (runs == 0)
+		return 0;
+	const struct pd_island *isl = pd_platform_island(pf, k);
+	double old = isl->background_util, b = fmax(0.0, other / span); /* jobs charged beyond busy: rounding */
+	if (b > (double)isl->n_cpus)
+		b = (double)isl->n_cpus;
+	if (pd_platform_set_background(pf, k, b) < 0)
+		return 0;
+	pd_buf_printf(text, "  %-12s background_util %.6f -> %.6f cores (other software on its CPUs, %zu run%s)\n", isl->name, old,
+		      isl->background_util, runs, runs == 1 ? "" : "s");
+	json_array_append_new(arr, json_pack("{s:s, s:f, s:f, s:I}", "island", isl->name, "old", old, "new",
+					     isl->background_util, "runs", (json_int_t)runs));
+	return 1;
+}
+
 /* Rails that constrain nothing are said, so that a user knows why an entry was kept. */
 static void unused_rails(const struct refit_in *in, const pd_platform *pf, pd_buf *text)
 {
@@ -307,6 +343,10 @@ int refit_power(const struct refit_in *in, const struct pd_report_refit_opts *o,
 	}
 	if (rc == 0)
 		changed += fit_base(in, pf, text, root);
+	json_t *bgs = json_array();
+	json_object_set_new(root, "background", bgs);
+	for (size_t k = 0; k < pd_platform_island_count(pf0) && rc == 0; k++)
+		changed += fit_background(in, k, pf, text, bgs);
 	unused_rails(in, pf0, text);
 	if (rc == 0)
 		order_notes(pf, text);

@@ -174,6 +174,9 @@ struct rpt_rail_stats {
 	double measured_busy_all, other_busy;
 	size_t busy_cpus;
 	bool model_at_busy_all;
+	/* the island's background_util in the plan's platform (cores' worth): the part of other_busy the
+	 * prediction includes; NAN for a rail of no island */
+	double plan_background;
 };
 /* Writers put the other software's share of an island into words above this fraction of its plan
  * CPUs' time (1 percentage point): below it, it barely moves the island's rail. */

@@ -149,8 +149,11 @@ static double component_predicted_w(const pd_plan *plan, const char *measures)
 			}
 		}
 	}
-	if (k >= 0)
-		return pd_platform_island_power_w(pd_platform_island(pf, (size_t)k), pd_plan_island_opp(plan, (size_t)k), util);
+	if (k >= 0) { /* with the island's background, as the optimizer predicted it */
+		const struct pd_island *isl = pd_platform_island(pf, (size_t)k);
+		size_t opp = pd_plan_island_opp(plan, (size_t)k);
+		return pd_platform_island_power_w(isl, opp, util) + pd_platform_island_background_w(isl, opp);
+	}
 	const struct pd_accelerator *ac = pd_platform_accel(pf, (size_t)a);
 	if (ac->kind == PD_ACCEL_GPU)
 		return (double)ac->opps[pd_plan_accel_opp(plan, (size_t)a)].idle_uw * 1e-6 + accel_w;
@@ -194,6 +197,8 @@ static int power_stats(const struct rpt_run *r, struct rpt_stats *s)
 		series_stats(rl->t_ns, rl->uw, rl->n, &rs->avg_w, &rs->peak_w, &rs->energy_j);
 		rs->predicted_w = component_predicted_w(r->plan, rl->measures);
 		rs->planned_busy = rpt_planned_busy(r, rl->measures);
+		long isl = rl->measures ? pd_platform_find_island(pd_plan_platform(r->plan), rl->measures) : -1;
+		rs->plan_background = isl >= 0 ? pd_platform_island(pd_plan_platform(r->plan), (size_t)isl)->background_util : NAN;
 		rs->model_at_measured_w = rs->measured_busy = rs->model_error_pct = NAN;
 		rs->measured_busy_all = rs->other_busy = NAN;
 		if (rl->n >= 2) {

@@ -151,7 +151,7 @@ static void fmt_busy(double v, bool sign, char *buf, size_t n)
 }
 
 /* The other software's share of the sampled CPUs of an island, in words, where it matters (over one
- * percentage point of those CPUs' time): the plan does not include it, the rail does. */
+ * percentage point of those CPUs' time): the rail includes it, the plan only its background_util. */
 static void text_other_software(const struct rpt_stats *s, pd_buf *o, pd_arena *A)
 {
 	for (size_t k = 0; k < s->n_rails; k++) {
@@ -166,9 +166,13 @@ static void text_other_software(const struct rpt_stats *s, pd_buf *o, pd_arena *
 		if (said)
 			continue;
 		pd_buf_printf(o, "  -> the board's other software (agent sampler, iiod, ssh...) kept %s busy %.1f %% of the time\n"
-				 "     (its %zu sampled CPU%s: %.4f cores' worth beyond the jobs); the plan does not include it\n",
+				 "     (its %zu sampled CPU%s: %.4f cores' worth beyond the jobs); ",
 			      E(A, rs->measures), rs->other_busy / (double)rs->busy_cpus * 100, rs->busy_cpus,
 			      rs->busy_cpus == 1 ? "" : "s", rs->other_busy);
+		if (rs->plan_background > 0)
+			pd_buf_printf(o, "the plan includes %.4f (background_util)\n", rs->plan_background);
+		else
+			pd_buf_printf(o, "the plan does not include it\n     (`powerdag refit --what power` measures the island's background_util)\n");
 	}
 }
 

@@ -86,6 +86,12 @@ static void energy(const struct sim *s, pd_sim_result *r)
 		const struct sim_core *k = &s->cores[c];
 		cpu += (long double)k->idle_uw * D + (long double)(k->busy_uw - k->idle_uw) * (long double)k->st.busy_ns;
 	}
+	/* the islands' background (software outside the plan, docs/MODEL.md): a constant, as in the
+	 * optimizer; not simulated work (it runs below every reservation, and --background is the
+	 * fair-class load whose timing the simulator does play out) */
+	for (size_t k = 0; k < pd_platform_island_count(s->plat); k++)
+		cpu += (long double)pd_platform_island_background_w(pd_platform_island(s->plat, k), pd_plan_island_opp(s->plan, k)) *
+		       1e6L * D;
 	for (size_t v = 0; v < s->n_servers; v++) {
 		const struct sim_server *sv = &s->servers[v];
 		if (sv->gpu)

@@ -6,17 +6,7 @@
 # nothing written.
 . "$(dirname "$0")/lib/expect.sh"
 
-cat > "$T/chain.yaml" <<'Y'
-dags:
-  - name: chain
-    period: 20ms
-    deadline: 20ms
-    tasks:
-      - {name: a, wcet: 1ms}
-      - {name: b, wcet: 2ms}
-      - {name: c, wcet: 1ms}
-    edges: [[a, b], [b, c]]
-Y
+cp "$SRC/tests/cli/chain.dags.yaml" "$T/chain.yaml"
 plat() { # $1: extra dl keys
 	printf 'platform:\n  name: two\n  reference_frequency: 1000MHz\n  dl: {max_util_per_cpu: 0.95%s}\n  islands:\n    - name: cpu\n      cpus: [0, 1]\n      opps:\n        - {freq: 1000MHz, busy: 1W, idle: 0.1W}\n' "$1"
 }

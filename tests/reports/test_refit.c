@@ -480,8 +480,24 @@ START_TEST(power_fit_counts_the_other_software)
 	const struct pd_opp *o = &pd_platform_island(pf, 0)->opps[0];
 	ck_assert_msg(llabs(o->busy_uw - TRUE_BUSY_UW) <= 2 && llabs(o->idle_uw - TRUE_IDLE_UW) <= 2,
 		      "busy %lld idle %lld", (long long)o->busy_uw, (long long)o->idle_uw);
+	/* and the other software's time becomes the island's background_util, which every prediction
+	 * adds: at the fitted table, (busy - idle) x 0.15 */
+	ck_assert_msg(fabs(pd_platform_island(pf, 0)->background_util - 0.15) < 0.005, "background %g",
+		      pd_platform_island(pf, 0)->background_util);
+	ck_assert_msg(fabs(pd_platform_island_background_w(pd_platform_island(pf, 0), 0) -
+			   (double)(o->busy_uw - o->idle_uw) * 1e-6 * pd_platform_island(pf, 0)->background_util) < 1e-12,
+		      "background power");
 	pd_platform_free(pf);
 	pd_diags_free(&d);
+	/* without other software there is no background to fit */
+	static struct fab quiet;
+	quiet.other_ns_per_s = 0;
+	fab_write(&quiet);
+	pd_diags dq;
+	pd_platform *pq = refit_power(&quiet, &dq);
+	ck_assert_msg(pd_platform_island(pq, 0)->background_util < 0.005, "background %g", pd_platform_island(pq, 0)->background_util);
+	pd_platform_free(pq);
+	pd_diags_free(&dq);
 	/* the report evaluates its model (the plan's table) at the busy time of everything too */
 	ck_assert_int_eq(pd_test_run(out, sizeof(out), "%s report %s --json 2>/dev/null", powerdag(), f.dir), 0);
 	json_t *j = json_loads(out, 0, NULL);
