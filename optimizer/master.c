@@ -85,12 +85,72 @@ static bool dominated_infeasible(const struct master *M, const struct opt_sol *s
 	return false;
 }
 
+/* Screens vector id (at position pos, decoded in s) unless done: its bound, INFINITY when it has no
+ * plan (its relaxation is infeasible, or it is nowhere faster than a vector that has none), cached in
+ * M->scr_lb[pos]; NAN when no LP optimum came in time (screened again later). */
+static double screen_one(struct master *M, const struct opt_sol *s, size_t id, size_t pos, double cut, double dl,
+			 struct opt_sol *tmp)
+{
+	if (!isnan(M->scr_lb[pos]) || opt_now_s() >= dl)
+		return M->scr_lb[pos];
+	bool inf = dominated_infeasible(M, s, tmp);
+	double b = inf ? INFINITY : opt_screen_vector(M->scr, s, cut, dl, &inf);
+	if (inf)
+		M->infeas[M->n_infeas++] = id;
+	if (b > -INFINITY || inf) /* -INFINITY: no LP optimum in time, screen again later */
+		M->scr_lb[pos] = b;
+	return M->scr_lb[pos];
+}
+
+/*
+ * Before vector v (decoded in s) is screened: bisection along the coordinate c with the most OPPs
+ * for the fastest vector of that line (v with OPP t >= v's on c) that has no plan. Having no plan is
+ * monotone along the line (a vector nowhere faster than one without a plan has none either), and one
+ * such vector closes v and every vector it dominates without an LP of their own
+ * (dominated_infeasible), where the bound order screened the slowest, most dominated vectors first,
+ * one LP each
+ * (XU4, 120 tasks: ~205 of ~225 vectors below the cut-off have no plan; the screening took ~5.5 s on a
+ * loaded machine and sometimes did not end in its share). Every probe is an ordinary screening of the
+ * probed vector, cached for it. Only where positions are ids (no canonical list).
+ */
+static void probe_line(struct master *M, struct opt_sol *s, size_t id, double cut, double dl, struct opt_sol *tmp)
+{
+	const struct opt_inst *in = M->in;
+	size_t dims = in->n_isl + in->n_acc, c = 0, stride = 1, cs = 1, best = 0;
+	for (size_t k = 0; k < dims; k++) {
+		size_t n = k < in->n_isl ? in->isl_nopp[k] : in->acc_nopp[k - in->n_isl];
+		if (n > best)
+			best = n, c = k, cs = stride;
+		stride *= n;
+	}
+	size_t *x = c < in->n_isl ? &s->isl_opp[c] : &s->acc_opp[c - in->n_isl];
+	size_t v_t = *x;
+	/* on the line: t <= none has no plan, t >= some has one (some = best: not known yet) */
+	long none = -1;
+	size_t some = best;
+	while (none < (long)v_t && some > v_t && opt_now_s() < dl) {
+		size_t a = none + 1 > (long)v_t ? (size_t)(none + 1) : v_t, mid = (a + some) / 2;
+		*x = mid;
+		size_t u = id - v_t * cs + mid * cs;
+		double b = screen_one(M, s, u, u, cut, dl, tmp);
+		if (isnan(b))
+			break;
+		if (b == INFINITY)
+			none = (long)mid;
+		else
+			some = mid;
+	}
+	*x = v_t;
+}
+
 /*
  * Raises the bounds of the vectors in vs[0..nv) (sorted by bound) with the screening LP, in order,
  * while they are below the incumbent and until screen_dl; results are cached in M for the other
- * phase. Re-sorts vs. Every screened bound is valid (screen.c), so pruning on it stays exact.
+ * phase. Re-sorts vs. Every screened bound is valid (screen.c), so pruning on it stays exact. With
+ * probe (positions are ids), each vector is first probed along a line of faster vectors (probe_line).
  */
-static void screen_vectors(struct master *M, struct vec *vs, size_t nv, const struct opt_sol *inc, double screen_dl)
+static void screen_vectors(struct master *M, struct vec *vs, size_t nv, const struct opt_sol *inc, double screen_dl,
+			   bool probe)
 {
 	const struct opt_inst *in = M->in;
 	struct opt_sol s, tmp;
@@ -112,13 +172,9 @@ static void screen_vectors(struct master *M, struct vec *vs, size_t nv, const st
 		size_t id = vs[j].id, pos = vs[j].pos;
 		if (isnan(M->scr_lb[pos]) && opt_now_s() < screen_dl) {
 			opt_vector_decode(in, &s, id);
-			bool inf = dominated_infeasible(M, &s, &tmp);
-			double b = inf ? INFINITY
-				       : opt_screen_vector(M->scr, &s, cut, screen_dl, &inf);
-			if (inf)
-				M->infeas[M->n_infeas++] = id;
-			if (b > -INFINITY || inf) /* -INFINITY: no LP optimum in time, screen again later */
-				M->scr_lb[pos] = b;
+			if (probe && !dominated_infeasible(M, &s, &tmp))
+				probe_line(M, &s, id, cut, screen_dl, &tmp);
+			screen_one(M, &s, id, pos, cut, screen_dl, &tmp);
 		}
 		if (!isnan(M->scr_lb[pos]))
 			vs[j].lb = fmax(vs[j].lb, M->scr_lb[pos]);
@@ -131,6 +187,12 @@ static void screen_vectors(struct master *M, struct vec *vs, size_t nv, const st
 /* Capacity held back, in turn, when rounding a vector's LP: the LP optimum fills the islands to the
  * last bit and its rounding then rarely packs onto cores. The first share that packs is kept. */
 static const double round_shrink[] = {0, 0.01, 0.02, 0.03, 0.045, 0.06, 0.08};
+
+/* Halvings of the interval between the last share whose rounding did not pack and the next one,
+ * which leaves no LP plan below the cut-off. XU4, 120 tasks (seed 5113962): the LP of the cheapest
+ * open vector is infeasible with 1 % (and 0.5 %) held back and its rounding at 0 % does not pack;
+ * at 0.25 % it packs, 4.8141 W where the search had ended at 5.1754 W (gap 7.1 %, the plan's). */
+#define ROUND_BISECT 3
 
 /* Makes a plan of a rounded screening LP (s->where: island core 0 or server): its deadlines are the
  * LP's, packed exactly (opt_pack_given, which keeps every task on its island); failing that and
@@ -154,10 +216,33 @@ bool opt_mst_round_pack(struct master *M, struct opt_sol *s, struct opt_ws *w, d
 	return ok;
 }
 
+/* One LP rounding at vector s with the share frac of every island's capacity held back: 2 packed
+ * (inc updated if cheaper), 1 rounded but not packed, 0 no LP optimum in time, -1 no LP plan below
+ * the cut-off. */
+static int round_at(struct master *M, struct opt_sol *s, struct opt_ws *w, struct opt_sol *inc, double frac,
+		    double cut, double dl)
+{
+	bool inf;
+	opt_screen_shrink(M->scr, frac);
+	double b = opt_screen_vector(M->scr, s, INFINITY, dl, &inf);
+	opt_screen_shrink(M->scr, 0);
+	if (inf || b >= cut)
+		return -1;
+	if (!isfinite(b))
+		return 0;
+	opt_screen_round(M->scr, s->where);
+	bool ok = opt_mst_round_pack(M, s, w, fmin(dl, opt_now_s() + 2.0), true);
+	if (ok && (!inc->ok || s->power_w < inc->power_w))
+		opt_sol_copy(inc, s, M->in);
+	return ok ? 2 : 1;
+}
+
 /*
  * LP rounding (incumbents, not bounds): at the vectors with the smallest bounds, every task goes to
  * its largest share of the screening LP solved with some capacity held back, and round_pack makes a
- * plan of it. A better incumbent closes more vectors.
+ * plan of it. A better incumbent closes more vectors. Holding back more only makes the LP worse, so
+ * once a share leaves no LP plan below the cut-off, only the shares between it and the last one
+ * whose rounding did not pack are left: bisection, ROUND_BISECT steps.
  */
 static void round_vectors(struct master *M, const struct vec *vs, size_t nv, struct opt_sol *inc, double dl)
 {
@@ -170,26 +255,35 @@ static void round_vectors(struct master *M, const struct vec *vs, size_t nv, str
 		opt_ws_free(w);
 		return;
 	}
+	/* above the per-core sizes only: the small sets are proven by the branch and bound, whose time
+	 * the extra roundings would take (measured: no small set gained) */
+	int bisect = in->n_tasks > OPT_PER_CORE_TASKS ? ROUND_BISECT : 0;
 	for (size_t j = 0; j < nv && opt_now_s() < dl; j++) {
 		double cut = cut_w(in, inc);
 		if (vs[j].lb >= cut)
 			break;
 		opt_vector_decode(in, &s, vs[j].id);
+		double lo = -1; /* the largest share held back whose rounding did not pack */
 		for (size_t r = 0; r < sizeof(round_shrink) / sizeof(round_shrink[0]) && opt_now_s() < dl; r++) {
-			bool inf;
-			opt_screen_shrink(M->scr, round_shrink[r]);
-			double b = opt_screen_vector(M->scr, &s, INFINITY, dl, &inf);
-			opt_screen_shrink(M->scr, 0);
-			if (inf || b >= cut)
-				break; /* holding back more only makes it worse */
-			if (!isfinite(b))
-				continue;
-			opt_screen_round(M->scr, s.where);
-			bool ok = opt_mst_round_pack(M, &s, w, fmin(dl, opt_now_s() + 2.0), true);
-			if (ok && (!inc->ok || s.power_w < inc->power_w))
-				opt_sol_copy(inc, &s, in);
-			if (ok)
+			int v = round_at(M, &s, w, inc, round_shrink[r], cut, dl);
+			if (v == 2)
 				break;
+			if (v == 1)
+				lo = round_shrink[r];
+			if (v >= 0)
+				continue;
+			double hi = round_shrink[r];
+			for (int h = 0; h < bisect && lo >= 0 && opt_now_s() < dl; h++) {
+				double mid = 0.5 * (lo + hi);
+				v = round_at(M, &s, w, inc, mid, cut, dl);
+				if (v == 2 || v == 0)
+					break;
+				if (v == 1)
+					lo = mid;
+				else
+					hi = mid;
+			}
+			break;
 		}
 	}
 	opt_sol_free(&s);
@@ -354,9 +448,21 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 	 * the vectors that screening closes made GLPK's tree search at the optimum's vector stall (60 s
 	 * instead of 1.2 s): the root cut loops at those neighbours leave tangents in the shared model. */
 	if (!per_core) {
-		screen_vectors(M, vs, nv, inc, opt_now_s() + 0.6 * (deadline_s - opt_now_s()));
+		/* line probes above the per-core sizes only: the small sets' screening ends well within its
+		 * share, and a changed order moved their branch and bound (XU4 30 tasks, seed 9194263:
+		 * proven in 2.3 s without, open at 0.098 % in 10 s with) */
+		bool probe = !canon && in->n_tasks > OPT_PER_CORE_TASKS;
+		screen_vectors(M, vs, nv, inc, opt_now_s() + 0.6 * (deadline_s - opt_now_s()), probe);
 		double share = in->n_tasks > OPT_PER_CORE_TASKS ? 0.7 : 0.2;
 		round_vectors(M, vs, nv, inc, opt_now_s() + share * (deadline_s - opt_now_s()));
+		/* Above the per-core sizes, the vectors the screening did not reach in its share (a loaded
+		 * machine) and that are still below the rounded incumbent's cut-off are screened now: a
+		 * screening LP bounds (or closes) a vector in ~25 ms, where the island MILP at 120 tasks
+		 * often ends its 1-2 s share without any bound (XU4 120 tasks, seed 778: 20 of 229
+		 * vectors left unscreened in one run of two, the MILP then closed none, gap 2.8 % against
+		 * 0.02 %). The bounds are the same valid screening bounds, only computed later. */
+		if (in->n_tasks > OPT_PER_CORE_TASKS)
+			screen_vectors(M, vs, nv, inc, deadline_s, probe);
 	}
 	publish_bound(in, vs, NULL, 0, nv, inc);
 	double *ob = calloc(nv, sizeof(double)); /* open bound per visited vector (INFINITY: closed) */
