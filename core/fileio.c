@@ -30,6 +30,42 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/* An output that is a character device or a pipe (-o /dev/null, a named pipe) is written into: the
+ * rename below would replace the node with a regular file (it once turned a machine's /dev/null into
+ * one). O_NOFOLLOW: the node itself, never a link to one. No fsync: not a file. */
+static int write_into_node(const char *path, const void *data, size_t len, pd_err *e)
+{
+	int fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return pd_err_set(e, PD_EXIT_ENV, "cannot open %s: %s", path, strerror(errno));
+	int rc = write_all(fd, data, len) < 0 ? pd_err_set(e, PD_EXIT_ENV, "cannot write %s: %s", path, strerror(errno)) : 0;
+	close(fd);
+	return rc;
+}
+
+/* What an existing output path is: 1 a device or pipe to write into, 0 a file (or nothing yet, or a
+ * link to a file) to replace atomically, -1 refused with e set (a directory, a block device, a
+ * socket, or a link to anything but a file: write to "-" for stdout). */
+static int output_kind(const char *path, pd_err *e)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return 0; /* not there yet (or unreadable: creating the temp file beside it says why) */
+	if (S_ISREG(st.st_mode))
+		return 0;
+	if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+		return 1;
+	if (S_ISLNK(st.st_mode)) {
+		struct stat t;
+		if (stat(path, &t) < 0 || S_ISREG(t.st_mode))
+			return 0; /* the link is replaced, never written through */
+		pd_err_set(e, PD_EXIT_USAGE, "%s: a link to a device, pipe or directory; give \"-\" to write to stdout", path);
+		return -1;
+	}
+	pd_err_set(e, PD_EXIT_USAGE, "%s: %s, not a file to write", path, S_ISDIR(st.st_mode) ? "a directory" : "not a regular file");
+	return -1;
+}
+
 int pd_write_file_atomic(const char *path, const void *data, size_t len, pd_err *e)
 {
 	if (strcmp(path, "-") == 0) {
@@ -37,6 +73,11 @@ int pd_write_file_atomic(const char *path, const void *data, size_t len, pd_err 
 			return pd_err_set(e, PD_EXIT_ENV, "cannot write to stdout: %s", strerror(errno));
 		return 0;
 	}
+	int kind = output_kind(path, e);
+	if (kind < 0)
+		return e ? e->code : PD_EXIT_USAGE;
+	if (kind == 1)
+		return write_into_node(path, data, len, e);
 	size_t n = strlen(path);
 	char *tmp = malloc(n + 32);
 	if (!tmp)

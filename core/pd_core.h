@@ -96,7 +96,9 @@ int pd_buf_append(pd_buf *b, const void *p, size_t n);
 int pd_buf_printf(pd_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Writes data to path atomically (temp file in the same directory, fsync, rename), so that a
- * failure never leaves a half-written output. "-" writes to stdout. */
+ * failure never leaves a half-written output. "-" writes to stdout; a character device or pipe
+ * (/dev/null) is written into, never replaced; a directory, block device, socket or a link to
+ * anything but a file is refused (PD_EXIT_USAGE). */
 int pd_write_file_atomic(const char *path, const void *data, size_t len, pd_err *e);
 /* Reads a whole file (max_bytes cap; 0 = 64 MiB); "-" reads stdin. Caller frees *out. */
 int pd_read_file(const char *path, char **out, size_t *len, size_t max_bytes, pd_err *e);

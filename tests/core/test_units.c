@@ -3,8 +3,11 @@
 #include "core/pd_core.h"
 #include "pd_test.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 START_TEST(durations_parse_exactly)
 {
@@ -245,6 +248,46 @@ START_TEST(atomic_write_leaves_no_partial)
 	free(txt);
 	snprintf(path, sizeof path, "%s/nodir/out.txt", dir);
 	ck_assert_int_ne(pd_write_file_atomic(path, "x", 1, &e), 0);
+	/* -o /dev/null: written into, never replaced by a regular file (the rename once did that) */
+	struct stat st;
+	ck_assert_int_eq(pd_write_file_atomic("/dev/null", "plan", 4, &e), 0);
+	ck_assert_int_eq(lstat("/dev/null", &st), 0);
+	ck_assert(S_ISCHR(st.st_mode));
+	/* a named pipe: the reader gets the bytes, the pipe stays a pipe */
+	snprintf(path, sizeof path, "%s/fifo", dir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	int rd = open(path, O_RDONLY | O_NONBLOCK);
+	ck_assert_int_ge(rd, 0);
+	ck_assert_int_eq(pd_write_file_atomic(path, "abc", 3, &e), 0);
+	char got[8] = {0};
+	ck_assert_int_eq(read(rd, got, sizeof(got)), 3);
+	ck_assert_str_eq(got, "abc");
+	close(rd);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISFIFO(st.st_mode));
+	/* a directory, or a link to a device: refused as usage, nothing replaced */
+	e = (pd_err){0};
+	ck_assert_int_eq(pd_write_file_atomic(dir, "x", 1, &e), PD_EXIT_USAGE);
+	ck_assert_msg(strstr(e.msg, "a directory"), "%s", e.msg);
+	snprintf(path, sizeof path, "%s/null-link", dir);
+	ck_assert_int_eq(symlink("/dev/null", path), 0);
+	e = (pd_err){0};
+	ck_assert_int_eq(pd_write_file_atomic(path, "x", 1, &e), PD_EXIT_USAGE);
+	ck_assert_msg(strstr(e.msg, "\"-\""), "%s", e.msg);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	/* a link to a file is replaced by the file, never written through */
+	char target[512];
+	snprintf(target, sizeof target, "%s/target.txt", dir);
+	ck_assert_int_eq(pd_write_file_atomic(target, "keep", 4, &e), 0);
+	snprintf(path, sizeof path, "%s/file-link", dir);
+	ck_assert_int_eq(symlink(target, path), 0);
+	ck_assert_int_eq(pd_write_file_atomic(path, "new", 3, &e), 0);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISREG(st.st_mode));
+	ck_assert_int_eq(pd_read_file(target, &txt, &len, 0, &e), 0);
+	ck_assert_str_eq(txt, "keep");
+	free(txt);
 }
 END_TEST
 
