@@ -683,11 +683,14 @@ START_TEST(busy_all_explains_the_rail)
 	NEAR(jnum(r, "avg_w"), rail_w);
 	NEAR(jnum(r, "model_at_measured_w"), model_all);
 	ck_assert_msg(fabs(jnum(r, "model_error_pct")) < 1e-6, "err %g", jnum(r, "model_error_pct"));
+	/* the platform has no background_util for the island: the plan includes none of the other software */
+	NEAR(jnum(r, "plan_background"), 0.0);
 	/* the GPU has no CPU time: no busy all, its model at the jobs as before */
 	const json_t *g = rail_json(j, "VDD_GPU");
 	ck_assert(json_is_null(json_object_get(g, "measured_busy_all")));
 	ck_assert(json_is_null(json_object_get(g, "other_busy")));
 	ck_assert(json_is_null(json_object_get(g, "busy_cpus")));
+	ck_assert(json_is_null(json_object_get(g, "plan_background"))); /* no island */
 	ck_assert_str_eq(json_string_value(json_object_get(g, "model_busy")), "jobs");
 	json_decref(j);
 	char *t = text_report(s.dir);
