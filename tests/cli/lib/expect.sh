@@ -20,6 +20,22 @@ expect() {
 	[ "$rc" -lt 128 ] || fail "crashed ($rc): $*"
 }
 
+# refused_by_optimize MAKER "VALUE:LINE:COL"...: for each, `MAKER VALUE` prints a platform file that
+# optimize (DAG set $T/chain.yaml) must refuse with exit 2, the error at LINE:COL, and no plan written.
+refused_by_optimize() {
+	local mk=$1 kv v pos
+	shift
+	for kv in "$@"; do
+		v=${kv%:*:*}
+		pos=${kv#"$v"}
+		"$mk" "$v" >"$T/bad.yaml"
+		rm -f "$T/bad-plan.yaml"
+		expect 2 "$POWERDAG" optimize "$T/chain.yaml" "$T/bad.yaml" -o "$T/bad-plan.yaml"
+		grep -q "bad.yaml$pos: error" "$T/err" || fail "'$v' not reported at $pos: $(cat "$T/err")"
+		[ -e "$T/bad-plan.yaml" ] && fail "'$v' still wrote a plan"
+	done
+}
+
 finish() {
 	[ "$fails" -eq 0 ] && echo "$1: all passed"
 	exit $((fails > 0))
