@@ -376,6 +376,18 @@ pd_agent_cpusets *pd_agent_cpusets_prepare(const char *root, const char *cg_base
 		return c;
 	}
 	teardown(c);
+	/* Still refused after 5 s: another exclusive cpuset (a deploy's partitions, another tool) owns
+	 * these CPUs. Falling back to plain affinity would work (each of those CPUs is a root domain of
+	 * its own then) and would put our reservations next to the owner's on the same CPU: both plans'
+	 * analyses assume the CPU is theirs alone, so both could miss. Refuse instead. */
+	if (rc == -EINVAL || rc == -EBUSY) {
+		pd_err_set(e, PD_EXIT_ENV,
+			   "the plan's CPUs are held by another exclusive cpuset (another deploy or agent?): "
+			   "refusing to share them (cpuset: %s)",
+			   strerror(-rc));
+		pd_agent_cpusets_free(c);
+		return NULL;
+	}
 	c->mode = CS_AFFINITY;
 	snprintf(c->desc, sizeof(c->desc), "affinity only (no exclusive cpuset: %s)", strerror(-rc));
 	return c;

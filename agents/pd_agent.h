@@ -18,6 +18,8 @@
  *   starve.c    optional starvation monitor (kernels without the fair deadline server)
  *   steal.c     host steal and busy time per CPU of the plan from /proc/stat (STEAL and BUSY records;
  *               sampled by run.c's main thread)
+ *   foreign.c   other processes' SCHED_DEADLINE threads on the plan's CPUs: refused at the start,
+ *               FOREIGN records while the run lasts (scanned by run.c's main thread)
  *   selftest.c  --self-test
  *   run.c       the whole run: set-up, all-or-nothing admission, start barrier, stop, tear-down
  *

@@ -12,6 +12,7 @@
 #include "agents/exec_impl.h"
 #include "agents/pd_agent.h"
 #include "agents/sampler_impl.h"
+#include "agents/foreign_impl.h"
 #include "agents/steal_impl.h"
 
 #include <errno.h>
@@ -54,7 +55,8 @@ static const char *work_name(const struct pd_agent_task *t, char *buf, size_t n)
 }
 
 static char *header_json(const struct pd_agent_spec *s, const struct pd_agent_opts *o, int64_t t0_mono,
-			 const char *cpusets, pd_power *pw, const char *accel_backend, const int *watch, size_t n_watch)
+			 const char *cpusets, pd_power *pw, const char *accel_backend, const int *watch, size_t n_watch,
+			 bool foreign)
 {
 	struct utsname u;
 	uname(&u);
@@ -80,6 +82,8 @@ static char *header_json(const struct pd_agent_spec *s, const struct pd_agent_op
 	for (size_t i = 0; i < n_watch; i++)
 		json_array_append_new(bc, json_integer(watch[i]));
 	json_object_set_new(h, "busy_cpus", bc);
+	/* 0: not scanned (no CPU task), so that "no other SCHED_DEADLINE thread" reads as watched */
+	json_object_set_new(h, "foreign_period_ns", json_integer(foreign ? PD_AGENT_FOREIGN_PERIOD_NS : 0));
 	struct timespec pc;
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &pc); /* start-up cost, to tell it from the steady state */
 	json_object_set_new(h, "setup_cpu_ns", json_integer((json_int_t)pc.tv_sec * PD_NS_PER_S + pc.tv_nsec));
@@ -235,30 +239,60 @@ static int ensure_dir(const char *dir, pd_err *e)
 	return pd_err_set(e, PD_EXIT_ENV, "cannot create --out %s: %s", dir, strerror(errno));
 }
 
+/* The main thread's periodic work while the run lasts: host steal and busy time (st) every
+ * PD_AGENT_STEAL_PERIOD_NS from t0 (the baseline), other processes' SCHED_DEADLINE threads (fg)
+ * every PD_AGENT_FOREIGN_PERIOD_NS. Each on its own grid: a late wake-up skips to the next tick, the
+ * counters lose nothing. */
+struct periodic {
+	pd_steal *st;
+	pd_foreign *fg;
+	int64_t t0, next_steal, next_foreign;
+};
+
+static int64_t next_tick(int64_t next, int64_t now, int64_t period)
+{
+	return next + ((now - next) / period + 1) * period;
+}
+
+/* Does what is due at now; returns when the next thing is due (INT64_MAX: nothing to do). */
+static int64_t periodic_run(struct periodic *p, int64_t now, struct pd_runlog_ring *ring)
+{
+	if (p->st && now >= p->next_steal) {
+		steal_sample(p->st, now - p->t0, ring);
+		p->next_steal = next_tick(p->next_steal, now, PD_AGENT_STEAL_PERIOD_NS);
+	}
+	if (p->fg && now >= p->next_foreign) {
+		foreign_sample(p->fg, now - p->t0, ring);
+		p->next_foreign = next_tick(p->next_foreign, now, PD_AGENT_FOREIGN_PERIOD_NS);
+	}
+	int64_t next = INT64_MAX;
+	if (p->st)
+		next = p->next_steal;
+	if (p->fg && p->next_foreign < next)
+		next = p->next_foreign;
+	return next;
+}
+
 /* Blocks until stop_abs (0 = forever) or SIGTERM/SIGINT; returns 1 when a signal stopped the run.
- * Meanwhile samples host steal and busy time (when st) at t0 (the baseline) and every
- * PD_AGENT_STEAL_PERIOD_NS after it, on a grid: a late wake-up skips to the next tick, the counters
- * lose nothing. */
-static int wait_stop(int64_t stop_abs, pd_steal *st, int64_t t0, struct pd_runlog_ring *ring)
+ * Meanwhile does the periodic work of p. */
+static int wait_stop(int64_t stop_abs, struct periodic *p, struct pd_runlog_ring *ring)
 {
 	sigset_t set;
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
-	int64_t next_steal = t0;
 	for (;;) {
 		int64_t now = exec_mono_ns();
-		if (st && now >= next_steal) {
-			steal_sample(st, now - t0, ring);
-			next_steal += ((now - next_steal) / PD_AGENT_STEAL_PERIOD_NS + 1) * PD_AGENT_STEAL_PERIOD_NS;
-		}
+		int64_t next = periodic_run(p, now, ring);
 		int64_t left = stop_abs ? stop_abs - now : PD_NS_PER_S;
 		if (stop_abs && left <= 0)
 			return 0;
-		if (st && next_steal - now < left)
-			left = next_steal - now;
+		if (next - now < left)
+			left = next - now;
 		if (left > PD_NS_PER_S)
 			left = PD_NS_PER_S;
+		if (left < 0)
+			left = 0;
 		struct timespec ts = {left / PD_NS_PER_S, left % PD_NS_PER_S};
 		int sig = sigtimedwait(&set, NULL, &ts);
 		if (sig == SIGTERM || sig == SIGINT)
@@ -279,6 +313,7 @@ struct run {
 	bool gpio_open;
 	struct pd_agent_accel_ops accel;
 	pd_steal *steal; /* NULL: host steal and busy time not sampled (header steal_period_ns, busy_period_ns 0) */
+	pd_foreign *foreign; /* NULL: no CPU task, no scan (header foreign_period_ns 0) */
 	int watch[1024]; /* the CPUs steal samples (watched_cpus): header busy_cpus; the plan's first */
 	size_t n_watch, n_plan; /* watch[0..n_plan): the plan's CPUs (check_cpus, once) */
 };
@@ -325,6 +360,10 @@ static int setup(struct run *r, pd_err *e)
 	int rc = check_cpus(r->s, cpus, &n_cpus, e);
 	if (rc)
 		return rc;
+	/* before anything is made or changed: a run next to another reservation on its CPUs has no
+	 * analysis behind it (foreign.c) */
+	if (n_cpus && (rc = foreign_refuse("/proc", cpus, n_cpus, e)))
+		return rc;
 	if ((rc = ensure_dir(o->out_dir, e)))
 		return rc;
 	char path[4096];
@@ -366,6 +405,8 @@ static int setup(struct run *r, pd_err *e)
 		r->steal = steal_open("/proc/stat", r->watch, r->n_watch, &se);
 		if (!r->steal)
 			fprintf(o->log ? o->log : stderr, "powerdag-agent: host steal and busy time not sampled: %s\n", se.msg);
+		if (!(r->foreign = foreign_open("/proc", cpus, n_cpus)))
+			return pd_err_set(e, PD_EXIT_ENV, "out of memory (foreign thread scan)");
 	}
 	return 0;
 }
@@ -377,6 +418,7 @@ static void teardown(struct run *r)
 	pd_agent_cpusets_free(r->cs);
 	pd_agent_power_close(r->pw);
 	steal_close(r->steal);
+	foreign_close(r->foreign);
 	if (r->gpio_open)
 		r->gpio.close(r->gpio.ctx);
 	if (r->s == &r->own_spec)
@@ -398,7 +440,8 @@ static int finish(struct run *r, pd_runlog_writer *w, struct pd_runlog_ring *mai
 		  int64_t t0, pd_err *e)
 {
 	const struct pd_agent_opts *o = r->o;
-	int by_signal = wait_stop(o->duration_ns > 0 ? t0 + o->duration_ns : 0, r->steal, t0, main_ring);
+	struct periodic p = {.st = r->steal, .fg = r->foreign, .t0 = t0, .next_steal = t0, .next_foreign = t0};
+	int by_signal = wait_stop(o->duration_ns > 0 ? t0 + o->duration_ns : 0, &p, main_ring);
 	int64_t stop = exec_mono_ns() - t0;
 	exec_stop_at(&r->x, stop);
 	int64_t max_d = 0;
@@ -480,7 +523,7 @@ int pd_agent_run(const struct pd_agent_opts *o, pd_err *e)
 	int64_t lead = now - spawn_t > 50 * PD_NS_PER_MS ? now - spawn_t : 50 * PD_NS_PER_MS;
 	int64_t t0 = now + lead;
 	char *hdr = header_json(r.s, o, t0, r.cs ? pd_agent_cpusets_describe(r.cs) : "none", r.pw, r.accel.name,
-				r.watch, r.steal ? r.n_watch : 0);
+				r.watch, r.steal ? r.n_watch : 0, r.foreign != NULL);
 	char final_path[4096];
 	snprintf(final_path, sizeof(final_path), "%s/run.pdlog", o->out_dir);
 	rc = pd_runlog_writer_open(w, final_path, hdr, e);

@@ -56,6 +56,25 @@ static json_t *j_task(const struct rpt_task_stats *t)
 			 num(t->mean_exec_ns / 1e6));
 }
 
+/* Other processes' SCHED_DEADLINE threads on the plan's CPUs: null when the agent did not scan for
+ * them (an empty list would claim there were none). */
+static json_t *j_foreign(const struct rpt_run *r, const struct rpt_stats *s)
+{
+	if (!s->foreign_scanned)
+		return json_null();
+	json_t *th = json_array();
+	for (size_t i = 0; i < r->n_foreigns; i++) {
+		const struct rpt_foreign *f = &r->foreigns[i];
+		char comm[4 * PD_RUNLOG_COMM_LEN + 8]; /* a thread names itself: valid UTF-8 only after escaping */
+		json_array_append_new(th, json_pack("{s:i, s:s, s:i, s:f, s:f, s:f, s:f}", "tid", f->tid, "comm",
+						    pd_esc(f->comm, comm, sizeof(comm)), "cpu", f->cpu, "runtime_ms", (double)f->runtime_ns / 1e6,
+						    "period_ms", (double)f->period_ns / 1e6, "first_seen_s",
+						    (double)f->from_ns / 1e9, "last_seen_s", (double)f->to_ns / 1e9));
+	}
+	return json_pack("{s:o, s:f, s:I}", "threads", th, "scan_period_ms", (double)r->foreign_period_ns / 1e6,
+			 "misses_overlapping", (json_int_t)s->misses_with_foreign);
+}
+
 static json_t *j_measured(const struct rpt_stats *s)
 {
 	json_t *rails = json_object(), *detail = json_array(), *dags = json_array(), *tasks = json_array(),
@@ -164,6 +183,7 @@ int pd_report_json(const pd_report *rep, pd_buf *out, pd_err *e)
 				 num(s->sim_power_error_pct));
 	if (!root)
 		return pd_err_set(e, PD_EXIT_ENV, "cannot build the JSON report (out of memory or bad UTF-8)");
+	json_object_set_new(json_object_get(root, "measured"), "foreign_dl", j_foreign(r, s));
 	json_t *notes = json_array();
 	for (size_t i = 0; i < r->n_notes; i++)
 		json_array_append_new(notes, json_string(r->notes[i]));

@@ -49,6 +49,7 @@ void rpt_run_free(struct rpt_run *r)
 	free(r->task_overruns);
 	free(r->freqs);
 	free(r->steals);
+	free(r->foreigns);
 	free(r->busys);
 	free(r->busy_cpus);
 	free(r->sim_dags);

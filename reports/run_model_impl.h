@@ -15,6 +15,7 @@
 
 #include "core/pd_core.h"
 #include "plan/pd_plan.h"
+#include "runlog/pd_runlog.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -60,6 +61,15 @@ struct rpt_gap {
 struct rpt_steal {
 	int cpu;
 	int64_t from_ns, to_ns, steal_ns;
+};
+
+/* Another process' SCHED_DEADLINE thread that could run on a plan CPU (FOREIGN records of one tid,
+ * docs/RUNLOG.md): seen by the agent's scans from from_ns to to_ns, so there from at most one scan
+ * period before from_ns to at most one after to_ns. */
+struct rpt_foreign {
+	int cpu, tid;
+	int64_t from_ns, to_ns, runtime_ns, period_ns;
+	char comm[PD_RUNLOG_COMM_LEN + 1];
 };
 
 /* CPU time of everything that ran on one CPU within (from_ns, to_ns] (a BUSY record, docs/RUNLOG.md). */
@@ -115,6 +125,9 @@ struct rpt_run {
 	int64_t steal_period_ns;  /* how often the agent sampled host steal; 0: not sampled (older agent) */
 	struct rpt_steal *steals; /* every STEAL record, any CPU (stats.c keeps the plan's) */
 	size_t n_steals;
+	int64_t foreign_period_ns;    /* how often the agent scanned for other SCHED_DEADLINE threads; 0: not */
+	struct rpt_foreign *foreigns; /* one per thread (tid), its FOREIGN records merged */
+	size_t n_foreigns;
 	int64_t busy_period_ns;   /* how often the agent sampled the CPUs' busy time; 0: not sampled (older agent) */
 	struct rpt_busy *busys;   /* every BUSY record, any CPU (measured_model.c keeps the plan's) */
 	size_t n_busys;
@@ -249,6 +262,11 @@ struct rpt_stats {
 	uint64_t misses_with_steal;
 	/* the log has busy time of the plan's CPUs (BUSY records; header busy_period_ns > 0) */
 	bool busy_sampled;
+	/* other processes' SCHED_DEADLINE threads on the plan's CPUs (steal.c): the misses whose window
+	 * overlaps the time one of them may have been there, on a CPU of their DAG; meaningless when the
+	 * agent did not scan (foreign_scanned false) */
+	bool foreign_scanned;
+	uint64_t misses_with_foreign;
 };
 
 /* The sum of the rails held at their last sample, on the union of their timestamps (from the first
@@ -271,6 +289,8 @@ static inline bool rpt_inst_missed(const struct rpt_inst *in, int64_t deadline_n
 }
 /* Host steal figures of s (steal.c): -1 on out-of-memory. */
 int rpt_steal_stats(const struct rpt_run *r, struct rpt_stats *s);
+/* Other SCHED_DEADLINE threads' figures of s (steal.c): -1 on out-of-memory. */
+int rpt_foreign_stats(const struct rpt_run *r, struct rpt_stats *s);
 
 /* ---------------------------------------------------------------- model at the measured utilisation
  * (measured_model.c) */

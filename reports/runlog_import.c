@@ -153,6 +153,37 @@ static int import_steal(struct rpt_run *r, const pd_runlog *log)
 	return 0;
 }
 
+/* FOREIGN records, one entry per thread: the first from_ns and the last t_ns of its tid (a scan sees
+ * a thread with its affinity's first plan CPU; a thread whose affinity changed keeps the first). */
+static int import_foreign(struct rpt_run *r, const pd_runlog *log)
+{
+	r->foreign_period_ns = pd_runlog_foreign_period_ns(log);
+	size_t n = pd_runlog_foreign_count(log);
+	r->foreigns = malloc((n + 1) * sizeof(*r->foreigns));
+	if (!r->foreigns)
+		return -1;
+	r->n_foreigns = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct pd_runlog_foreign_rec *x = pd_runlog_foreign(log, i);
+		struct rpt_foreign *f = NULL;
+		for (size_t j = 0; j < r->n_foreigns && !f; j++)
+			if (r->foreigns[j].tid == x->tid)
+				f = &r->foreigns[j];
+		if (!f) {
+			f = &r->foreigns[r->n_foreigns++];
+			*f = (struct rpt_foreign){x->cpu, x->tid, x->from_ns, x->t_ns, x->runtime_ns, x->period_ns, {0}};
+			memcpy(f->comm, x->comm, PD_RUNLOG_COMM_LEN);
+		}
+		if (x->from_ns < f->from_ns)
+			f->from_ns = x->from_ns;
+		if (x->t_ns > f->to_ns)
+			f->to_ns = x->t_ns;
+	}
+	if (n && r->foreign_period_ns <= 0)
+		rpt_run_note(r, "%zu FOREIGN records in a log whose header does not say it scanned: ignored", n);
+	return 0;
+}
+
 /* BUSY records as they are: which CPUs count is the model's choice (measured_model.c). */
 static int import_busy(struct rpt_run *r, const pd_runlog *log)
 {
@@ -325,7 +356,7 @@ int rpt_import_runlog(struct rpt_run *r, const char *path, pd_err *e)
 		import_meta(r, log);
 		if (import_power(r, log, &last_t) < 0 || import_jobs(r, log, &m, &exec_t) < 0 ||
 		    import_instances(r, log, &m, &exec_t) < 0 || rpt_import_freqs(r, log) < 0 || import_steal(r, log) < 0 ||
-		    import_busy(r, log) < 0)
+		    import_foreign(r, log) < 0 || import_busy(r, log) < 0)
 			rc = pd_err_set(e, PD_EXIT_ENV, "out of memory reading %s", path);
 	}
 	if (rc == 0) {

@@ -9,6 +9,9 @@
  *   miss with steal a missed instance of DAG g whose window [release, release + D] overlaps the
  *                   interval (from, t] of a STEAL record on a CPU where one of g's tasks is placed.
  *
+ * The same matching serves other processes' SCHED_DEADLINE threads (FOREIGN records): a miss whose
+ * window meets the time such a thread may have been on a CPU of its DAG.
+ *
  * The records say only that the counter moved within (from, t] (the agent's sampling period, 100 ms),
  * not when within it, so the rule may count a miss whose instance ran next to, not during, the stolen
  * time. The counter's resolution is USER_HZ (10 ms): a steal that does not complete a tick shows in
@@ -86,9 +89,11 @@ static int64_t add_sat(int64_t a, int64_t b)
 	return b > INT64_MAX - a ? INT64_MAX : a + b;
 }
 
-static void count_misses(const struct rpt_run *r, const struct steal_index *ix, int *cpus, struct rpt_stats *s)
+/* The misses whose window [release, release + D] meets a record of ix on a CPU of their DAG. */
+static uint64_t count_misses(const struct rpt_run *r, const struct steal_index *ix, int *cpus)
 {
 	const pd_dagset *ds = pd_plan_dags(r->plan);
+	uint64_t hits = 0;
 	for (size_t g = 0; g < pd_dags_count(ds); g++) {
 		int64_t d = pd_dags_dag(ds, g)->deadline_ns;
 		size_t nc = plan_cpus(r->plan, (long)g, cpus);
@@ -99,9 +104,49 @@ static void count_misses(const struct rpt_run *r, const struct steal_index *ix, 
 			bool hit = false;
 			for (size_t c = 0; c < nc && !hit; c++)
 				hit = overlaps(ix, cpus[c], in->release_ns, add_sat(in->release_ns, d));
-			s->misses_with_steal += hit;
+			hits += hit;
 		}
 	}
+	return hits;
+}
+
+/* ix over the records v[n] on the plan's CPUs (cpus[nc]); the sum of their steal_ns into *sum. */
+static int index_build(struct steal_index *ix, const struct rpt_steal *v, size_t n, const int *cpus, size_t nc,
+		       int64_t *sum)
+{
+	ix->v = malloc((n + 1) * sizeof(*ix->v));
+	ix->maxto = malloc((n + 1) * sizeof(int64_t));
+	ix->n = 0;
+	if (!ix->v || !ix->maxto)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (has_cpu(cpus, nc, v[i].cpu)) {
+			ix->v[ix->n++] = v[i];
+			*sum = add_sat(*sum, v[i].steal_ns); /* each <= 2^60 (reader) */
+		}
+	qsort(ix->v, ix->n, sizeof(*ix->v), cmp_steal);
+	for (size_t i = 0; i < ix->n; i++)
+		ix->maxto[i] = i && ix->v[i - 1].cpu == ix->v[i].cpu && ix->maxto[i - 1] > ix->v[i].to_ns ? ix->maxto[i - 1]
+													    : ix->v[i].to_ns;
+	return 0;
+}
+
+/* The misses that meet the records v[n] (on the plan's CPUs), and their sum in *sum: -1 on
+ * out-of-memory. */
+static int misses_meeting(const struct rpt_run *r, const struct rpt_steal *v, size_t n, uint64_t *misses, int64_t *sum)
+{
+	size_t nt = pd_dags_task_count(pd_plan_dags(r->plan));
+	int *cpus = malloc((nt + 1) * sizeof(int));
+	struct steal_index ix = {0};
+	int rc = -1;
+	if (cpus && index_build(&ix, v, n, cpus, plan_cpus(r->plan, -1, cpus), sum) == 0) {
+		*misses = count_misses(r, &ix, cpus);
+		rc = 0;
+	}
+	free(cpus);
+	free(ix.v);
+	free(ix.maxto);
+	return rc;
 }
 
 int rpt_steal_stats(const struct rpt_run *r, struct rpt_stats *s)
@@ -111,28 +156,27 @@ int rpt_steal_stats(const struct rpt_run *r, struct rpt_stats *s)
 	s->misses_with_steal = 0;
 	if (!s->steal_sampled || !r->plan)
 		return 0;
-	size_t nt = pd_dags_task_count(pd_plan_dags(r->plan));
-	int *cpus = malloc((nt + 1) * sizeof(int));
-	struct steal_index ix = {malloc((r->n_steals + 1) * sizeof(*ix.v)), malloc((r->n_steals + 1) * sizeof(int64_t)), 0};
-	if (!cpus || !ix.v || !ix.maxto) {
-		free(cpus);
-		free(ix.v);
-		free(ix.maxto);
+	return misses_meeting(r, r->steals, r->n_steals, &s->misses_with_steal, &s->host_steal_ns);
+}
+
+/* A thread seen from from_ns to to_ns may have been there one scan period before and after: the
+ * interval a miss is matched with is widened by that much on each side. */
+int rpt_foreign_stats(const struct rpt_run *r, struct rpt_stats *s)
+{
+	s->foreign_scanned = r->foreign_period_ns > 0;
+	s->misses_with_foreign = 0;
+	if (!s->foreign_scanned || !r->plan)
+		return 0;
+	struct rpt_steal *v = malloc((r->n_foreigns + 1) * sizeof(*v));
+	if (!v)
 		return -1;
+	int64_t p = r->foreign_period_ns;
+	for (size_t i = 0; i < r->n_foreigns; i++) {
+		const struct rpt_foreign *f = &r->foreigns[i];
+		v[i] = (struct rpt_steal){f->cpu, f->from_ns - p, add_sat(f->to_ns, p), 0}; /* |t|, p <= 2^60 */
 	}
-	size_t nc = plan_cpus(r->plan, -1, cpus);
-	for (size_t i = 0; i < r->n_steals; i++)
-		if (has_cpu(cpus, nc, r->steals[i].cpu)) {
-			ix.v[ix.n++] = r->steals[i];
-			s->host_steal_ns = add_sat(s->host_steal_ns, r->steals[i].steal_ns); /* each <= 2^60 (reader) */
-		}
-	qsort(ix.v, ix.n, sizeof(*ix.v), cmp_steal);
-	for (size_t i = 0; i < ix.n; i++)
-		ix.maxto[i] = i && ix.v[i - 1].cpu == ix.v[i].cpu && ix.maxto[i - 1] > ix.v[i].to_ns ? ix.maxto[i - 1]
-												      : ix.v[i].to_ns;
-	count_misses(r, &ix, cpus, s);
-	free(cpus);
-	free(ix.v);
-	free(ix.maxto);
-	return 0;
+	int64_t unused = 0;
+	int rc = misses_meeting(r, v, r->n_foreigns, &s->misses_with_foreign, &unused);
+	free(v);
+	return rc;
 }

@@ -123,6 +123,33 @@ static void text_steal(const struct rpt_stats *s, pd_buf *o)
 		      (unsigned long long)s->misses_with_steal, (unsigned long long)s->misses);
 }
 
+/* Other processes' SCHED_DEADLINE threads on the plan's CPUs (steal.c): outside every analysis of
+ * the plan, so the misses next to them are named. */
+static void text_foreign(const struct rpt_run *r, const struct rpt_stats *s, pd_buf *o)
+{
+	if (!s->foreign_scanned) {
+		pd_buf_printf(o, "  other SCHED_DEADLINE threads: not scanned (an agent without FOREIGN records)\n");
+		return;
+	}
+	if (!r->n_foreigns) {
+		pd_buf_printf(o, "  other SCHED_DEADLINE threads on the plan's CPUs: none seen (scanned every %.0f ms)\n",
+			      (double)r->foreign_period_ns / 1e6);
+		return;
+	}
+	pd_buf_printf(o, "  other SCHED_DEADLINE threads on the plan's CPUs: %zu (outside the plan's analysis); %llu of %llu "
+			 "misses overlap them\n",
+		      r->n_foreigns, (unsigned long long)s->misses_with_foreign, (unsigned long long)s->misses);
+	for (size_t i = 0; i < r->n_foreigns && i < 8; i++) {
+		const struct rpt_foreign *f = &r->foreigns[i];
+		char comm[4 * PD_RUNLOG_COMM_LEN + 8];
+		pd_buf_printf(o, "    thread %d '%s' on CPU %d: %.3f ms every %.3f ms, seen %.1f-%.1f s\n", f->tid,
+			      pd_esc(f->comm, comm, sizeof(comm)), f->cpu, (double)f->runtime_ns / 1e6,
+			      (double)f->period_ns / 1e6, (double)f->from_ns / 1e9, (double)f->to_ns / 1e9);
+	}
+	if (r->n_foreigns > 8)
+		pd_buf_printf(o, "    (%zu more)\n", r->n_foreigns - 8);
+}
+
 static void text_predicted(const struct rpt_run *r, const struct rpt_stats *s, pd_buf *o)
 {
 	B(pw); B(sw); B(mw); B(e1); B(e2);
@@ -138,6 +165,7 @@ static void text_predicted(const struct rpt_run *r, const struct rpt_stats *s, p
 		pd_buf_printf(o, "  (simulator: %lld jobs over %.3f s)\n", (long long)r->sim_jobs, r->sim_duration_s);
 	text_replay(r, s, o);
 	text_steal(s, o);
+	text_foreign(r, s, o);
 }
 
 /* Busy fractions of one row: "-" when unknown; other signed (tick resolution can make it a hair

@@ -39,6 +39,44 @@ static void cpu_time_line(const pd_runlog *r, FILE *o, const char *name, int64_t
 	fprintf(o, "%s_ms: %.3f (%zu records, sampled every %.0f ms)\n", name, (double)sum / 1e6, n, (double)period / 1e6);
 }
 
+/* A FOREIGN record's comm as one CSV field: terminal-safe (pd_esc) and without the separator (a
+ * thread names itself: a comma there would shift the columns). */
+static const char *foreign_comm(const struct pd_runlog_foreign_rec *f, char *buf, size_t n)
+{
+	char raw[PD_RUNLOG_COMM_LEN + 1];
+	memcpy(raw, f->comm, PD_RUNLOG_COMM_LEN);
+	raw[PD_RUNLOG_COMM_LEN] = '\0';
+	pd_esc(raw, buf, n);
+	for (char *c = buf; *c; c++)
+		if (*c == ',' || *c == '"')
+			*c = '_';
+	return buf;
+}
+
+/* Distinct threads of the FOREIGN records (tids; a reused tid counts once: a scan cannot tell). */
+static size_t foreign_threads(const pd_runlog *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < pd_runlog_foreign_count(r); i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = pd_runlog_foreign(r, j)->tid == pd_runlog_foreign(r, i)->tid;
+		n += !seen;
+	}
+	return n;
+}
+
+/* "foreign_dl: N threads (M records, scanned every P ms)" or "not scanned". */
+static void foreign_line(const pd_runlog *r, FILE *o)
+{
+	int64_t period = pd_runlog_foreign_period_ns(r);
+	if (period <= 0)
+		fprintf(o, "foreign_dl: not scanned\n");
+	else
+		fprintf(o, "foreign_dl: %zu threads (%zu records, scanned every %.0f ms)\n", foreign_threads(r),
+			pd_runlog_foreign_count(r), (double)period / 1e6);
+}
+
 /* -1 when out of memory (nothing printed). */
 static int summary(const pd_runlog *r, FILE *o)
 {
@@ -112,6 +150,7 @@ static int summary(const pd_runlog *r, FILE *o)
 	fprintf(o, "gaps: %zu\nstarvation_interventions: %zu\n", pd_runlog_gap_count(r), pd_runlog_starve_count(r));
 	cpu_time_line(r, o, "steal", pd_runlog_steal_period_ns(r), pd_runlog_steal_count(r), steal_ns_of);
 	cpu_time_line(r, o, "busy", pd_runlog_busy_period_ns(r), pd_runlog_busy_count(r), busy_ns_of);
+	foreign_line(r, o);
 	const struct pd_runlog_end_rec *e = pd_runlog_end(r);
 	if (e)
 		fprintf(o, "end: %s at %.3f s\nsampler_cpu_ms: %.3f\nwriter_cpu_ms: %.3f\nprocess_cpu_ms: %.3f\n",
@@ -173,6 +212,15 @@ int pd_runlog_dump(const pd_runlog *r, FILE *o, const char *what)
 		for (size_t i = 0; i < pd_runlog_busy_count(r); i++) {
 			const struct pd_runlog_busy_rec *b = pd_runlog_busy(r, i);
 			fprintf(o, "%d,%lld,%lld,%lld\n", b->cpu, (long long)b->from_ns, (long long)b->t_ns, (long long)b->busy_ns);
+		}
+	} else if (strcmp(what, "foreign") == 0) {
+		char comm[4 * PD_RUNLOG_COMM_LEN + 8];
+		fprintf(o, "tid,comm,cpu,from_ns,t_ns,runtime_ns,deadline_ns,period_ns\n");
+		for (size_t i = 0; i < pd_runlog_foreign_count(r); i++) {
+			const struct pd_runlog_foreign_rec *f = pd_runlog_foreign(r, i);
+			fprintf(o, "%d,%s,%d,%lld,%lld,%lld,%lld,%lld\n", f->tid, foreign_comm(f, comm, sizeof(comm)), f->cpu,
+				(long long)f->from_ns, (long long)f->t_ns, (long long)f->runtime_ns,
+				(long long)f->deadline_ns, (long long)f->period_ns);
 		}
 	} else if (strcmp(what, "gaps") == 0) {
 		fprintf(o, "rail,err,start_ns,end_ns\n");

@@ -52,6 +52,7 @@ enum pd_runlog_rec_type {
 	PD_RUNLOG_DROP = 8,     /* records lost because a producer's ring was full */
 	PD_RUNLOG_STEAL = 9,    /* CPU time the hypervisor stole from a vCPU of the plan */
 	PD_RUNLOG_BUSY = 10,    /* CPU time anything (jobs, agent, daemons, interrupts) ran on a CPU of the plan */
+	PD_RUNLOG_FOREIGN = 11, /* another process' SCHED_DEADLINE thread that may run on a CPU of the plan */
 };
 
 /* An instance abandoned by the late-instance policy resync (some job skipped, docs/MODEL.md) is
@@ -148,6 +149,25 @@ struct pd_runlog_busy_rec {
 	uint32_t zero;
 };
 
+/* A SCHED_DEADLINE thread of another process whose affinity includes a CPU of the plan, seen by the
+ * agent's periodic scan while the run lasted. Its reservation competes with the plan's on that CPU
+ * under EDF, and neither plan's analysis knows the other: a miss next to it is outside the model
+ * (docs/MODEL.md "Outside the model: other SCHED_DEADLINE threads"). One record per scan that saw
+ * the thread: from_ns is the first scan that saw it (of this run), so the last record of a tid spans
+ * all of them; the thread may have been there up to one scan period (header foreign_period_ns)
+ * before from_ns and after the last t_ns. */
+#define PD_RUNLOG_COMM_LEN 16
+struct pd_runlog_foreign_rec {
+	int64_t from_ns;    /* the first scan that saw it */
+	int64_t t_ns;       /* this scan; it was seen at every scan within [from_ns, t_ns] */
+	int64_t runtime_ns; /* its reservation (sched_getattr): runtime <= deadline <= period, > 0 */
+	int64_t deadline_ns;
+	int64_t period_ns;
+	int32_t tid;                    /* > 0 */
+	int32_t cpu;                    /* the first CPU of the plan in its affinity */
+	char comm[PD_RUNLOG_COMM_LEN]; /* /proc/TID/comm, NUL-padded; any bytes (escape before printing) */
+};
+
 /* ---------------------------------------------------------------- reader */
 struct pd_runlog_task_info {
 	const char *name, *dag, *work;
@@ -217,6 +237,12 @@ int64_t pd_runlog_steal_period_ns(const pd_runlog *r);
 size_t pd_runlog_busy_count(const pd_runlog *r);
 const struct pd_runlog_busy_rec *pd_runlog_busy(const pd_runlog *r, size_t i);
 int64_t pd_runlog_busy_period_ns(const pd_runlog *r);
+/* FOREIGN records in log order (one producer, scans in time order), and the header's
+ * foreign_period_ns: 0 when the agent did not scan (an agent older than the record, a plan without
+ * CPU tasks): then the log cannot tell "no other SCHED_DEADLINE thread" from "not watched". */
+size_t pd_runlog_foreign_count(const pd_runlog *r);
+const struct pd_runlog_foreign_rec *pd_runlog_foreign(const pd_runlog *r, size_t i);
+int64_t pd_runlog_foreign_period_ns(const pd_runlog *r);
 /* The header's busy_cpus: the CPUs whose busy time the agent sampled (the plan's and every online CPU
  * of the platform's islands); NULL with *n = 0 when the header does not list them (an agent before
  * the list: it sampled the plan's CPUs). A CPU without BUSY records was idle. */
@@ -236,7 +262,7 @@ size_t pd_runlog_invalid_records(const pd_runlog *r);
 /* Human/tool output (powerdag-agent dump): what = "summary" (key: value lines: instances, misses,
  * per-DAG max response, overruns, release latency p50/p99/max of source jobs, rail means, gaps, host
  * steal, busy time of the plan's CPUs, CPU cost of sampler/writer/process, damage), or CSV of
- * "instances", "jobs", "power", "gaps", "steal", "busy". Returns 0,
+ * "instances", "jobs", "power", "gaps", "steal", "busy", "foreign". Returns 0,
  * -1 for an unknown view, -2 when out of memory. */
 int pd_runlog_dump(const pd_runlog *r, FILE *out, const char *what);
 

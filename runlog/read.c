@@ -29,7 +29,7 @@ struct pd_runlog {
 	int version;
 	uint64_t plan_hash;
 	int64_t sample_hz;
-	int64_t steal_period_ns, busy_period_ns;
+	int64_t steal_period_ns, busy_period_ns, foreign_period_ns;
 	int *busy_cpus; /* header busy_cpus: the CPUs whose busy time was sampled; NULL when absent */
 	size_t n_busy_cpus;
 	struct pd_runlog_task_info *tasks;
@@ -47,6 +47,7 @@ struct pd_runlog {
 	VEC(struct pd_runlog_starve_rec) starve;
 	VEC(struct pd_runlog_steal_rec) steal;
 	VEC(struct pd_runlog_busy_rec) busy;
+	VEC(struct pd_runlog_foreign_rec) foreign;
 	struct pd_runlog_end_rec end;
 	bool has_end;
 	uint64_t ring_drops;
@@ -142,6 +143,9 @@ static int parse_header(pd_runlog *r, pd_err *e, const char *name)
 	r->busy_period_ns = jint(r->hj, "busy_period_ns", 0); /* absent before the BUSY record */
 	if (r->busy_period_ns < 0)
 		r->busy_period_ns = 0;
+	r->foreign_period_ns = jint(r->hj, "foreign_period_ns", 0); /* absent before the FOREIGN record */
+	if (r->foreign_period_ns < 0 || r->foreign_period_ns > PD_RUNLOG_MAX_ABS_NS)
+		r->foreign_period_ns = 0;
 	if (read_busy_cpus(r, name, e))
 		return e->code;
 	json_t *a = json_object_get(r->hj, "tasks");
@@ -217,6 +221,14 @@ static bool busy_ok(const pd_runlog *r, const struct pd_runlog_busy_rec *x)
 	return t_ok(x->from_ns) && t_ok(x->t_ns) && x->from_ns <= x->t_ns && x->busy_ns > 0 && t_ok(x->busy_ns) &&
 	       x->cpu >= 0;
 }
+/* A forward interval, a thread id, a CPU id and a reservation the kernel could hold
+ * (0 < runtime <= deadline <= period). */
+static bool foreign_ok(const pd_runlog *r, const struct pd_runlog_foreign_rec *x)
+{
+	return t_ok(x->from_ns) && t_ok(x->t_ns) && x->from_ns <= x->t_ns && x->tid > 0 && x->cpu >= 0 &&
+	       x->cpu < PD_RUNLOG_MAX_CPU && x->runtime_ns > 0 && x->runtime_ns <= x->deadline_ns &&
+	       x->deadline_ns <= x->period_ns && t_ok(x->period_ns);
+}
 static bool end_ok(const pd_runlog *r, const struct pd_runlog_end_rec *x)
 {
 	return t_ok(x->t_ns) && t_ok(x->sampler_cpu_ns) && t_ok(x->writer_cpu_ns) && t_ok(x->process_cpu_ns);
@@ -260,6 +272,9 @@ static int decode(pd_runlog *r, uint16_t type, const unsigned char *p, uint32_t 
 		return 0;
 	case PD_RUNLOG_BUSY:
 		TAKE(struct pd_runlog_busy_rec, r->busy, busy_ok);
+		return 0;
+	case PD_RUNLOG_FOREIGN:
+		TAKE(struct pd_runlog_foreign_rec, r->foreign, foreign_ok);
 		return 0;
 	case PD_RUNLOG_END: {
 		struct pd_runlog_end_rec x;
@@ -395,6 +410,7 @@ void pd_runlog_free(pd_runlog *r)
 	free(r->starve.v);
 	free(r->steal.v);
 	free(r->busy.v);
+	free(r->foreign.v);
 	free(r->busy_cpus);
 	free(r->tasks);
 	free(r->dags);
@@ -437,6 +453,9 @@ int64_t pd_runlog_steal_period_ns(const pd_runlog *r) { return r->steal_period_n
 size_t pd_runlog_busy_count(const pd_runlog *r) { return r->busy.n; }
 const struct pd_runlog_busy_rec *pd_runlog_busy(const pd_runlog *r, size_t i) { return &r->busy.v[i]; }
 int64_t pd_runlog_busy_period_ns(const pd_runlog *r) { return r->busy_period_ns; }
+size_t pd_runlog_foreign_count(const pd_runlog *r) { return r->foreign.n; }
+const struct pd_runlog_foreign_rec *pd_runlog_foreign(const pd_runlog *r, size_t i) { return &r->foreign.v[i]; }
+int64_t pd_runlog_foreign_period_ns(const pd_runlog *r) { return r->foreign_period_ns; }
 const int *pd_runlog_busy_cpus(const pd_runlog *r, size_t *n)
 {
 	*n = r->n_busy_cpus;

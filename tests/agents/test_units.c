@@ -7,6 +7,8 @@
 #include "helper_agents.h"
 #include "pd_test.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -367,6 +369,53 @@ START_TEST(cpusets_fallbacks)
 }
 END_TEST
 
+/* One write(2) of TEXT, as cgroup files want it; 0 or -errno. */
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = write(fd, text, strlen(text));
+	int rc = n == (ssize_t)strlen(text) ? 0 : -errno;
+	close(fd);
+	return rc;
+}
+
+/* A CPU another exclusive cpuset owns (a deploy's partitions, another tool) is refused, not shared
+ * by falling back to plain affinity: the blocker here is a v1 exclusive cpuset over CPU 0, as the
+ * deployer makes them. Needs the v1 cpuset hierarchy (the test machines' kind); elsewhere it says
+ * why it did not run. */
+START_TEST(cpusets_held_by_another_are_refused)
+{
+	const char *v1 = "/sys/fs/cgroup/cpuset";
+	char probe[256];
+	snprintf(probe, sizeof(probe), "%s/cpuset.cpu_exclusive", v1);
+	if (access(probe, W_OK) != 0) {
+		fprintf(stderr, "cpusets_held_by_another_are_refused: no writable v1 cpuset hierarchy, not run\n");
+		return;
+	}
+	char blk[256];
+	snprintf(blk, sizeof(blk), "%s/pd-test-blocker-%d", v1, (int)getpid());
+	ck_assert_int_eq(mkdir(blk, 0755), 0);
+	char f[320];
+	int ok = 1;
+	snprintf(f, sizeof(f), "%s/cpuset.cpus", blk);
+	ok &= write_file(f, "0") == 0;
+	snprintf(f, sizeof(f), "%s/cpuset.mems", blk);
+	ok &= write_file(f, "0") == 0;
+	snprintf(f, sizeof(f), "%s/cpuset.cpu_exclusive", blk);
+	ok &= write_file(f, "1") == 0;
+	int cpu0[] = {0};
+	pd_err e = {0};
+	pd_agent_cpusets *c = ok ? pd_agent_cpusets_prepare(NULL, NULL, cpu0, 1, &e) : NULL;
+	rmdir(blk);
+	ck_assert_msg(ok, "cannot make the blocking cpuset");
+	ck_assert_ptr_null(c);
+	ck_assert_int_eq(e.code, PD_EXIT_ENV);
+	ck_assert_msg(strstr(e.msg, "held by another exclusive cpuset"), "message: %s", e.msg);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("agents_units");
@@ -382,6 +431,7 @@ int main(void)
 	tcase_add_test(tc, fpga_manager_loads_bitstreams);
 	tcase_add_test(tc, twin_accelerator_request);
 	tcase_add_test(tc, cpusets_fallbacks);
+	tcase_add_test(tc, cpusets_held_by_another_are_refused);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }

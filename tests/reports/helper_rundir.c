@@ -206,6 +206,8 @@ static void write_header(FILE *f, const pd_plan *p, const struct syn_run *s)
 		json_object_set_new(h, "steal_period_ns", json_integer(100 * PD_NS_PER_MS));
 	if (s->busy_sampled)
 		json_object_set_new(h, "busy_period_ns", json_integer(100 * PD_NS_PER_MS));
+	if (s->foreign_period_ns > 0)
+		json_object_set_new(h, "foreign_period_ns", json_integer(s->foreign_period_ns));
 	if (s->n_busy_cpus) {
 		json_t *bc = json_array();
 		for (size_t i = 0; i < s->n_busy_cpus; i++)
@@ -283,6 +285,8 @@ static void write_records(FILE *f, struct syn_run *s)
 		struct pd_runlog_busy_rec b = {s->busy[i].from_ns, s->busy[i].t_ns, s->busy[i].busy_ns, s->busy[i].cpu, 0};
 		put_record(f, PD_RUNLOG_BUSY, &b, sizeof(b));
 	}
+	for (size_t i = 0; i < s->n_foreign; i++)
+		put_record(f, PD_RUNLOG_FOREIGN, &s->foreign[i], sizeof(s->foreign[i]));
 	fflush(f);
 	s->end_record_offset = (size_t)ftell(f);
 	struct pd_runlog_end_rec end = {s->end_ns, 0, 1000, 1000, 5000, 0, 0};
@@ -314,6 +318,8 @@ void syn_write(struct syn_run *s)
 		s->pick_steal(s);
 	if (s->pick_busy)
 		s->pick_busy(s);
+	if (s->pick_foreign)
+		s->pick_foreign(s);
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/run.pdlog", s->dir);
 	FILE *f = fopen(path, "wb");

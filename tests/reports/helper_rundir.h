@@ -15,6 +15,8 @@
 #ifndef PD_TEST_HELPER_RUNDIR_H
 #define PD_TEST_HELPER_RUNDIR_H
 
+#include "runlog/pd_runlog.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -67,6 +69,13 @@ struct syn_run {
 	bool steal_sampled;
 	size_t n_steal;
 	struct syn_steal steal[8];
+	/* Other SCHED_DEADLINE threads: set by pick_foreign (when not NULL), called after pick_busy;
+	 * foreign_period_ns > 0 puts it in the header, foreign[] are written as FOREIGN records after the
+	 * BUSY ones. Without it the log is one of an agent older than FOREIGN. */
+	void (*pick_foreign)(struct syn_run *s);
+	int64_t foreign_period_ns;
+	size_t n_foreign;
+	struct pd_runlog_foreign_rec foreign[8];
 	/* power: one row per tick; has[k] false = PD_RUNLOG_NO_VALUE for rail k */
 	size_t n_samples;
 	int64_t t_ns[SYN_MAX_SAMPLES];

@@ -610,6 +610,77 @@ START_TEST(steal_is_summed_and_matched_to_misses)
 }
 END_TEST
 
+/* Other SCHED_DEADLINE threads (FOREIGN records, 0.5-ms scans): thread 501 on cpu0 seen at two scans
+ * inside the window [release, release + 8 ms] of the late m1 (one entry, first and last scan), 502 on
+ * cpu1 (no task of the plan) during the late m2, 503 on cpu0 during the in-time n0; 504 on cpu0 seen
+ * 1 ms after the window of the late m3 closed (and 1 ms before the next one opened): one scan period
+ * each side does not reach either. */
+static void pick_foreign(struct syn_run *s)
+{
+	const struct syn_inst *m1 = pick_cam(s, true, NULL, 0);
+	const struct syn_inst *m2 = pick_cam(s, true, &m1, 1);
+	const struct syn_inst *used[2] = {m1, m2};
+	const struct syn_inst *n0 = pick_cam(s, false, used, 2);
+	const struct syn_inst *used3[3] = {m1, m2, n0};
+	const struct syn_inst *m3 = pick_cam(s, true, used3, 3);
+	const int64_t ms = PD_NS_PER_MS;
+	s->foreign_period_ns = ms / 2;
+	s->n_foreign = 5;
+	struct pd_runlog_foreign_rec base = {.runtime_ns = 2 * ms, .deadline_ns = 5 * ms, .period_ns = 5 * ms};
+	for (size_t i = 0; i < 5; i++)
+		s->foreign[i] = base;
+	s->foreign[0].tid = s->foreign[1].tid = 501;
+	s->foreign[0].from_ns = s->foreign[0].t_ns = s->foreign[1].from_ns = m1->release_ns + 2 * ms;
+	s->foreign[1].t_ns = m1->release_ns + 3 * ms;
+	memcpy(s->foreign[0].comm, "rival,app", 9); /* a comma: CSV must not split it */
+	memcpy(s->foreign[1].comm, "rival,app", 9);
+	s->foreign[2].tid = 502;
+	s->foreign[2].cpu = 1;
+	s->foreign[2].from_ns = s->foreign[2].t_ns = m2->release_ns + 2 * ms;
+	s->foreign[3].tid = 503;
+	s->foreign[3].from_ns = s->foreign[3].t_ns = n0->release_ns + 2 * ms;
+	s->foreign[4].tid = 504;
+	s->foreign[4].from_ns = s->foreign[4].t_ns = m3->release_ns + 9 * ms;
+}
+
+/* docs/REPORTS.md "Other SCHED_DEADLINE threads": one entry per thread, the misses that meet the time
+ * it may have been on a CPU of their DAG; null for a log of an agent that did not scan. */
+START_TEST(foreign_threads_are_listed_and_matched_to_misses)
+{
+	static struct syn_run old, s;
+	syn_write(&old);
+	json_t *j = report_json(old.dir);
+	ck_assert(json_is_null(json_object_get(json_object_get(j, "measured"), "foreign_dl")));
+	json_decref(j);
+	char *t = text_report(old.dir);
+	ck_assert_msg(strstr(t, "other SCHED_DEADLINE threads: not scanned"), "%s", t);
+	free(t);
+
+	s.pick_foreign = pick_foreign;
+	syn_write(&s);
+	struct dag_truth cam = dag_truth(&s, 0);
+	j = report_json(s.dir);
+	json_t *fd = json_object_get(json_object_get(j, "measured"), "foreign_dl");
+	ck_assert_int_eq((int)json_array_size(json_object_get(fd, "threads")), 4);
+	json_t *t0 = json_array_get(json_object_get(fd, "threads"), 0);
+	ck_assert_int_eq((int)json_integer_value(json_object_get(t0, "tid")), 501);
+	ck_assert_str_eq(json_string_value(json_object_get(t0, "comm")), "rival,app");
+	NEAR(json_number_value(json_object_get(t0, "last_seen_s")) - json_number_value(json_object_get(t0, "first_seen_s")),
+	     0.001);
+	NEAR(json_number_value(json_object_get(t0, "runtime_ms")), 2.0);
+	/* m1 only: not m2 (cpu1), not n0 (in time), not m3 (1 ms after its window, beyond one scan) */
+	ck_assert_int_eq((int)json_integer_value(json_object_get(fd, "misses_overlapping")), 1);
+	json_decref(j);
+	t = text_report(s.dir);
+	char want[160];
+	snprintf(want, sizeof(want), "other SCHED_DEADLINE threads on the plan's CPUs: 4 (outside the plan's analysis); 1 of %d misses overlap them\n",
+		 cam.misses);
+	ck_assert_msg(strstr(t, want), "no '%s' in\n%s", want, t);
+	ck_assert_msg(strstr(t, "thread 501 'rival,app' on CPU 0: 2.000 ms every 5.000 ms"), "%s", t);
+	free(t);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- busy time of the CPUs */
 #define BUSY_ALL 0.8                             /* cores' worth on cpu0, the one plan CPU of island main */
 #define BUSY_RAIL_UW 760000                      /* VDD_CPU: the model of main at BUSY_ALL: 2 x 100 mW + 700 mW x 0.8 */
@@ -796,6 +867,7 @@ int main(void)
 	tcase_add_test(tc, bad_run_directories_are_usage_errors);
 	tcase_add_test(tc, missing_log_is_an_incomplete_report);
 	tcase_add_test(tc, steal_is_summed_and_matched_to_misses);
+	tcase_add_test(tc, foreign_threads_are_listed_and_matched_to_misses);
 	tcase_add_test(tc, busy_all_explains_the_rail);
 	tcase_add_test(tc, busy_all_counts_every_sampled_cpu_of_the_island);
 	tcase_add_test(tc, no_busy_records_report_as_before);

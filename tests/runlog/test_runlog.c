@@ -215,6 +215,72 @@ START_TEST(full_ring_drops_and_reports)
 }
 END_TEST
 
+/* FOREIGN records (type 11) and the header's foreign_period_ns round-trip; the reader keeps only a
+ * forward interval, a thread, a CPU and a reservation the kernel could hold; dump's CSV keeps a comm
+ * with a comma in one field. */
+START_TEST(foreign_records_round_trip)
+{
+	char hdr[2048];
+	snprintf(hdr, sizeof(hdr), "%.*s,\"foreign_period_ns\":500000000}", (int)strlen(HDR) - 1, HDR);
+	char path[512];
+	snprintf(path, sizeof(path), "%s/f.pdlog", pd_test_tmpdir());
+	pd_err e = {0};
+	pd_runlog_writer *w = pd_runlog_writer_new();
+	struct pd_runlog_ring *r = pd_runlog_add_ring(w, 80, 64);
+	ck_assert_int_eq(pd_runlog_writer_open(w, path, hdr, &e), 0);
+	struct pd_runlog_foreign_rec ok = {.from_ns = 500000000, .t_ns = 1000000000, .runtime_ns = 2000000,
+					   .deadline_ns = 5000000, .period_ns = 10000000, .tid = 4242, .cpu = 1,
+					   .comm = "cam,era"};
+	struct pd_runlog_foreign_rec bad[5];
+	for (int i = 0; i < 5; i++)
+		bad[i] = ok;
+	bad[0].t_ns = 1;                     /* backwards */
+	bad[1].tid = 0;                      /* no thread */
+	bad[2].cpu = PD_RUNLOG_MAX_CPU;      /* no such CPU */
+	bad[3].runtime_ns = 6000000;         /* runtime above the deadline */
+	bad[4].deadline_ns = 20000000;       /* deadline above the period */
+	ck_assert_uint_eq(sizeof(ok), 64); /* the documented payload */
+	ck_assert(pd_runlog_put(r, PD_RUNLOG_FOREIGN, &ok, sizeof(ok)));
+	for (int i = 0; i < 5; i++)
+		ck_assert(pd_runlog_put(r, PD_RUNLOG_FOREIGN, &bad[i], sizeof(bad[i])));
+	struct pd_runlog_end_rec end = {.t_ns = 2000000000};
+	ck_assert_int_eq(pd_runlog_writer_close(w, &end, &e), 0);
+	pd_runlog *rl = pd_runlog_open(path, &e);
+	ck_assert_msg(rl, "%s", e.msg);
+	ck_assert_int_eq(pd_runlog_foreign_period_ns(rl), 500000000);
+	ck_assert_uint_eq(pd_runlog_foreign_count(rl), 1);
+	ck_assert_int_eq(pd_runlog_foreign(rl, 0)->tid, 4242);
+	ck_assert_int_eq(pd_runlog_foreign(rl, 0)->runtime_ns, 2000000);
+	ck_assert_uint_eq(pd_runlog_invalid_records(rl), 5);
+	char *txt = NULL;
+	size_t tl = 0;
+	FILE *o = open_memstream(&txt, &tl);
+	ck_assert_int_eq(pd_runlog_dump(rl, o, "summary"), 0);
+	ck_assert_int_eq(pd_runlog_dump(rl, o, "foreign"), 0);
+	fclose(o);
+	ck_assert_msg(strstr(txt, "foreign_dl: 1 threads (1 records, scanned every 500 ms)\n"), "%s", txt);
+	ck_assert_msg(strstr(txt, "tid,comm,cpu,from_ns,t_ns,runtime_ns,deadline_ns,period_ns\n"
+				  "4242,cam_era,1,500000000,1000000000,2000000,5000000,10000000\n"),
+		      "%s", txt);
+	free(txt);
+	pd_runlog_free(rl);
+	/* a log from before the record: not scanned */
+	size_t len;
+	char *data = write_log(pd_test_tmpdir(), 3, &len);
+	rl = pd_runlog_from_bytes(data, len, "old", &e);
+	ck_assert_ptr_nonnull(rl);
+	ck_assert_int_eq(pd_runlog_foreign_period_ns(rl), 0);
+	txt = NULL;
+	o = open_memstream(&txt, &tl);
+	ck_assert_int_eq(pd_runlog_dump(rl, o, "summary"), 0);
+	fclose(o);
+	ck_assert_msg(strstr(txt, "foreign_dl: not scanned\n"), "%s", txt);
+	free(txt);
+	free(data);
+	pd_runlog_free(rl);
+}
+END_TEST
+
 /* STEAL records (type 9) and the header's steal_period_ns round-trip; the reader keeps only forward
  * intervals with a positive steal on a real CPU; a log from before the record reads as "not sampled". */
 START_TEST(steal_records_round_trip)
@@ -381,6 +447,7 @@ int main(void)
 	tcase_add_test(tc, busy_cpus_header);
 	tcase_add_test(tc, full_ring_drops_and_reports);
 	tcase_add_test(tc, steal_records_round_trip);
+	tcase_add_test(tc, foreign_records_round_trip);
 	tcase_add_test(tc, busy_records_round_trip);
 	tcase_add_test(tc, crc_known_value);
 	suite_add_tcase(s, tc);
