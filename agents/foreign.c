@@ -148,29 +148,59 @@ size_t foreign_scan(const char *proc, pid_t self, const int *cpus, size_t n, str
 	return found;
 }
 
-int foreign_refuse(const char *proc, const int *cpus, size_t n, pd_err *e)
+size_t foreign_problems(const char *proc, const int *cpus, size_t n, pd_buf *problems)
 {
-	struct pd_foreign_thread t[4];
-	size_t k = foreign_scan(proc, getpid(), cpus, n, t, 4);
-	if (!k)
-		return 0;
-	pd_buf b;
-	pd_buf_init(&b);
-	for (size_t i = 0; i < k && i < 4; i++) {
+	struct pd_foreign_thread t[8];
+	size_t k = foreign_scan(proc, getpid(), cpus, n, t, 8);
+	for (size_t i = 0; i < k && i < 8; i++) {
 		char comm[PD_RUNLOG_COMM_LEN + 1], esc[80];
 		memcpy(comm, t[i].comm, PD_RUNLOG_COMM_LEN);
 		comm[PD_RUNLOG_COMM_LEN] = '\0';
-		pd_buf_printf(&b, "%s thread %d '%s' (process %d) may run on CPU %d with %.3f ms every %.3f ms",
-			      i ? ";" : "", (int)t[i].tid, pd_esc(comm, esc, sizeof(esc)), (int)t[i].pid, t[i].cpu,
+		pd_buf_printf(problems,
+			      "SCHED_DEADLINE thread %d '%s' (process %d) may run on the plan's CPU %d with %.3f ms every "
+			      "%.3f ms: its reservation would take turns with the plan's, outside the plan's analysis\n",
+			      (int)t[i].tid, pd_esc(comm, esc, sizeof(esc)), (int)t[i].pid, t[i].cpu,
 			      (double)t[i].runtime_ns / 1e6, (double)t[i].period_ns / 1e6);
 	}
-	int rc = pd_err_set(e, PD_EXIT_ENV,
-			    "%zu SCHED_DEADLINE thread%s of other processes share%s the plan's CPUs:%s%s. Their "
-			    "reservations would take turns with the plan's under EDF, which no analysis of the plan "
-			    "includes: stop them, or place the plan on other CPUs",
-			    k, k == 1 ? "" : "s", k == 1 ? "s" : "", b.data ? b.data : "", k > 4 ? " (and more)" : "");
+	if (k > 8)
+		pd_buf_printf(problems, "%zu more SCHED_DEADLINE threads of other processes on the plan's CPUs\n", k - 8);
+	return k;
+}
+
+int foreign_refuse(const char *proc, const int *cpus, size_t n, pd_err *e)
+{
+	pd_buf b;
+	pd_buf_init(&b);
+	size_t k = foreign_problems(proc, cpus, n, &b);
+	int rc = 0;
+	if (k) {
+		/* one line: the problems' line feeds become "; " */
+		while (b.len && b.data[b.len - 1] == '\n')
+			b.data[--b.len] = '\0';
+		for (char *c = b.data; *c; c++)
+			if (*c == '\n')
+				*c = ';';
+		rc = pd_err_set(e, PD_EXIT_ENV, "%zu SCHED_DEADLINE thread%s of other processes on the plan's CPUs: %s. Stop "
+				"them, or place the plan on other CPUs",
+				k, k == 1 ? "" : "s", b.data);
+	}
 	pd_buf_free(&b);
 	return rc;
+}
+
+size_t pd_agent_check_foreign(const struct pd_agent_spec *s, pd_buf *problems)
+{
+	int cpus[PD_RUNLOG_MAX_CPU];
+	size_t n = 0;
+	for (size_t i = 0; i < s->n_tasks; i++) {
+		int c = s->tasks[i].cpu;
+		bool dup = c < 0;
+		for (size_t j = 0; j < n && !dup; j++)
+			dup = cpus[j] == c;
+		if (!dup && n < PD_RUNLOG_MAX_CPU)
+			cpus[n++] = c;
+	}
+	return n ? foreign_problems("/proc", cpus, n, problems) : 0;
 }
 
 pd_foreign *foreign_open(const char *proc, const int *cpus, size_t n)

@@ -30,6 +30,8 @@ struct pd_foreign_thread {
  * when out was too small). A thread that exits during the scan is simply not found. */
 size_t foreign_scan(const char *proc, pid_t self, const int *cpus, size_t n, struct pd_foreign_thread *out, size_t max);
 
+/* One line per thread found (at most 8, then a count) appended to problems; returns how many. */
+size_t foreign_problems(const char *proc, const int *cpus, size_t n, pd_buf *problems);
 /* The start-up check: PD_EXIT_ENV naming the threads (tid, name, CPU, reservation) when any is found,
  * else 0. */
 int foreign_refuse(const char *proc, const int *cpus, size_t n, pd_err *e);

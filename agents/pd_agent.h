@@ -146,6 +146,9 @@ int pd_agent_plugin_path(const char *lib, const char *dir, char *out, size_t n, 
  * dlopen(RTLD_NOW) and dlsym(SYMBOL). One line per problem in problems ("task 'd/t': plugin LIB:
  * why"); returns the number of problems. */
 size_t pd_agent_check_plugins(const struct pd_agent_spec *s, pd_buf *problems);
+/* The deployer's pre-flight of the board's other SCHED_DEADLINE threads (foreign.c): one problem line
+ * per thread of another process whose reservation may run on a CPU of the plan; returns how many. */
+size_t pd_agent_check_foreign(const struct pd_agent_spec *s, pd_buf *problems);
 
 /* ---------------------------------------------------------------- SCHED_DEADLINE (sched.c) */
 /* Our own copy of the uapi struct (glibc < 2.41 has no wrapper and the uapi header clashes with

@@ -114,6 +114,14 @@ static int make_rundir(struct dctx *c, pd_err *e)
 	return rc;
 }
 
+static bool plan_has_cpu_tasks(const pd_plan *p)
+{
+	for (size_t i = 0; i < pd_dags_task_count(pd_plan_dags(p)); i++)
+		if (pd_plan_task_c(p, i)->place.kind == PD_PLACE_CPU)
+			return true;
+	return false;
+}
+
 static bool plan_has_plugins(const pd_plan *p)
 {
 	const pd_dagset *ds = pd_plan_dags(p);
@@ -146,6 +154,29 @@ static int check_plugins(struct dctx *c, pd_err *e)
 	return rc;
 }
 
+/* Other processes' SCHED_DEADLINE threads that may run on the plan's CPUs, listed by the agent on the
+ * board (`powerdag-agent check-foreign`, agents/foreign.c): their reservations would share the CPUs
+ * with the plan's, outside its analysis (docs/MODEL.md). The agent refuses to start next to them
+ * anyway; asked here, the board is not even touched. Problems are appended, one per line. */
+static int check_foreign(struct dctx *c, pd_err *e)
+{
+	if (!plan_has_cpu_tasks(c->plan))
+		return 0;
+	const char *argv[] = {c->rp.agent, "check-foreign", c->rp.plan, NULL};
+	struct pd_deploy_exec_result r;
+	int rc = pd_deploy_transport_exec(c->t, argv, &r, e);
+	if (rc == 0 && r.status == PD_EXIT_ENV && r.out.len)
+		pd_buf_append(&c->problems, r.out.data, r.out.len);
+	else if (rc == 0 && r.status != 0) {
+		const char *m = r.err.data ? r.err.data : "";
+		pd_buf_printf(&c->problems,
+			      "the agent could not list other SCHED_DEADLINE threads (exit %d): %.*s\n", r.status,
+			      (int)strcspn(m, "\n"), m);
+	}
+	pd_deploy_exec_result_free(&r);
+	return rc;
+}
+
 static int do_preflight(struct dctx *c, pd_err *e)
 {
 	int rc = fault_at_step(c, "preflight", e);
@@ -156,6 +187,8 @@ static int do_preflight(struct dctx *c, pd_err *e)
 	if (rc && c->problems.len == before)
 		return rc; /* the transport failed: not a list of problems */
 	rc = check_plugins(c, e);
+	if (!rc)
+		rc = check_foreign(c, e);
 	if (rc)
 		return rc;
 	if (c->problems.len == before)

@@ -5,6 +5,7 @@
  *   powerdag-agent run PLAN --out DIR [--duration SEC] [--cgroup-root PATH] [--iio URI]
  *                  [--sample-hz N] [--no-power] [--gpio CHIP:LINE] [--seed S] [--starvation-monitor]
  *   powerdag-agent check-plugins PLAN
+ *   powerdag-agent check-foreign PLAN
  *   powerdag-agent measure overhead|power ...   (the steps of `powerdag profile`, docs/PROFILE.md)
  *   powerdag-agent --self-test
  *   powerdag-agent --version
@@ -21,8 +22,9 @@
 static const char usage[] =
 	"usage: powerdag-agent run PLAN --out DIR [--duration SEC] [--cgroup-root PATH] [--iio URI]\n"
 	"                      [--sample-hz N] [--no-power] [--gpio CHIP:LINE] [--seed S] [--starvation-monitor]\n"
-	"       powerdag-agent dump RUNLOG [summary|instances|jobs|power|gaps|steal|busy]\n"
+	"       powerdag-agent dump RUNLOG [summary|instances|jobs|power|gaps|steal|busy|foreign]\n"
 	"       powerdag-agent check-plugins PLAN\n"
+	"       powerdag-agent check-foreign PLAN\n"
 	"       powerdag-agent measure overhead --cpu N [--jobs N] [--period-us P] [--work-us W]\n"
 	"       powerdag-agent measure power --rail URI,DEVICE,CHANNEL,SCALE... [--cpus LIST] [--accel NAME]\n"
 	"                      [--latency-us L] [--sampler-cpu N] [--settle-ms S] [--window-ms W] [--hz H]\n"
@@ -148,7 +150,29 @@ static int cmd_check_plugins(const char *plan)
 	return n ? PD_EXIT_ENV : PD_EXIT_OK;
 }
 
-/* powerdag-agent dump RUNLOG [summary|instances|jobs|power|gaps|steal|busy]: read a run log on the board */
+/* powerdag-agent check-foreign PLAN: the deployer's pre-flight of other processes' SCHED_DEADLINE
+ * threads on the plan's CPUs (foreign.c). One problem per line on stdout; exit 0 none, 3 some, 2 bad
+ * plan. */
+static int cmd_check_foreign(const char *plan)
+{
+	struct pd_agent_spec s = {0};
+	pd_err e = {0};
+	if (pd_agent_spec_load(plan, &s, stderr, &e)) {
+		fprintf(stderr, "powerdag-agent: %s\n", e.msg);
+		pd_agent_spec_free(&s);
+		return e.code ? e.code : PD_EXIT_USAGE;
+	}
+	pd_buf problems;
+	pd_buf_init(&problems);
+	size_t n = pd_agent_check_foreign(&s, &problems);
+	if (n)
+		fputs(problems.data, stdout);
+	pd_buf_free(&problems);
+	pd_agent_spec_free(&s);
+	return n ? PD_EXIT_ENV : PD_EXIT_OK;
+}
+
+/* powerdag-agent dump RUNLOG [summary|instances|jobs|power|gaps|steal|busy|foreign]: read a run log on the board */
 static int cmd_dump(const char *path, const char *what)
 {
 	pd_err e = {0};
@@ -164,7 +188,7 @@ static int cmd_dump(const char *path, const char *what)
 		return PD_EXIT_ENV;
 	}
 	if (rc) {
-		fprintf(stderr, "powerdag-agent: dump: unknown view '%s' (summary, instances, jobs, power, gaps, steal, busy)\n", what);
+		fprintf(stderr, "powerdag-agent: dump: unknown view '%s' (summary, instances, jobs, power, gaps, steal, busy, foreign)\n", what);
 		return PD_EXIT_USAGE;
 	}
 	return PD_EXIT_OK;
@@ -186,6 +210,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (argc == 3 && strcmp(argv[1], "check-plugins") == 0)
 		return cmd_check_plugins(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "check-foreign") == 0)
+		return cmd_check_foreign(argv[2]);
 	if (argc >= 2 && strcmp(argv[1], "measure") == 0)
 		return pd_agent_measure_main(argc - 1, argv + 1);
 	if (argc >= 3 && strcmp(argv[1], "dump") == 0)

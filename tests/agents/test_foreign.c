@@ -103,6 +103,19 @@ START_TEST(scan_and_refusal)
 			ck_assert_int_eq(t[i].period_ns, RIVAL_PERIOD_NS);
 			ck_assert_str_eq(t[i].comm, "pd-rival");
 		}
+	/* the deployer's pre-flight (powerdag-agent check-foreign): one line naming it */
+	struct pd_agent_spec spec = {0};
+	pd_err le = {0};
+	ck_assert_msg(pd_agent_spec_load(pd_test_src("tests/agents/plans/e2e.plan.yaml"), &spec, NULL, &le) == 0, "%s",
+		      le.msg);
+	pd_buf pb;
+	pd_buf_init(&pb);
+	ck_assert_uint_ge(pd_agent_check_foreign(&spec, &pb), 1);
+	char line[64];
+	snprintf(line, sizeof(line), "SCHED_DEADLINE thread %d 'pd-rival'", (int)pid);
+	ck_assert_msg(pb.data && strstr(pb.data, line), "problems: %s", pb.data ? pb.data : "");
+	pd_buf_free(&pb);
+	pd_agent_spec_free(&spec);
 	/* a process' own threads are not foreign to it */
 	n = foreign_scan("/proc", pid, cpu0, 1, t, PD_AGENT_FOREIGN_MAX);
 	ck_assert(!found(t, n, pid));

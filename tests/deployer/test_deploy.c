@@ -4,7 +4,9 @@
  * itself run as `TEST run PLAN --out DIR --duration S ...` (main() below), because the real agent
  * needs the real kernel's cgroups, which a fake tree cannot give it; the real agent is exercised on
  * the twin by test_fault_e2e. The stand-in streams numbered lines into DIR/run.pdlog, writes to
- * stderr, and misbehaves on request (FAKE_AGENT=admission|crash).
+ * stderr, and misbehaves on request (FAKE_AGENT=admission|crash). As `TEST check-foreign PLAN` it
+ * answers the deployer's pre-flight of other SCHED_DEADLINE threads: none, or one with
+ * FAKE_AGENT=foreign (the real check runs in agents_test_foreign).
  */
 #include <pthread.h>
 #include <signal.h>
@@ -267,6 +269,31 @@ START_TEST(preflight_failure_touches_nothing)
 	json_t *pr = json_object_get(j, "preflight_problems");
 	ck_assert_uint_eq(json_array_size(pr), 1);
 	ck_assert_ptr_nonnull(strstr(json_string_value(json_array_get(pr, 0)), "gpu0"));
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "changes")), 0);
+	json_decref(j);
+	ck_assert_int_eq(file_size("run.pdlog"), -1);
+	pd_buf_free(&before), pd_buf_free(&after);
+}
+END_TEST
+
+/* Another process' SCHED_DEADLINE thread on the plan's CPUs (the agent's check-foreign on the board):
+ * a pre-flight problem, the board untouched, no run. */
+START_TEST(foreign_reservation_refused_before_touching)
+{
+	pd_buf before = state_of();
+	setenv("FAKE_AGENT", "foreign", 1);
+	struct pd_deploy_opts o;
+	opts(&o, NULL);
+	struct pd_deploy_result r;
+	pd_err e = {0};
+	ck_assert_int_eq(pd_deploy_run(&o, &r, &e), PD_EXIT_ENV);
+	ck_assert_msg(strstr(e.msg, "pre-flight found 1 problem"), "%s", e.msg);
+	pd_buf after = state_of();
+	ck_assert_str_eq(before.data, after.data);
+	json_t *j = meta();
+	json_t *pr = json_object_get(j, "preflight_problems");
+	ck_assert_uint_eq(json_array_size(pr), 1);
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_array_get(pr, 0)), "thread 77 'rival'"));
 	ck_assert_uint_eq(json_array_size(json_object_get(j, "changes")), 0);
 	json_decref(j);
 	ck_assert_int_eq(file_size("run.pdlog"), -1);
@@ -544,6 +571,14 @@ int main(int argc, char **argv)
 {
 	if (argc > 2 && !strcmp(argv[1], "run"))
 		return fake_agent(argc, argv);
+	if (argc == 3 && !strcmp(argv[1], "check-foreign")) {
+		const char *mode = getenv("FAKE_AGENT");
+		if (!mode || strcmp(mode, "foreign"))
+			return 0;
+		printf("SCHED_DEADLINE thread 77 'rival' (process 77) may run on the plan's CPU 0 with 1.000 ms every "
+		       "10.000 ms: its reservation would take turns with the plan's, outside the plan's analysis\n");
+		return 3;
+	}
 	ssize_t l = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	self[l > 0 ? l : 0] = '\0';
 	Suite *s = suite_create("deployer_deploy");
@@ -555,6 +590,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, deploy_flags_any_other_change);
 	tcase_add_test(tc, deploy_no_restore_keeps_config);
 	tcase_add_test(tc, preflight_failure_touches_nothing);
+	tcase_add_test(tc, foreign_reservation_refused_before_touching);
 	tcase_add_test(tc, wrong_agent_refused_before_touching);
 	tcase_add_test(tc, bad_plan_is_usage_error);
 	tcase_add_test(tc, out_dir_writable_by_others_is_refused);
