@@ -133,47 +133,36 @@ static bool plan_has_plugins(const pd_plan *p)
 	return false;
 }
 
-/* The plan's plugins as the root agent will load them, checked by that agent on the board
- * (`powerdag-agent check-plugins`, agents/plugin_check.c: path rules, then dlopen + dlsym): the
- * deployer cannot judge a board path from here. Problems are appended, one per line. */
-static int check_plugins(struct dctx *c, pd_err *e)
+/* A pre-flight check that only the agent can make on the board (`powerdag-agent CMD PLAN`): its
+ * problems (exit 3, one per line on stdout) are appended to c->problems; any other failure is one
+ * problem naming what could not be checked. */
+static int agent_check(struct dctx *c, const char *cmd, const char *what, pd_err *e)
 {
-	if (!plan_has_plugins(c->plan))
-		return 0;
-	const char *argv[] = {c->rp.agent, "check-plugins", c->rp.plan, NULL};
+	const char *argv[] = {c->rp.agent, cmd, c->rp.plan, NULL};
 	struct pd_deploy_exec_result r;
 	int rc = pd_deploy_transport_exec(c->t, argv, &r, e);
 	if (rc == 0 && r.status == PD_EXIT_ENV && r.out.len)
 		pd_buf_append(&c->problems, r.out.data, r.out.len);
 	else if (rc == 0 && r.status != 0) { /* one line: the first of its message */
 		const char *m = r.err.data ? r.err.data : "";
-		pd_buf_printf(&c->problems, "the agent could not check the plan's plugins (exit %d): %.*s\n", r.status,
+		pd_buf_printf(&c->problems, "the agent could not check %s (exit %d): %.*s\n", what, r.status,
 			      (int)strcspn(m, "\n"), m);
 	}
 	pd_deploy_exec_result_free(&r);
 	return rc;
 }
 
-/* Other processes' SCHED_DEADLINE threads that may run on the plan's CPUs, listed by the agent on the
- * board (`powerdag-agent check-foreign`, agents/foreign.c): their reservations would share the CPUs
- * with the plan's, outside its analysis (docs/MODEL.md). The agent refuses to start next to them
- * anyway; asked here, the board is not even touched. Problems are appended, one per line. */
-static int check_foreign(struct dctx *c, pd_err *e)
+/* The plan's plugins as the root agent will load them (`powerdag-agent check-plugins`,
+ * agents/plugin_check.c: path rules, then dlopen + dlsym): the deployer cannot judge a board path
+ * from here. Other processes' SCHED_DEADLINE threads that may run on the plan's CPUs (`powerdag-agent
+ * check-foreign`, agents/foreign.c): their reservations would share the CPUs with the plan's, outside
+ * its analysis (docs/MODEL.md); the agent refuses to start next to them anyway, asked here the board
+ * is not even touched. */
+static int agent_checks(struct dctx *c, pd_err *e)
 {
-	if (!plan_has_cpu_tasks(c->plan))
-		return 0;
-	const char *argv[] = {c->rp.agent, "check-foreign", c->rp.plan, NULL};
-	struct pd_deploy_exec_result r;
-	int rc = pd_deploy_transport_exec(c->t, argv, &r, e);
-	if (rc == 0 && r.status == PD_EXIT_ENV && r.out.len)
-		pd_buf_append(&c->problems, r.out.data, r.out.len);
-	else if (rc == 0 && r.status != 0) {
-		const char *m = r.err.data ? r.err.data : "";
-		pd_buf_printf(&c->problems,
-			      "the agent could not list other SCHED_DEADLINE threads (exit %d): %.*s\n", r.status,
-			      (int)strcspn(m, "\n"), m);
-	}
-	pd_deploy_exec_result_free(&r);
+	int rc = plan_has_plugins(c->plan) ? agent_check(c, "check-plugins", "the plan's plugins", e) : 0;
+	if (!rc && plan_has_cpu_tasks(c->plan))
+		rc = agent_check(c, "check-foreign", "for other SCHED_DEADLINE threads", e);
 	return rc;
 }
 
@@ -186,9 +175,7 @@ static int do_preflight(struct dctx *c, pd_err *e)
 	rc = pd_deploy_board_preflight(c->b, c->plan, c->plan_dir, &c->problems, e);
 	if (rc && c->problems.len == before)
 		return rc; /* the transport failed: not a list of problems */
-	rc = check_plugins(c, e);
-	if (!rc)
-		rc = check_foreign(c, e);
+	rc = agent_checks(c, e);
 	if (rc)
 		return rc;
 	if (c->problems.len == before)

@@ -129,9 +129,10 @@ static int cmd_run(int argc, char **argv)
 	return rc;
 }
 
-/* powerdag-agent check-plugins PLAN: the deployer's pre-flight of the plan's plugins on the board
- * (plugin_check.c). One problem per line on stdout; exit 0 none, 3 some, 2 bad plan. */
-static int cmd_check_plugins(const char *plan)
+/* powerdag-agent check-plugins|check-foreign PLAN: a pre-flight check of the deployer's, run on the
+ * board (plugin_check.c: the plan's plugins; foreign.c: other processes' SCHED_DEADLINE threads on the
+ * plan's CPUs). One problem per line on stdout; exit 0 none, 3 some, 2 bad plan. */
+static int cmd_check(const char *plan, size_t (*check)(const struct pd_agent_spec *, pd_buf *))
 {
 	struct pd_agent_spec s = {0}; /* freed on every path, also when the load fails early */
 	pd_err e = {0};
@@ -142,29 +143,7 @@ static int cmd_check_plugins(const char *plan)
 	}
 	pd_buf problems;
 	pd_buf_init(&problems);
-	size_t n = pd_agent_check_plugins(&s, &problems);
-	if (n)
-		fputs(problems.data, stdout);
-	pd_buf_free(&problems);
-	pd_agent_spec_free(&s);
-	return n ? PD_EXIT_ENV : PD_EXIT_OK;
-}
-
-/* powerdag-agent check-foreign PLAN: the deployer's pre-flight of other processes' SCHED_DEADLINE
- * threads on the plan's CPUs (foreign.c). One problem per line on stdout; exit 0 none, 3 some, 2 bad
- * plan. */
-static int cmd_check_foreign(const char *plan)
-{
-	struct pd_agent_spec s = {0};
-	pd_err e = {0};
-	if (pd_agent_spec_load(plan, &s, stderr, &e)) {
-		fprintf(stderr, "powerdag-agent: %s\n", e.msg);
-		pd_agent_spec_free(&s);
-		return e.code ? e.code : PD_EXIT_USAGE;
-	}
-	pd_buf problems;
-	pd_buf_init(&problems);
-	size_t n = pd_agent_check_foreign(&s, &problems);
+	size_t n = check(&s, &problems);
 	if (n)
 		fputs(problems.data, stdout);
 	pd_buf_free(&problems);
@@ -209,9 +188,9 @@ int main(int argc, char **argv)
 	if (argc >= 2 && strcmp(argv[1], "run") == 0)
 		return cmd_run(argc - 1, argv + 1);
 	if (argc == 3 && strcmp(argv[1], "check-plugins") == 0)
-		return cmd_check_plugins(argv[2]);
+		return cmd_check(argv[2], pd_agent_check_plugins);
 	if (argc == 3 && strcmp(argv[1], "check-foreign") == 0)
-		return cmd_check_foreign(argv[2]);
+		return cmd_check(argv[2], pd_agent_check_foreign);
 	if (argc >= 2 && strcmp(argv[1], "measure") == 0)
 		return pd_agent_measure_main(argc - 1, argv + 1);
 	if (argc >= 3 && strcmp(argv[1], "dump") == 0)

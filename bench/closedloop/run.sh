@@ -65,10 +65,12 @@ board_args() { # board -> deploy/profile arguments
 }
 
 # steal: CPU time the hypervisor took during the deploy (/proc/stat, all CPUs); late: jobs that ended
-# after the plan's latest finish (late-instance rule 4 re-anchored their reservation)
+# after the plan's latest finish (late-instance rule 4 re-anchored their reservation); foreign: misses
+# next to another process' SCHED_DEADLINE thread on the plan's CPUs (FOREIGN records, outside the
+# model: docs/MODEL.md), "-" when the agent did not scan
 steal_ms() { awk '/^cpu /{print int($9 * 1000 / 100)}' /proc/stat; }
 agent=$build/agents/powerdag-agent
-printf '%-6s %-8s %5s %6s %10s %10s %10s %10s %7s %8s %6s %s\n' board seed tasks check sim_inst sim_miss inst miss replay steal_ms late result
+printf '%-6s %-8s %5s %6s %10s %10s %10s %10s %7s %8s %6s %7s %s\n' board seed tasks check sim_inst sim_miss inst miss replay steal_ms late foreign result
 fail=0
 for b in $boards; do
 	if [ "$b" = twin ]; then
@@ -116,13 +118,14 @@ for b in $boards; do
 			mi=$(jget "$work/rep.json" "d['measured']['instances']")
 			mm=$(jget "$work/rep.json" "d['measured']['misses']")
 			rm=$(jget "$work/rep.json" "(d['predicted']['replay'] or {}).get('misses', '?')")
+			fm=$(jget "$work/rep.json" "(d['measured'].get('foreign_dl') or {}).get('misses_overlapping', '-')")
 		else
-			mi=0 mm=? rm=?
+			mi=0 mm=? rm=? fm=-
 		fi
 		res=ok
 		if [ "$ck" = ok ] && [ "$sm" = 0 ] && [ "$mm" != 0 ]; then res=MISSES; fail=1; fi
-		printf '%-6s %-8s %5s %6s %10s %10s %10s %10s %7s %8s %6s %s\n' "$b" "$seed" "$ntask" "$ck" "$si" "$sm" "$mi" "$mm" \
-			"$rm" "$st" "${late:-?}" "$res"
+		printf '%-6s %-8s %5s %6s %10s %10s %10s %10s %7s %8s %6s %7s %s\n' "$b" "$seed" "$ntask" "$ck" "$si" "$sm" "$mi" "$mm" \
+			"$rm" "$st" "${late:-?}" "$fm" "$res"
 		tot_i=$((tot_i + mi)); [ "$mm" = "?" ] || tot_m=$((tot_m + mm)); tot_s=$((tot_s + st))
 		if [ "$mm" != "?" ] && [ "$rm" != "?" ]; then
 			tot_r=$((tot_r + rm))
