@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * powerdag refit RUNDIR... -o OUT [--what wcet|power] [--quantile Q] [--margin M] [--allow-below-max]
+ * powerdag refit RUNDIR... -o OUT [--what wcet|power|background] [--quantile Q] [--margin M] [--allow-below-max]
  *                [--min-samples N] [--window DUR] [--min-spread U] [--json]
  *
  * A thin layer over reports/pd_reports.h: the explanation of the fit goes to stderr (or, with --json,
@@ -14,14 +14,17 @@
 #include <string.h>
 
 static const char usage[] =
-	"refit RUNDIR... -o OUT [--what wcet|power] [--quantile Q] [--margin M] [--allow-below-max]\n"
+	"refit RUNDIR... -o OUT [--what wcet|power|background] [--quantile Q] [--margin M] [--allow-below-max]\n"
 	"        [--min-samples N] [--window DUR] [--min-spread U] [--json]\n\n"
 	"  RUNDIR...          run directories written by `powerdag deploy` (plan.yaml + run.pdlog), all of\n"
 	"                     one DAG set and one platform\n"
-	"  -o, --out OUT      the file to write: a DAG set (--what wcet) or a platform (--what power)\n"
-	"  --what wcet|power  wcet (default): new WCETs from the measured job execution times;\n"
+	"  -o, --out OUT      the file to write: a DAG set (--what wcet) or a platform (power, background)\n"
+	"  --what WHAT        wcet (default): new WCETs from the measured job execution times;\n"
 	"                     power: busy/idle power per island and OPP (and base power) from the measured\n"
-	"                     rails at the measured busy fractions; every other entry is kept\n"
+	"                     rails at the measured busy fractions, and each island's background_util;\n"
+	"                     background: only each island's background_util (the CPU time of software\n"
+	"                     beside the plan: the agent's sampler, iiod, sshd), the power table kept;\n"
+	"                     every other entry is kept\n"
 	"  --quantile Q       wcet: quantile of the samples, in (0, 1] (default 0.999, nearest rank)\n"
 	"  --margin M         wcet: factor on the quantile, 6 decimals (default 1.1)\n"
 	"  --allow-below-max  wcet: let quantile x margin fall below the largest sample (default: never)\n"
@@ -70,6 +73,8 @@ static int parse(int argc, char **argv, struct opts *o)
 				o->r.what = PD_REPORT_REFIT_WCET;
 			else if (strcmp(optarg, "power") == 0)
 				o->r.what = PD_REPORT_REFIT_POWER;
+			else if (strcmp(optarg, "background") == 0)
+				o->r.what = PD_REPORT_REFIT_BACKGROUND;
 			else
 				return pd_cli_bad_value("refit", lo, li, c, optarg);
 			break;

@@ -61,7 +61,10 @@ int pd_report_write_perfetto(const pd_report *r, const char *path, pd_err *e);
  * killed) is used for its complete records. Every bad input returns PD_EXIT_USAGE and writes nothing;
  * the output is written atomically.
  */
-enum pd_report_refit_what { PD_REPORT_REFIT_WCET = 0, PD_REPORT_REFIT_POWER };
+/* WCET: the DAG set's WCETs; POWER: the power table, base power and the islands' background;
+ * BACKGROUND: the islands' background_util only (the table kept: a profiled board, a twin whose
+ * table is its truth; one short run's rail noise is not fitted into it). */
+enum pd_report_refit_what { PD_REPORT_REFIT_WCET = 0, PD_REPORT_REFIT_POWER, PD_REPORT_REFIT_BACKGROUND };
 
 struct pd_report_refit_opts {
 	enum pd_report_refit_what what;

@@ -166,7 +166,8 @@ int pd_report_refit_run(const char *const *rundirs, size_t n, const struct pd_re
 		rc = load_one(&in, i, text, e);
 	json_t *root = NULL;
 	if (rc == 0) {
-		root = json_pack("{s:s, s:s, s:o}", "what", o->what == PD_REPORT_REFIT_WCET ? "wcet" : "power", "out", out, "runs",
+		root = json_pack("{s:s, s:s, s:o}", "what",
+				 o->what == PD_REPORT_REFIT_WCET ? "wcet" : o->what == PD_REPORT_REFIT_POWER ? "power" : "background", "out", out, "runs",
 				 runs_json(&in));
 		rc = o->what == PD_REPORT_REFIT_WCET ? refit_wcet(&in, o, out, text, root, e) : refit_power(&in, o, out, text, root, e);
 	}

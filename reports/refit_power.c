@@ -316,11 +316,12 @@ int refit_power(const struct refit_in *in, const struct pd_report_refit_opts *o,
 		pd_err *e)
 {
 	const pd_platform *pf0 = pd_plan_platform(in->runs[0]->run->plan);
+	bool table = o->what != PD_REPORT_REFIT_BACKGROUND;
 	size_t samples = 0;
 	for (size_t r = 0; r < in->n; r++)
 		for (size_t k = 0; k < in->runs[r]->run->n_rails; k++)
 			samples += in->runs[r]->run->rails[k].n;
-	if (samples == 0)
+	if (samples == 0 && table)
 		return pd_err_set(e, PD_EXIT_USAGE,
 				  "the runs have no power samples (agent run with --no-power, or no sensors): nothing to "
 				  "fit the power table from; nothing written");
@@ -330,30 +331,38 @@ int refit_power(const struct refit_in *in, const struct pd_report_refit_opts *o,
 		return rc;
 	json_t *entries = json_array();
 	json_object_set_new(root, "entries", entries);
-	pd_buf_printf(text, "refit --what power: windows of %.3f s, line fit from a busy spread of %g cores; %zu run(s)\n",
-		      (double)o->window_ns / 1e9, o->min_spread, in->n);
-	pd_buf_printf(text, "  %-12s %-9s %5s  %7s  %-5s\n", "island", "OPP", "obs", "spread", "fit");
+	if (table) {
+		pd_buf_printf(text, "refit --what power: windows of %.3f s, line fit from a busy spread of %g cores; %zu run(s)\n",
+			      (double)o->window_ns / 1e9, o->min_spread, in->n);
+		pd_buf_printf(text, "  %-12s %-9s %5s  %7s  %-5s\n", "island", "OPP", "obs", "spread", "fit");
+	} else {
+		pd_buf_printf(text, "refit --what background: the islands' background_util, the power table kept; %zu run(s)\n",
+			      in->n);
+	}
 	int changed = 0;
-	for (size_t k = 0; k < pd_platform_island_count(pf0) && rc == 0; k++) {
+	for (size_t k = 0; table && k < pd_platform_island_count(pf0) && rc == 0; k++) {
 		int c = fit_island(in, k, pf, o, text, entries, e);
 		if (c < 0)
 			rc = e && e->code ? e->code : PD_EXIT_USAGE;
 		else
 			changed += c;
 	}
-	if (rc == 0)
+	if (rc == 0 && table)
 		changed += fit_base(in, pf, text, root);
 	json_t *bgs = json_array();
 	json_object_set_new(root, "background", bgs);
 	for (size_t k = 0; k < pd_platform_island_count(pf0) && rc == 0; k++)
 		changed += fit_background(in, k, pf, text, bgs);
-	unused_rails(in, pf0, text);
-	if (rc == 0)
+	if (table)
+		unused_rails(in, pf0, text);
+	if (rc == 0 && table)
 		order_notes(pf, text);
 	if (rc == 0 && changed == 0)
 		rc = pd_err_set(e, PD_EXIT_USAGE,
-				"no rail of these runs measures an island or \"base\": nothing constrains the power table; "
-				"nothing written");
+				table ? "no rail of these runs measures an island or \"base\": nothing constrains the power table; "
+					"nothing written"
+				      : "no run has busy time of an island's CPUs (BUSY records: an agent from before them, or "
+					"a plan without CPU tasks): nothing to fit the background from; nothing written");
 	if (rc == 0) {
 		pd_buf b;
 		pd_buf_init(&b);

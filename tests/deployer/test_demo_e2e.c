@@ -37,9 +37,20 @@ START_TEST(demo_runs_and_cleans_up)
 	ck_assert_ptr_nonnull(strstr(stdout_text, "== demo: twin up"));
 	ck_assert_ptr_nonnull(strstr(stdout_text, "predicted vs measured"));
 	ck_assert_ptr_nonnull(strstr(stdout_text, "== demo: twin down"));
-	const char *files[] = {"plan.yaml", "run.pdlog", "deploy.json", "simulate.json", "agent.stderr"};
-	for (size_t i = 0; i < 5; i++)
+	const char *files[] = {"plan.yaml", "run.pdlog", "deploy.json", "simulate.json", "agent.stderr", "report.json"};
+	for (size_t i = 0; i < 6; i++)
 		ck_assert_msg(size_of(out, files[i]) > 0, "%s/%s missing or empty", out, files[i]);
+	/* the loop closed once: run 2 in RUNDIR/refit on the platform refit wrote there, and both runs'
+	 * error against their plans, rail by rail and in total */
+	char out2[420];
+	snprintf(out2, sizeof(out2), "%s/refit", out);
+	const char *files2[] = {"platform.yaml", "plan.yaml", "run.pdlog", "deploy.json", "report.json"};
+	for (size_t i = 0; i < 5; i++)
+		ck_assert_msg(size_of(out2, files2[i]) > 0, "%s/%s missing or empty", out2, files2[i]);
+	const char *loop = strstr(stdout_text, "== demo: closed loop: each run against its plan");
+	ck_assert_msg(loop, "no closed-loop table in\n%s", stdout_text);
+	ck_assert_msg(strstr(loop, "VDD_LITTLE") && strstr(loop, "VDD_BIG") && strstr(loop, "total"), "%s", loop);
+	ck_assert_msg(strstr(stdout_text, "== demo: twin down") > loop, "the twin went down before run 2 ended");
 	/* the twin is gone: status reports nothing running (exit 3) */
 	ck_assert_int_eq(pd_test_run(NULL, 0, "%s twin status --state %s >/dev/null 2>&1", pd_test_bin("powerdag"), twin), 3);
 	/* the run's BUSY records against its jobs: a background on both islands, a few % of a core (the

@@ -421,10 +421,10 @@ END_TEST
 
 /* ---------------------------------------------------------------- power */
 /* refit --what power of f's run into f->dir/pf.yaml (its --json in out); the fitted platform, loaded. */
-static pd_platform *refit_power(const struct fab *f, pd_diags *d)
+static pd_platform *refit_what(const struct fab *f, const char *what, pd_diags *d)
 {
-	ck_assert_int_eq(pd_test_run(out, sizeof(out), "%s refit %s --what power -o %s/pf.yaml --json 2>/dev/null", powerdag(),
-				     f->dir, f->dir),
+	ck_assert_int_eq(pd_test_run(out, sizeof(out), "%s refit %s --what %s -o %s/pf.yaml --json 2>/dev/null", powerdag(),
+				     f->dir, what, f->dir),
 			 0);
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/pf.yaml", f->dir);
@@ -434,6 +434,8 @@ static pd_platform *refit_power(const struct fab *f, pd_diags *d)
 	ck_assert_ptr_nonnull(pf);
 	return pf;
 }
+
+static pd_platform *refit_power(const struct fab *f, pd_diags *d) { return refit_what(f, "power", d); }
 
 START_TEST(power_line_fit_recovers_the_true_table_and_base)
 {
@@ -487,6 +489,20 @@ START_TEST(power_fit_counts_the_other_software)
 	ck_assert_msg(fabs(pd_platform_island_background_w(pd_platform_island(pf, 0), 0) -
 			   (double)(o->busy_uw - o->idle_uw) * 1e-6 * pd_platform_island(pf, 0)->background_util) < 1e-12,
 		      "background power");
+	pd_platform_free(pf);
+	pd_diags_free(&d);
+	/* --what background: the same background, and the table as the plan had it (not the fit's) */
+	pf = refit_what(&f, "background", &d);
+	ck_assert_msg(fabs(pd_platform_island(pf, 0)->background_util - 0.15) < 0.005, "background %g",
+		      pd_platform_island(pf, 0)->background_util);
+	o = &pd_platform_island(pf, 0)->opps[0]; /* platform_yaml's 600 / 100 mW, not the truth's 700 / 150 */
+	ck_assert_int_eq(o->busy_uw, 600000);
+	ck_assert_int_eq(o->idle_uw, 100000);
+	ck_assert_int_eq(pd_platform_base_uw(pf), 500000);
+	json_t *jb = json_loads(out, 0, NULL);
+	ck_assert_str_eq(json_string_value(json_object_get(jb, "what")), "background");
+	ck_assert_uint_eq(json_array_size(json_object_get(jb, "entries")), 0);
+	json_decref(jb);
 	pd_platform_free(pf);
 	pd_diags_free(&d);
 	/* without other software there is no background to fit */
