@@ -30,24 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Valid bound of one OPP vector: idle power + every task on its cheapest option that fits alone. */
-static double vector_bound(const struct opt_inst *in, struct opt_sol *s)
-{
-	if (!opt_vector_paths_ok(in, s, 0, s->d_ns))
-		return INFINITY;
-	double p = opt_vector_idle_w(in, s);
-	for (size_t i = 0; i < in->n_tasks; i++) {
-		double best = INFINITY;
-		for (size_t o = 0; o < in->n_isl + in->n_srv; o++)
-			if (opt_option_fits(in, s, i, o, 0))
-				best = fmin(best, opt_task_busy_w(in, s, i, opt_option_where(in, o)));
-		if (!isfinite(best))
-			return INFINITY;
-		p += best;
-	}
-	return p;
-}
-
 /* Share of a vector's time that the island search's branch and bound gets (small sets); the island
  * MILP gets the rest. On Xavier's 20-task sets the branch and bound closes the hard vector in about
  * 300 nodes (2 s) where the MILP hardly moves its bound: with half the share it ran out at ~160. */
@@ -367,10 +349,41 @@ static void keep_island_result(struct master *M, const struct vec *vs, const dou
 	}
 }
 
+/* LP rounding in the lazy loop's wake: at its screened vectors only (their LP has a point), best
+ * bound first. The smallest bounds are mostly vectors without any plan whose LPs the loop has not
+ * reached (each rounding there is an LP that finds nothing). */
+static void round_screened(struct master *M, const struct opt_lazy *L, const struct vec *vs, size_t nv,
+			   struct opt_sol *inc, double dl)
+{
+	size_t n = 0;
+	for (size_t t = 0; t < nv; t++)
+		n += opt_lazy_screened(L, vs[t].pos);
+	struct vec *rv = malloc((n + 1) * sizeof(*rv));
+	if (!rv)
+		return;
+	n = 0;
+	for (size_t t = 0; t < nv; t++)
+		if (opt_lazy_screened(L, vs[t].pos))
+			rv[n++] = vs[t]; /* vs is sorted: so is rv */
+	round_vectors(M, rv, n, inc, dl);
+	free(rv);
+}
+
+/* Raises the bounds of vs[0..nv) with the lazy loop over canonical vectors (lazy.c) until dl, and
+ * re-sorts them: its bounds are valid, a closed vector's is INFINITY. */
+static void lazy_screen(struct opt_lazy *L, const struct opt_inst *in, struct vec *vs, size_t nv,
+			const struct opt_sol *inc, double dl)
+{
+	opt_pub_bound(in, opt_lazy_run(L, cut_w(in, inc), dl));
+	for (size_t t = 0; t < nv; t++)
+		vs[t].lb = opt_lazy_bound(L, vs[t].pos);
+	qsort(vs, nv, sizeof(*vs), cmp_vec);
+}
+
 /*
  * Exact search over OPP vectors. For a fixed vector the master has no OPP binaries and its capacity
  * rows are exact and tight, so GLPK closes it quickly. Vectors are visited by increasing valid bound
- * (vector_bound); the search stops when the next bound reaches the incumbent. Each vector's MILP runs
+ * (opt_vector_option_bound); the search stops when the next bound reaches the incumbent. Each vector's MILP runs
  * with the cut-off row at the incumbent, so "infeasible" means "nothing better at this vector". A
  * vector that runs out of time stays open with its MILP bound; the final bound is the smallest open
  * bound (or the next unvisited vector's bound).
@@ -421,14 +434,16 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 	 * on Xavier's half a million canonical vectors only those it leaves below the incumbent get the
 	 * per-task bounds */
 	double sep = opt_quick_bound(in) - opt_min_idle_w(in);
+	/* above the per-core sizes with a canonical list: the lazy loop refines the bounds (lazy.c) */
+	bool lazy = canon && !per_core && in->n_tasks > OPT_PER_CORE_TASKS;
 	for (size_t pos = 0; pos < nv; pos++) {
 		size_t id = canon ? canon[pos] : pos;
 		opt_vector_decode(in, &s, id);
 		/* only canonical vectors (symmetry.c): the others have an equivalent among them */
 		double lb = opt_vector_canonical(in, &s) ? opt_vector_idle_w(in, &s) + sep : INFINITY;
-		if (isfinite(lb) && (!inc->ok || lb < inc->power_w))
-			lb = fmax(lb, vector_bound(in, &s));
-		if (lag && isfinite(lb) && (!inc->ok || lb < inc->power_w) && opt_now_s() < deadline_s)
+		if (!lazy && isfinite(lb) && (!inc->ok || lb < inc->power_w))
+			lb = fmax(lb, opt_vector_option_bound(in, &s));
+		if (!lazy && lag && isfinite(lb) && (!inc->ok || lb < inc->power_w) && opt_now_s() < deadline_s)
 			lb = fmax(lb, opt_bound_vector(lag, &s, inc->ok ? inc->power_w : INFINITY));
 		vs[pos] = (struct vec){id, pos, lb};
 	}
@@ -447,7 +462,23 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 	 * The per-core phase keeps the plain bound order: on the benchmark's 10-task XU4 set, skipping
 	 * the vectors that screening closes made GLPK's tree search at the optimum's vector stall (60 s
 	 * instead of 1.2 s): the root cut loops at those neighbours leave tangents in the shared model. */
-	if (!per_core) {
+	struct opt_lazy *L = NULL;
+	if (lazy && !M->scr)
+		M->scr = opt_screen_new(in);
+	if (lazy && M->scr) {
+		double *lb0 = malloc(nv * sizeof(double));
+		for (size_t t = 0; lb0 && t < nv; t++)
+			lb0[vs[t].pos] = vs[t].lb;
+		if (lb0)
+			L = opt_lazy_new(in, M->scr, canon, nv, lb0);
+		free(lb0);
+	}
+	if (L) { /* the same shares as the screening below: bounds, roundings, bounds again */
+		lazy_screen(L, in, vs, nv, inc, opt_now_s() + 0.6 * (deadline_s - opt_now_s()));
+		round_screened(M, L, vs, nv, inc, opt_now_s() + 0.7 * (deadline_s - opt_now_s()));
+		lazy_screen(L, in, vs, nv, inc, deadline_s);
+		opt_lazy_free(L);
+	} else if (!per_core) {
 		/* line probes above the per-core sizes only: the small sets' screening ends well within its
 		 * share, and a changed order moved their branch and bound (XU4 30 tasks, seed 9194263:
 		 * proven in 2.3 s without, open at 0.098 % in 10 s with) */

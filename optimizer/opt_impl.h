@@ -338,6 +338,31 @@ bool opt_screen_deadline(const struct opt_screen *S, size_t i, size_t k, double 
  * roundings that leave room for packing onto cores. */
 void opt_screen_shrink(struct opt_screen *S, double frac);
 
+/* Lazy bound loop over the canonical vectors canon[0..nv) (lazy.c), for platforms with identical
+ * islands: every vector starts at the valid bound lb0[pos] (INFINITY: closed) and is refined only
+ * while it is the smallest open one (option and Lagrangian bounds, then the screening LP, s as
+ * scratch); a screening LP without a point closes every canonical vector nowhere faster. run stops
+ * at dl or when the smallest open bound is a screened one, and returns min(that bound, cut): a
+ * valid bound on every plan cheaper than cut. It can be run again (a lower cut, a later deadline). */
+struct opt_lazy;
+struct opt_lazy *opt_lazy_new(const struct opt_inst *in, struct opt_screen *scr, const size_t *canon, size_t nv,
+			      const double *lb0);
+void opt_lazy_free(struct opt_lazy *L);
+double opt_lazy_run(struct opt_lazy *L, double cut, double dl);
+/* Vector pos's best valid bound so far (INFINITY: closed), and whether it has no plan at all. */
+double opt_lazy_bound(const struct opt_lazy *L, size_t pos);
+bool opt_lazy_no_plan(const struct opt_lazy *L, size_t pos);
+/* Whether vector pos's bound is its screening LP's (its LP has a point), below the last cut-off. */
+bool opt_lazy_screened(const struct opt_lazy *L, size_t pos);
+/* Screening LPs solved, Lagrangian bounds computed, vectors closed by the antichain without an LP
+ * of their own, size of the antichain of maximal infeasible vectors. */
+void opt_lazy_stats(const struct opt_lazy *L, size_t *n_lp, size_t *n_lag, size_t *n_cover, size_t *n_anti);
+/* Valid bound of one vector: idle power plus every task on its cheapest option that fits alone
+ * (INFINITY: a path or a task cannot be met at all there); uses s->d_ns as scratch. */
+double opt_vector_option_bound(const struct opt_inst *in, struct opt_sol *s);
+/* Sorts the OPPs of every class of identical islands in s: the canonical equivalent (symmetry.c). */
+void opt_vector_sort_twins(const struct opt_inst *in, struct opt_sol *s);
+
 /* Exact island-level master (formulation B) with lazy perspective cuts, then packing repair.
  * incumbent (may be !ok) is improved in place; returns the proven lower bound (W) in *lb and
  * whether the master finished (proved its bound). */
