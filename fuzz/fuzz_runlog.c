@@ -27,8 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pd_err e = {0};
 	pd_runlog *r = pd_runlog_from_bytes(data, size, "fuzz.pdlog", &e);
 	if (r) {
-		static const char *const views[] = {"summary", "instances", "jobs", "power", "gaps", "steal", "busy"};
-		for (size_t i = 0; i < 7; i++)
+		static const char *const views[] = {"summary", "instances", "jobs", "power", "gaps", "steal", "busy", "foreign"};
+		for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++)
 			if (pd_runlog_dump(r, null_out, views[i]))
 				abort();
 		pd_runlog_free(r);
