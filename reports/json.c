@@ -184,6 +184,13 @@ int pd_report_json(const pd_report *rep, pd_buf *out, pd_err *e)
 	if (!root)
 		return pd_err_set(e, PD_EXIT_ENV, "cannot build the JSON report (out of memory or bad UTF-8)");
 	json_object_set_new(json_object_get(root, "measured"), "foreign_dl", j_foreign(r, s));
+	/* null without executed jobs: 0 stalls would claim that the jobs were watched */
+	json_object_set_new(json_object_get(root, "measured"), "cpu_stalls",
+			    r->n_jobs ? json_pack("{s:I, s:f, s:f, s:f, s:I}", "jobs", (json_int_t)s->stall_jobs, "total_ms",
+						  (double)s->stall_total_ns / 1e6, "max_ms", (double)s->stall_max_ns / 1e6,
+						  "threshold_ms", (double)RPT_STALL_MIN_NS / 1e6, "misses_overlapping",
+						  (json_int_t)s->misses_with_stall)
+				      : json_null());
 	json_t *notes = json_array();
 	for (size_t i = 0; i < r->n_notes; i++)
 		json_array_append_new(notes, json_string(r->notes[i]));

@@ -44,6 +44,7 @@ void rpt_run_free(struct rpt_run *r)
 	}
 	free(r->rails);
 	free(r->jobs);
+	free(r->skips);
 	free(r->insts);
 	free(r->gaps);
 	free(r->task_overruns);
@@ -117,6 +118,14 @@ int rpt_run_add_job(struct rpt_run *r, const struct rpt_job *j)
 	if (grow((void **)&r->jobs, &r->cap_jobs, r->n_jobs, sizeof(*j)) < 0)
 		return -1;
 	r->jobs[r->n_jobs++] = *j;
+	return 0;
+}
+
+int rpt_run_add_skip(struct rpt_run *r, const struct rpt_skip *k)
+{
+	if (grow((void **)&r->skips, &r->cap_skips, r->n_skips, sizeof(*k)) < 0)
+		return -1;
+	r->skips[r->n_skips++] = *k;
 	return 0;
 }
 

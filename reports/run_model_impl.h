@@ -42,6 +42,15 @@ struct rpt_job {
 	bool failed;         /* plugin / accelerator error */
 };
 
+/* A job the late-instance policy skipped (JOB flag SKIPPED): never executed; at_ns is when its thread
+ * decided so. Kept apart from the executed jobs, which every statistic reads. */
+struct rpt_skip {
+	size_t task;
+	uint64_t inst;
+	int cpu;
+	int64_t release_ns, at_ns;
+};
+
 /* One DAG instance: all sources released at release_ns, done when every sink has finished. */
 struct rpt_inst {
 	size_t dag;
@@ -114,6 +123,8 @@ struct rpt_run {
 	size_t n_rails, cap_rails;
 	struct rpt_job *jobs;
 	size_t n_jobs, cap_jobs;
+	struct rpt_skip *skips; /* skipped jobs (stall.c only) */
+	size_t n_skips, cap_skips;
 	struct rpt_inst *insts;
 	size_t n_insts, cap_insts;
 	struct rpt_gap *gaps; /* logged gaps */
@@ -160,6 +171,7 @@ void rpt_run_free(struct rpt_run *r);
 struct rpt_rail *rpt_run_rail(struct rpt_run *r, const char *name);
 int rpt_rail_add(struct rpt_rail *rail, int64_t t_ns, int64_t uw);
 int rpt_run_add_job(struct rpt_run *r, const struct rpt_job *j);
+int rpt_run_add_skip(struct rpt_run *r, const struct rpt_skip *k);
 int rpt_run_add_inst(struct rpt_run *r, const struct rpt_inst *in);
 int rpt_run_add_gap(struct rpt_run *r, const struct rpt_gap *g);
 void rpt_run_note(struct rpt_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -267,6 +279,11 @@ struct rpt_stats {
 	 * agent did not scan (foreign_scanned false) */
 	bool foreign_scanned;
 	uint64_t misses_with_foreign;
+	/* CPU stalls (stall.c): jobs that waited >= RPT_STALL_MIN_NS for a CPU on which no other job of
+	 * the plan ran, their total and largest wait there, and the misses whose window meets one */
+	size_t stall_jobs;
+	int64_t stall_total_ns, stall_max_ns;
+	uint64_t misses_with_stall;
 };
 
 /* The sum of the rails held at their last sample, on the union of their timestamps (from the first
@@ -291,6 +308,24 @@ static inline bool rpt_inst_missed(const struct rpt_inst *in, int64_t deadline_n
 int rpt_steal_stats(const struct rpt_run *r, struct rpt_stats *s);
 /* Other SCHED_DEADLINE threads' figures of s (steal.c): -1 on out-of-memory. */
 int rpt_foreign_stats(const struct rpt_run *r, struct rpt_stats *s);
+/* The misses whose window [release, release + D] meets one of the intervals v[n] on a CPU of their
+ * DAG (only intervals on CPUs of the plan count), and the sum of those intervals' values (steal_ns)
+ * added to *sum: -1 on out-of-memory (steal.c). */
+int rpt_misses_meeting(const struct rpt_run *r, const struct rpt_steal *v, size_t n, uint64_t *misses, int64_t *sum);
+
+/* ---------------------------------------------------------------- CPU stalls (stall.c) */
+/* The wait a ready job spent beyond the plan's other jobs on its CPU from which it counts as a stall. */
+#define RPT_STALL_MIN_NS (1 * PD_NS_PER_MS)
+/* The stalls of jobs[n] and skips[n_skips] (docs/REPORTS.md "CPU stalls"): every job whose wait for
+ * its CPU holds at least min_ns during which the CPU ran no other job of the plan. Those idle parts
+ * go into *gaps (malloc'ed, the caller frees; {cpu, from, to, value = to - from}), the longest
+ * job's total into *max_ns. Returns the number of such jobs, or -1 on out-of-memory. */
+long rpt_stalls(const struct rpt_job *jobs, size_t n, const struct rpt_skip *skips, size_t n_skips, const pd_dagset *ds,
+		int64_t min_ns, struct rpt_steal **gaps, size_t *n_gaps, int64_t *max_ns);
+/* The measure of the union of the intervals v[n] per CPU, summed over the CPUs (sorts v). */
+int64_t rpt_union_ns(struct rpt_steal *v, size_t n);
+/* Stall figures of s: -1 on out-of-memory. */
+int rpt_stall_stats(const struct rpt_run *r, struct rpt_stats *s);
 
 /* ---------------------------------------------------------------- model at the measured utilisation
  * (measured_model.c) */

@@ -218,6 +218,9 @@ static int import_jobs(struct rpt_run *r, const pd_runlog *log, const struct imp
 		if (j->task >= pd_runlog_task_count(log))
 			continue;
 		if (j->flags & PD_RUNLOG_JOB_SKIPPED) { /* never executed: no execution time to report */
+			struct rpt_skip k = {(size_t)m->task[j->task], j->seq, j->cpu, j->release_ns, j->start_ns};
+			if (rpt_run_add_skip(r, &k) < 0)
+				return -1;
 			skipped++;
 			continue;
 		}

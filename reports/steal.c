@@ -131,9 +131,7 @@ static int index_build(struct steal_index *ix, const struct rpt_steal *v, size_t
 	return 0;
 }
 
-/* The misses that meet the records v[n] (on the plan's CPUs), and their sum in *sum: -1 on
- * out-of-memory. */
-static int misses_meeting(const struct rpt_run *r, const struct rpt_steal *v, size_t n, uint64_t *misses, int64_t *sum)
+int rpt_misses_meeting(const struct rpt_run *r, const struct rpt_steal *v, size_t n, uint64_t *misses, int64_t *sum)
 {
 	size_t nt = pd_dags_task_count(pd_plan_dags(r->plan));
 	int *cpus = malloc((nt + 1) * sizeof(int));
@@ -156,7 +154,7 @@ int rpt_steal_stats(const struct rpt_run *r, struct rpt_stats *s)
 	s->misses_with_steal = 0;
 	if (!s->steal_sampled || !r->plan)
 		return 0;
-	return misses_meeting(r, r->steals, r->n_steals, &s->misses_with_steal, &s->host_steal_ns);
+	return rpt_misses_meeting(r, r->steals, r->n_steals, &s->misses_with_steal, &s->host_steal_ns);
 }
 
 /* A thread seen from from_ns to to_ns may have been there one scan period before and after: the
@@ -176,7 +174,7 @@ int rpt_foreign_stats(const struct rpt_run *r, struct rpt_stats *s)
 		v[i] = (struct rpt_steal){f->cpu, f->from_ns - p, add_sat(f->to_ns, p), 0}; /* |t|, p <= 2^60 */
 	}
 	int64_t unused = 0;
-	int rc = misses_meeting(r, v, r->n_foreigns, &s->misses_with_foreign, &unused);
+	int rc = rpt_misses_meeting(r, v, r->n_foreigns, &s->misses_with_foreign, &unused);
 	free(v);
 	return rc;
 }

@@ -150,6 +150,23 @@ static void text_foreign(const struct rpt_run *r, const struct rpt_stats *s, pd_
 		pd_buf_printf(o, "    (%zu more)\n", r->n_foreigns - 8);
 }
 
+/* CPU stalls (stall.c): waits no job of the plan explains, which the replay cannot see. */
+static void text_stall(const struct rpt_run *r, const struct rpt_stats *s, pd_buf *o)
+{
+	if (!r->n_jobs)
+		return;
+	if (!s->stall_jobs) {
+		pd_buf_printf(o, "  CPU stalls: none (no job waited %.0f ms or more for a CPU that ran no other job of the plan)\n",
+			      (double)RPT_STALL_MIN_NS / 1e6);
+		return;
+	}
+	pd_buf_printf(o, "  CPU stalls: %zu job%s waited for a CPU that ran no other job of the plan (%.1f ms in all on the "
+			 "plan's CPUs, the longest one job's %.1f ms: the CPU ran something else or nothing, e.g. a stopped "
+			 "vCPU); %llu of %llu misses overlap them\n",
+		      s->stall_jobs, s->stall_jobs == 1 ? "" : "s", (double)s->stall_total_ns / 1e6, (double)s->stall_max_ns / 1e6,
+		      (unsigned long long)s->misses_with_stall, (unsigned long long)s->misses);
+}
+
 static void text_predicted(const struct rpt_run *r, const struct rpt_stats *s, pd_buf *o)
 {
 	B(pw); B(sw); B(mw); B(e1); B(e2);
@@ -166,6 +183,7 @@ static void text_predicted(const struct rpt_run *r, const struct rpt_stats *s, p
 	text_replay(r, s, o);
 	text_steal(s, o);
 	text_foreign(r, s, o);
+	text_stall(r, s, o);
 }
 
 /* Busy fractions of one row: "-" when unknown; other signed (tick resolution can make it a hair

@@ -67,10 +67,11 @@ board_args() { # board -> deploy/profile arguments
 # steal: CPU time the hypervisor took during the deploy (/proc/stat, all CPUs); late: jobs that ended
 # after the plan's latest finish (late-instance rule 4 re-anchored their reservation); foreign: misses
 # next to another process' SCHED_DEADLINE thread on the plan's CPUs (FOREIGN records, outside the
-# model: docs/MODEL.md), "-" when the agent did not scan
+# model: docs/MODEL.md), "-" when the agent did not scan; stall: misses next to a CPU stall (a job ready
+# and waiting while its CPU ran no other job of the plan: docs/REPORTS.md "CPU stalls")
 steal_ms() { awk '/^cpu /{print int($9 * 1000 / 100)}' /proc/stat; }
 agent=$build/agents/powerdag-agent
-printf '%-6s %-8s %5s %6s %10s %10s %10s %10s %7s %8s %6s %7s %s\n' board seed tasks check sim_inst sim_miss inst miss replay steal_ms late foreign result
+printf '%-6s %-8s %5s %6s %10s %10s %10s %10s %7s %8s %6s %7s %5s %s\n' board seed tasks check sim_inst sim_miss inst miss replay steal_ms late foreign stall result
 fail=0
 for b in $boards; do
 	if [ "$b" = twin ]; then
@@ -88,7 +89,7 @@ for b in $boards; do
 		fail=1
 		continue
 	fi
-	tot_i=0; tot_m=0; tot_s=0; tot_r=0; tot_b=0
+	tot_i=0; tot_m=0; tot_s=0; tot_r=0; tot_b=0; tot_st=0
 	for i in $(seq 1 "$plans"); do
 		seed=$((seed_base + i))
 		set_f=$work/$b-$seed.yaml plan=$work/$b-$seed.plan.yaml run=$work/$b-$seed.run
@@ -119,14 +120,16 @@ for b in $boards; do
 			mm=$(jget "$work/rep.json" "d['measured']['misses']")
 			rm=$(jget "$work/rep.json" "(d['predicted']['replay'] or {}).get('misses', '?')")
 			fm=$(jget "$work/rep.json" "(d['measured'].get('foreign_dl') or {}).get('misses_overlapping', '-')")
+			sl=$(jget "$work/rep.json" "(d['measured'].get('cpu_stalls') or {}).get('misses_overlapping', '-')")
 		else
-			mi=0 mm=? rm=? fm=-
+			mi=0 mm=? rm=? fm=- sl=-
 		fi
 		res=ok
 		if [ "$ck" = ok ] && [ "$sm" = 0 ] && [ "$mm" != 0 ]; then res=MISSES; fail=1; fi
-		printf '%-6s %-8s %5s %6s %10s %10s %10s %10s %7s %8s %6s %7s %s\n' "$b" "$seed" "$ntask" "$ck" "$si" "$sm" "$mi" "$mm" \
-			"$rm" "$st" "${late:-?}" "$fm" "$res"
+		printf '%-6s %-8s %5s %6s %10s %10s %10s %10s %7s %8s %6s %7s %5s %s\n' "$b" "$seed" "$ntask" "$ck" "$si" "$sm" "$mi" "$mm" \
+			"$rm" "$st" "${late:-?}" "$fm" "$sl" "$res"
 		tot_i=$((tot_i + mi)); [ "$mm" = "?" ] || tot_m=$((tot_m + mm)); tot_s=$((tot_s + st))
+		case $sl in ''|*[!0-9]*) ;; *) tot_st=$((tot_st + sl)) ;; esac
 		if [ "$mm" != "?" ] && [ "$rm" != "?" ]; then
 			tot_r=$((tot_r + rm))
 			if [ "$mm" -gt "$rm" ]; then tot_b=$((tot_b + mm - rm)); fi
@@ -134,6 +137,8 @@ for b in $boards; do
 	done
 	printf '%-6s total: %d instances measured, %d missed, %d ms stolen by the hypervisor\n' "$b" "$tot_i" "$tot_m" "$tot_s"
 	printf '%-6s replay: %d misses predicted from the measured execution times; %d measured misses beyond it\n' "$b" "$tot_r" "$tot_b"
+	printf '%-6s stalls: %d of the %d misses came next to a CPU stall (a ready job waiting while its CPU ran none of the plan)\n' \
+		"$b" "$tot_st" "$tot_m"
 	[ "$b" = twin ] && cleanup
 done
 exit $fail
