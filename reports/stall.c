@@ -278,6 +278,8 @@ static int by_cpu_from(const void *a, const void *b)
  * jobs waiting through the same stall each report it. */
 int64_t rpt_union_ns(struct rpt_steal *v, size_t n)
 {
+	if (n == 0)
+		return 0;
 	qsort(v, n, sizeof(*v), by_cpu_from);
 	int64_t sum = 0;
 	for (size_t i = 0; i < n;) {
