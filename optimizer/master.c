@@ -32,8 +32,12 @@
 
 /* Share of a vector's time that the island search's branch and bound gets (small sets); the island
  * MILP gets the rest. On Xavier's 20-task sets the branch and bound closes the hard vector in about
- * 300 nodes (2 s) where the MILP hardly moves its bound: with half the share it ran out at ~160. */
-#define OPT_BB_SHARE 0.9
+ * 300 nodes (2 s) where the MILP hardly moves its bound: with half the share it ran out at ~160.
+ * All of it since 2026-12-05 (was 0.9): a vector it leaves open still gets the island MILP in the
+ * passes over the open vectors at the end, and the MILP's 10 % had not closed any of the bench's
+ * open small sets (XU4 20 tasks seed 8681257 proven in 4.7 s with 1 and OPT_PER_CORE_SHARE 0, open
+ * at 0.04 % with 0.9). */
+#define OPT_BB_SHARE 1.0
 
 struct vec {
 	size_t id;  /* vector id (opt_vector_decode) */
