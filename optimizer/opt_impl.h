@@ -234,15 +234,10 @@ double opt_now_s(void);
  * many (Xavier: 4 identical Carmel islands x 29 OPPs and 14 GPU OPPs = 503440 of 9.9 million), since
  * a cheap idle-plus-separable bound leaves only the few near the incumbent to bound further. */
 #define OPT_CANON_LIMIT 1000000
-/* Up to OPT_PER_CORE_TASKS tasks the exact mode keeps OPT_PER_CORE_SHARE of its time for the
- * per-core phase (each OPP vector solved with the core-level master directly, its optimum packs by
- * construction) after the island search (island master, branch and bound, exact packing checks);
- * the larger of the two valid bounds is reported. 0 since 2026-12-05: the per-core phase gets only
- * what the island search leaves (it ends before the deadline when no vector is left open). With 0.4
- * it hardly ever raised the bound, while the island search's branch and bound at a hard vector
- * stopped at 60 % of the time: XU4 20 tasks seeds 16762498 / 8681257 proven in 2.8 / 4.7 s with 0
- * (and OPT_BB_SHARE 1), open at 0.040 / 0.099 % in 10 s with 0.4 (docs/MODEL.md, 2026-12-05). */
-#define OPT_PER_CORE_SHARE 0.0
+/* Up to this many tasks the exact mode first spends OPT_PER_CORE_SHARE of its time solving each OPP
+ * vector with the core-level master directly (its optimum packs by construction), then runs the
+ * island master plus exact packing checks; the larger of the two valid bounds is reported. */
+#define OPT_PER_CORE_SHARE 0.4
 #ifndef OPT_PER_CORE_TASKS /* overridable at build time (-DOPT_PER_CORE_TASKS=0: island search only) */
 #define OPT_PER_CORE_TASKS 30
 #endif
