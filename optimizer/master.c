@@ -38,9 +38,9 @@
  * the per-core phase gets only what it leaves when it ends early) and its branch and bound the whole
  * vector share (a vector left open still gets the island MILP in the final passes over the open
  * vectors). On the XU4 20-task sets the branch and bound of the one hard vector had stopped at 60 %
- * of the time and the per-core phase after it never raised the bound: seeds 16762498, 8681257 and
- * 9176314 proven in 3-5 s, open at 0.04-0.11 % before; one (14679283) proven at 9.5 s before and
- * open now. At 30 tasks the same change gave Xavier plans 0.15-0.17 % dearer on three of six sets
+ * of the time and the per-core phase after it never raised the bound: seeds 8681257 and 9176314
+ * proven in 2.7-4.7 s (16762498 in 4 of 5 runs), open at 0.04-0.11 % before; 14679283 proven once
+ * at 9.6 s before, and two sets' gaps wider (the per-core bound was the larger). At 30 tasks the same change gave Xavier plans 0.15-0.17 % dearer on three of six sets
  * (the per-core phase finds them there), so it stops at 20 (docs/MODEL.md, 2026-12-05). */
 #define OPT_ISLAND_ONLY_TASKS 20
 
