@@ -34,6 +34,15 @@
  * MILP gets the rest. On Xavier's 20-task sets the branch and bound closes the hard vector in about
  * 300 nodes (2 s) where the MILP hardly moves its bound: with half the share it ran out at ~160. */
 #define OPT_BB_SHARE 0.9
+/* Up to this many tasks the island search keeps the whole time (no OPT_PER_CORE_SHARE held back:
+ * the per-core phase gets only what it leaves when it ends early) and its branch and bound the whole
+ * vector share (a vector left open still gets the island MILP in the final passes over the open
+ * vectors). On the XU4 20-task sets the branch and bound of the one hard vector had stopped at 60 %
+ * of the time and the per-core phase after it never raised the bound: seeds 8681257 and 9176314
+ * proven in 2.7-4.7 s (16762498 in 4 of 5 runs), open at 0.04-0.11 % before; 14679283 proven once
+ * at 9.6 s before, and two sets' gaps wider (the per-core bound was the larger). At 30 tasks the same change gave Xavier plans 0.15-0.17 % dearer on three of six sets
+ * (the per-core phase finds them there), so it stops at 20 (docs/MODEL.md, 2026-12-05). */
+#define OPT_ISLAND_ONLY_TASKS 20
 
 struct vec {
 	size_t id;  /* vector id (opt_vector_decode) */
@@ -517,7 +526,8 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 		 * share; in the per-core phase at the vectors the island search did not reach (on the easy
 		 * ones it is much faster than the core-level MILP: 0.01-0.1 s against 0.2-0.7 s on Xavier) */
 		bool bb = in->n_tasks <= OPT_PER_CORE_TASKS && (!per_core || (M->isl_bb && !M->isl_bb[vs[j].pos]));
-		double bb_dl = opt_now_s() + OPT_BB_SHARE * (dl - opt_now_s());
+		double bb_share = in->n_tasks <= OPT_ISLAND_ONLY_TASKS ? 1.0 : OPT_BB_SHARE;
+		double bb_dl = opt_now_s() + bb_share * (dl - opt_now_s());
 		if (bb && opt_mst_vector_bb(M, C, &s, inc, bb_dl) == INFINITY) {
 			ob[j] = INFINITY;
 			continue;
@@ -588,7 +598,8 @@ int opt_exact(const struct opt_inst *in, const struct pd_opt_params *p, double d
 		 * and proves some that the island search does not. Each phase's bound is valid (min with
 		 * the incumbent), so the larger one is kept. */
 		bool small = with_cores && in->n_tasks <= OPT_PER_CORE_TASKS;
-		double mid = small ? opt_now_s() + (1 - OPT_PER_CORE_SHARE) * (deadline_s - opt_now_s()) : deadline_s;
+		double pc_share = in->n_tasks <= OPT_ISLAND_ONLY_TASKS ? 0.0 : OPT_PER_CORE_SHARE;
+		double mid = small ? opt_now_s() + (1 - pc_share) * (deadline_s - opt_now_s()) : deadline_s;
 		rc = solve_glpk(&M, with_cores ? &C : NULL, false, mid, inc, finished);
 		if (small && rc == 0 && !*finished && opt_now_s() < deadline_s) {
 			double lb1 = fmin(M.bound, cut_w(in, inc));
