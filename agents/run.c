@@ -283,10 +283,12 @@ static int wait_stop(int64_t stop_abs, struct periodic *p, struct pd_runlog_ring
 	sigaddset(&set, SIGINT);
 	for (;;) {
 		int64_t now = exec_mono_ns();
+		/* the end first: a scan due at the end (500 ms divides most durations) would delay the stop
+		 * by its few ms; finish() takes the last steal and busy sample itself */
+		if (stop_abs && now >= stop_abs)
+			return 0;
 		int64_t next = periodic_run(p, now, ring);
 		int64_t left = stop_abs ? stop_abs - now : PD_NS_PER_S;
-		if (stop_abs && left <= 0)
-			return 0;
 		if (next - now < left)
 			left = next - now;
 		if (left > PD_NS_PER_S)
