@@ -84,9 +84,15 @@ static bool overlaps(const struct steal_index *ix, int cpu, int64_t a, int64_t b
 	return lo > first && ix->maxto[lo - 1] >= a;
 }
 
+/* a + b saturated at the int64 range, for either sign (a record's time may be negative: the reader
+ * keeps times within +-2^60, and a FOREIGN interval is widened by a scan period). */
 static int64_t add_sat(int64_t a, int64_t b)
 {
-	return b > INT64_MAX - a ? INT64_MAX : a + b;
+	if (b > 0 && a > INT64_MAX - b)
+		return INT64_MAX;
+	if (b < 0 && a < INT64_MIN - b)
+		return INT64_MIN;
+	return a + b;
 }
 
 /* The misses whose window [release, release + D] meets a record of ix on a CPU of their DAG. */
