@@ -69,14 +69,17 @@ static const struct rpt_job *find_job(const struct rpt_job *jobs, const size_t *
 	return lo < n && jobs[ti[lo]].task == task && jobs[ti[lo]].inst == inst ? &jobs[ti[lo]] : NULL;
 }
 
-/* When job j became ready, or -1 when a predecessor's job is not recorded. */
-static int64_t ready_at(const struct rpt_job *jobs, const size_t *ti, size_t n, const pd_dagset *ds, const struct rpt_job *j)
+/* When job (task, inst) of an instance released at release became ready: the latest end of its
+ * predecessors' jobs, or the release for a source; -1 when a predecessor's job is not recorded or
+ * ended at or after before (a skipped job's thread is woken only by predecessors in time). */
+static int64_t ready_at(const struct rpt_job *jobs, const size_t *ti, size_t n, const pd_dagset *ds, size_t task,
+			uint64_t inst, int64_t release, int64_t before)
 {
-	const struct pd_task *t = pd_dags_task(ds, j->task);
-	int64_t ready = j->release_ns;
+	const struct pd_task *t = pd_dags_task(ds, task);
+	int64_t ready = release;
 	for (size_t p = 0; p < t->n_preds; p++) {
-		const struct rpt_job *pj = find_job(jobs, ti, n, t->preds[p], j->inst);
-		if (!pj)
+		const struct rpt_job *pj = find_job(jobs, ti, n, t->preds[p], inst);
+		if (!pj || pj->end_ns >= before)
 			return -1;
 		if (pj->end_ns > ready)
 			ready = pj->end_ns;
@@ -187,22 +190,6 @@ static size_t build_cpus(const struct rpt_job *jobs, size_t n, struct cpu_ivals 
 	return nc;
 }
 
-/* When skipped job k's thread was woken for it, or -1 when it was not (or that is not known). */
-static int64_t skip_woken_at(const struct rpt_job *jobs, const size_t *ti, size_t n, const pd_dagset *ds,
-			     const struct rpt_skip *k)
-{
-	const struct pd_task *t = pd_dags_task(ds, k->task);
-	int64_t ready = k->release_ns, deadline = k->release_ns + pd_dags_dag(ds, t->dag)->deadline_ns;
-	for (size_t p = 0; p < t->n_preds; p++) {
-		const struct rpt_job *pj = find_job(jobs, ti, n, t->preds[p], k->inst);
-		if (!pj || pj->end_ns >= deadline)
-			return -1;
-		if (pj->end_ns > ready)
-			ready = pj->end_ns;
-	}
-	return ready;
-}
-
 /* The CPU's intervals, or NULL when no executed job ran there. */
 static const struct cpu_ivals *cpu_of(const struct cpu_ivals *c, size_t nc, int cpu)
 {
@@ -221,7 +208,9 @@ static long count_stalls(const struct rpt_job *jobs, const size_t *ti, size_t n,
 	for (size_t k = 0; k < nc; k++)
 		for (size_t i = 0; i < c[k].n; i++) {
 			const struct rpt_job *j = &jobs[c[k].idx[i]];
-			int64_t ready = j->task < pd_dags_task_count(ds) ? ready_at(jobs, ti, n, ds, j) : -1;
+			int64_t ready = j->task < pd_dags_task_count(ds)
+						? ready_at(jobs, ti, n, ds, j->task, j->inst, j->release_ns, INT64_MAX)
+						: -1;
 			int r = ready < 0 ? 0 : job_stall(jobs, &c[k], j->cpu, c[k].idx[i], ready, j->start_ns, min_ns, g, max_ns);
 			if (r < 0)
 				return -1;
@@ -229,7 +218,10 @@ static long count_stalls(const struct rpt_job *jobs, const size_t *ti, size_t n,
 		}
 	for (size_t i = 0; i < n_skips; i++) {
 		const struct rpt_skip *k = &skips[i];
-		int64_t ready = k->cpu >= 0 && k->task < pd_dags_task_count(ds) ? skip_woken_at(jobs, ti, n, ds, k) : -1;
+		int64_t ready = -1;
+		if (k->cpu >= 0 && k->task < pd_dags_task_count(ds)) /* woken only before the instance's deadline */
+			ready = ready_at(jobs, ti, n, ds, k->task, k->inst, k->release_ns,
+					 k->release_ns + pd_dags_dag(ds, pd_dags_task(ds, k->task)->dag)->deadline_ns);
 		int r = ready < 0 ? 0 : job_stall(jobs, cpu_of(c, nc, k->cpu), k->cpu, SIZE_MAX, ready, k->at_ns, min_ns, g, max_ns);
 		if (r < 0)
 			return -1;
