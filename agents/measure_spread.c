@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct spreader {
 	int cpu, jobs;
@@ -29,11 +30,16 @@ static void *spread_main(void *arg)
 	while (!atomic_load(s->go)) /* every thread calibrates at once, as the executor's do */
 		;
 	work_calibrate(&w, s->cpu, "/nonexistent"); /* no frequency scaling: the rate as measured */
-	uint64_t n = (uint64_t)((double)s->job_ns * w.iters_per_ref_ns), x = 1;
+	/* on the board twin the executor's spin follows its last jobs' rate (work.c): so does this one,
+	 * so that the margin measured is the one the jobs will need */
+	w.track = access("/sys/kernel/powerdag-twin", F_OK) == 0;
+	uint64_t x = 1;
 	for (int j = 0; j < s->jobs; j++) {
+		uint64_t n = (uint64_t)((double)s->job_ns * w.iters_per_ref_ns);
 		int64_t c0 = measure_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 		x = work_spin(n, x);
 		int64_t dt = measure_clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+		work_spin_observe(&w, n, dt);
 		s->ratio_ppm[j] = (int64_t)((double)dt * 1e6 / (double)s->job_ns);
 	}
 	__asm__ volatile("" : : "r"(x));

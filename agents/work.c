@@ -5,11 +5,25 @@
  * exactly as the model's C_i(k,f) says (on a real board). builtin:busy burns exactly C_i(k,f) of
  * thread CPU time (the twin, whose CPUs do not really change speed). Both honour wcet_fixed (spent as
  * CPU time, frequency-independent) and draw each job's demand uniformly in [bcet, wcet].
+ *
+ * Spin on an emulated board. On a real board the loop's rate at a pinned OPP is a property of the
+ * core, and one calibration at start-up holds for the run. On the board twin the twin's cpufreq is
+ * emulated and the loop runs at whatever speed the host gives the twin's CPUs at that moment: in
+ * ten-second demos the jobs' CPU time ran 3-7 % under or over the plan's C(k, f) for the whole run
+ * (a calibration taken while every thread calibrates at once) or drifted by +-5 % within it, and the
+ * rails, which follow the busy time, followed. That is the host's speed, not the emulated board's.
+ * So on the twin (its sysfs has kernel/powerdag-twin) each spin job's own rate, n iterations over its
+ * thread CPU time, scaled to f_ref as the calibration is, is kept for the last 9 jobs of at least
+ * 200 us, and the median of those is the rate of the next job: the emulated CPU keeps the speed the
+ * plan gives it, while one job stretched by a stopped vCPU (its CPU time grows, the rate falls) does
+ * not move a median of 9. The amount of work per job still follows the emulated OPP (ref_per_cur).
+ * On any other board the calibrated rate stays: a slower core must show as longer jobs there.
  */
 #include "agents/work_impl.h"
 
 #include <dlfcn.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -140,9 +154,39 @@ void work_calibrate(struct pd_xwork *w, int cpu, const char *sysfs_root)
 	 * rate * f_ref / (kappa * f_cur). Without cpufreq (VMs) the CPU is taken to run at the reference
 	 * speed: the calibration then simply reproduces wcet_ref. */
 	int64_t cur = read_khz(sysfs_root, cpu);
-	if (cur > 0 && w->ref_khz > 0)
-		best = best * (double)w->ref_khz / (w->capacity * (double)cur);
+	w->ref_per_cur = cur > 0 && w->ref_khz > 0 ? (double)w->ref_khz / (w->capacity * (double)cur) : 1.0;
+	best *= w->ref_per_cur;
 	w->iters_per_ref_ns = best > 0 ? best : 1.0;
+	char p[256];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s/kernel/powerdag-twin", sysfs_root);
+	w->track = stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static double median_of(const double *v, unsigned n)
+{
+	double s[PD_SPIN_TRACK_JOBS];
+	for (unsigned i = 0; i < n; i++) { /* insertion sort of at most 9 */
+		unsigned j = i;
+		for (; j > 0 && s[j - 1] > v[i]; j--)
+			s[j] = s[j - 1];
+		s[j] = v[i];
+	}
+	return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+void work_spin_observe(struct pd_xwork *w, uint64_t n, int64_t dt)
+{
+	if (!w->track || dt < PD_SPIN_TRACK_MIN_NS || n == 0)
+		return;
+	w->rates[w->next_rate] = (double)n / (double)dt * w->ref_per_cur;
+	w->next_rate = (w->next_rate + 1) % PD_SPIN_TRACK_JOBS;
+	if (w->n_rates < PD_SPIN_TRACK_JOBS)
+		w->n_rates++;
+	/* invariant: with fewer than 3 jobs seen a single stretched one would be the rate; keep the
+	 * calibration until a median can outvote it */
+	if (w->n_rates >= 3)
+		w->iters_per_ref_ns = median_of(w->rates, w->n_rates);
 }
 
 int64_t work_draw(struct pd_xwork *w, int64_t *ref_ns)
@@ -167,11 +211,14 @@ int work_do(struct pd_xwork *w, uint64_t seq, int64_t demand_ns, int64_t ref_ns,
 		return 0;
 	case PD_AW_SPIN: {
 		int64_t fixed = w->fixed_ref_ns < ref_ns ? w->fixed_ref_ns : 0;
+		int64_t c0 = *cpu0_ns, fixed0;
 		if (fixed)
-			work_busy_ns(fixed);
+			c0 = busy_for(fixed, &fixed0); /* the loop's own time starts after the fixed part */
 		uint64_t n = (uint64_t)((double)(ref_ns - fixed) * w->iters_per_ref_ns);
 		uint64_t x = spin_loop(n, seq);
 		__asm__ volatile("" : : "r"(x));
+		*cpu1_ns = thread_cpu_ns(); /* the read the caller would take: no extra clock read */
+		work_spin_observe(w, n, *cpu1_ns - c0);
 		return 0;
 	}
 	case PD_AW_PLUGIN:

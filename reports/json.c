@@ -121,6 +121,7 @@ static json_t *j_measured(const struct rpt_stats *s)
 	json_object_set_new(m, "host_steal_ms", s->steal_sampled ? ms(s->host_steal_ns) : json_null());
 	json_object_set_new(m, "misses_with_steal",
 			    s->steal_sampled ? json_integer((json_int_t)s->misses_with_steal) : json_null());
+	json_object_set_new(m, "misses_outside_plan", json_integer((json_int_t)s->misses_outside));
 	return m;
 }
 

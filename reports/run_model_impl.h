@@ -284,6 +284,9 @@ struct rpt_stats {
 	size_t stall_jobs;
 	int64_t stall_total_ns, stall_max_ns;
 	uint64_t misses_with_stall;
+	/* the misses whose window meets any of the three above (a stall, stolen time, another
+	 * reservation): causes outside the plan's analysis, counted once per miss (steal.c) */
+	uint64_t misses_outside;
 };
 
 /* The sum of the rails held at their last sample, on the union of their timestamps (from the first
@@ -308,6 +311,9 @@ static inline bool rpt_inst_missed(const struct rpt_inst *in, int64_t deadline_n
 int rpt_steal_stats(const struct rpt_run *r, struct rpt_stats *s);
 /* Other SCHED_DEADLINE threads' figures of s (steal.c): -1 on out-of-memory. */
 int rpt_foreign_stats(const struct rpt_run *r, struct rpt_stats *s);
+/* s->misses_outside from the stalls[n_stalls] and the run's steal and foreign records, after the
+ * steal and foreign figures of s: -1 on out-of-memory. */
+int rpt_outside_stats(const struct rpt_run *r, struct rpt_stats *s, const struct rpt_steal *stalls, size_t n_stalls);
 /* The misses whose window [release, release + D] meets one of the intervals v[n] on a CPU of their
  * DAG (only intervals on CPUs of the plan count), and the sum of those intervals' values (steal_ns)
  * added to *sum: -1 on out-of-memory (steal.c). */

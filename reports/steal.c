@@ -20,6 +20,7 @@
 #include "reports/run_model_impl.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static int cmp_steal(const void *a, const void *b)
 {
@@ -164,23 +165,57 @@ int rpt_steal_stats(const struct rpt_run *r, struct rpt_stats *s)
 }
 
 /* A thread seen from from_ns to to_ns may have been there one scan period before and after: the
- * interval a miss is matched with is widened by that much on each side. */
+ * interval a miss is matched with is widened by that much on each side. NULL on out-of-memory. */
+static struct rpt_steal *foreign_intervals(const struct rpt_run *r)
+{
+	struct rpt_steal *v = malloc((r->n_foreigns + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	int64_t p = r->foreign_period_ns;
+	for (size_t i = 0; i < r->n_foreigns; i++) {
+		const struct rpt_foreign *f = &r->foreigns[i];
+		v[i] = (struct rpt_steal){f->cpu, f->from_ns - p, add_sat(f->to_ns, p), 0}; /* |t|, p <= 2^60 */
+	}
+	return v;
+}
+
 int rpt_foreign_stats(const struct rpt_run *r, struct rpt_stats *s)
 {
 	s->foreign_scanned = r->foreign_period_ns > 0;
 	s->misses_with_foreign = 0;
 	if (!s->foreign_scanned || !r->plan)
 		return 0;
-	struct rpt_steal *v = malloc((r->n_foreigns + 1) * sizeof(*v));
+	struct rpt_steal *v = foreign_intervals(r);
 	if (!v)
 		return -1;
-	int64_t p = r->foreign_period_ns;
-	for (size_t i = 0; i < r->n_foreigns; i++) {
-		const struct rpt_foreign *f = &r->foreigns[i];
-		v[i] = (struct rpt_steal){f->cpu, f->from_ns - p, add_sat(f->to_ns, p), 0}; /* |t|, p <= 2^60 */
-	}
 	int64_t unused = 0;
 	int rc = rpt_misses_meeting(r, v, r->n_foreigns, &s->misses_with_foreign, &unused);
 	free(v);
+	return rc;
+}
+
+/* One miss may meet a stall, stolen time and another reservation at once: the count of misses with
+ * any cause outside the plan is taken over the three kinds of intervals together, not summed. */
+int rpt_outside_stats(const struct rpt_run *r, struct rpt_stats *s, const struct rpt_steal *stalls, size_t n_stalls)
+{
+	s->misses_outside = 0;
+	if (!r->plan)
+		return 0;
+	size_t ns = s->steal_sampled ? r->n_steals : 0, nf = s->foreign_scanned ? r->n_foreigns : 0;
+	struct rpt_steal *v = malloc((n_stalls + ns + nf + 1) * sizeof(*v));
+	struct rpt_steal *f = nf ? foreign_intervals(r) : NULL;
+	int rc = -1;
+	if (v && (f || !nf)) {
+		if (n_stalls) /* memcpy from NULL is undefined even for 0 bytes */
+			memcpy(v, stalls, n_stalls * sizeof(*v));
+		if (ns)
+			memcpy(v + n_stalls, r->steals, ns * sizeof(*v));
+		if (nf)
+			memcpy(v + n_stalls + ns, f, nf * sizeof(*v));
+		int64_t unused = 0;
+		rc = rpt_misses_meeting(r, v, n_stalls + ns + nf, &s->misses_outside, &unused);
+	}
+	free(v);
+	free(f);
 	return rc;
 }

@@ -167,6 +167,18 @@ static void text_stall(const struct rpt_run *r, const struct rpt_stats *s, pd_bu
 		      (unsigned long long)s->misses_with_stall, (unsigned long long)s->misses);
 }
 
+/* The three causes outside the plan together, each miss counted once: what is left is the misses
+ * the plan's own analysis must answer for. */
+static void text_outside(const struct rpt_stats *s, pd_buf *o)
+{
+	if (!s->misses)
+		return;
+	pd_buf_printf(o, "  -> %llu of %llu misses meet a cause outside the plan (a CPU stall, stolen time, another "
+			 "reservation); %llu meet none\n",
+		      (unsigned long long)s->misses_outside, (unsigned long long)s->misses,
+		      (unsigned long long)(s->misses - s->misses_outside));
+}
+
 static void text_predicted(const struct rpt_run *r, const struct rpt_stats *s, pd_buf *o)
 {
 	B(pw); B(sw); B(mw); B(e1); B(e2);
@@ -184,6 +196,7 @@ static void text_predicted(const struct rpt_run *r, const struct rpt_stats *s, p
 	text_steal(s, o);
 	text_foreign(r, s, o);
 	text_stall(r, s, o);
+	text_outside(s, o);
 }
 
 /* Busy fractions of one row: "-" when unknown; other signed (tick resolution can make it a hair

@@ -191,10 +191,68 @@ START_TEST(spin_is_stretched_by_a_lower_frequency)
 	/* and a calibrated spin job of 2 ms at f_ref takes about 2 ms of CPU at that speed */
 	int64_t t0 = tcpu(), c0 = t0, c1;
 	work_do(&full, 0, 0, 2 * PD_NS_PER_MS, &c0, &c1);
-	ck_assert_int_eq(c0, t0); /* left alone */
-	ck_assert_int_eq(c1, -1); /* spin does not read the clock */
 	int64_t dt = tcpu() - t0;
+	ck_assert_int_eq(c0, t0); /* left alone */
+	ck_assert_msg(c1 > c0 && c1 - c0 <= dt, "c1 %lld", (long long)c1); /* the job's last clock read */
+	ck_assert(!full.track); /* not the board twin: the calibrated rate stays */
+	for (int k = 0; k < 5; k++)
+		work_do(&full, 0, 0, 2 * PD_NS_PER_MS, &c0, &c1);
+	ck_assert(half.iters_per_ref_ns / full.iters_per_ref_ns == ratio);
 	ck_assert_msg(dt > 1200 * PD_NS_PER_US && dt < 3500 * PD_NS_PER_US, "spin took %lld ns", (long long)dt);
+}
+END_TEST
+
+/* On the board twin the spin rate follows the jobs: the median of the last 9 observed rates (jobs of
+ * at least 200 us), scaled to f_ref as the calibration is; the calibration until 3 are seen. */
+START_TEST(spin_rate_tracks_the_jobs_on_the_twin)
+{
+	char root[512];
+	snprintf(root, sizeof(root), "%s", pd_test_tmpdir());
+	mkdirs(root, "devices/system/cpu/cpu0/cpufreq");
+	put(root, "devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", "1000000\n"); /* half of f_ref */
+	struct pd_agent_task t = mk_task(PD_AW_SPIN);
+	struct pd_xwork w;
+	pd_err e = {0};
+	ck_assert_int_eq(work_init(&w, &t, 1, 0, &e), 0);
+	work_calibrate(&w, 0, root);
+	ck_assert(!w.track);
+	mkdirs(root, "kernel/powerdag-twin");
+	work_calibrate(&w, 0, root);
+	ck_assert(w.track);
+	ck_assert_double_eq_tol(w.ref_per_cur, 2.0, 1e-12);
+
+	/* the rule, with chosen observations: n iterations in dt ns at half f_ref = 2 n / dt per ref ns */
+	const double cal = w.iters_per_ref_ns;
+	work_spin_observe(&w, 3000000, 1000000);
+	work_spin_observe(&w, 10, 1000); /* too short: not an observation */
+	work_spin_observe(&w, 2000000, 1000000);
+	ck_assert(w.iters_per_ref_ns == cal);
+	work_spin_observe(&w, 4000000, 1000000);
+	ck_assert_double_eq_tol(w.iters_per_ref_ns, 6.0, 1e-12); /* median of 6, 4, 8 */
+	work_spin_observe(&w, 3000000, 10000000); /* a stretched job: rate 0.6 */
+	ck_assert_double_eq_tol(w.iters_per_ref_ns, 5.0, 1e-12); /* median of 0.6, 4, 6, 8 */
+	for (int k = 0; k < PD_SPIN_TRACK_JOBS; k++) /* a window later only the new speed counts */
+		work_spin_observe(&w, 1500000, 1000000);
+	ck_assert_double_eq_tol(w.iters_per_ref_ns, 3.0, 1e-12);
+
+	/* and for real: a calibration 1.4 x too fast makes the first 2-ms job (at f_ref, 4 ms at the
+	 * OPP) take 1.4 x its CPU time; once 3 jobs are seen, they take what the plan says again */
+	put(root, "devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", "2000000\n");
+	ck_assert_int_eq(work_init(&w, &t, 1, 0, &e), 0);
+	work_calibrate(&w, 0, root);
+	w.iters_per_ref_ns *= 1.4;
+	int64_t took[6];
+	for (int k = 0; k < 6; k++) {
+		int64_t c0 = tcpu(), c1;
+		work_do(&w, 0, 0, 2 * PD_NS_PER_MS, &c0, &c1);
+		took[k] = c1 - c0;
+	}
+	/* the least of the last three: a vCPU stopped inside a job only adds to its CPU time */
+	int64_t after = took[3] < took[4] ? took[3] : took[4];
+	after = took[5] < after ? took[5] : after;
+	ck_assert_msg(after < took[0] * 0.85 && after > 1500 * PD_NS_PER_US && after < 2500 * PD_NS_PER_US,
+		      "first %lld ns, then %lld %lld %lld ns", (long long)took[0], (long long)took[3], (long long)took[4],
+		      (long long)took[5]);
 }
 END_TEST
 
@@ -426,6 +484,7 @@ int main(void)
 	tcase_add_test(tc, variability_is_seeded_and_bounded);
 	tcase_add_test(tc, kernel_runtime_is_the_plans);
 	tcase_add_test(tc, spin_is_stretched_by_a_lower_frequency);
+	tcase_add_test(tc, spin_rate_tracks_the_jobs_on_the_twin);
 	tcase_add_test(tc, spec_from_plan_scales_to_the_opp);
 	tcase_add_test(tc, gpio_spec);
 	tcase_add_test(tc, fpga_manager_loads_bitstreams);

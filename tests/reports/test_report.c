@@ -681,6 +681,35 @@ START_TEST(foreign_threads_are_listed_and_matched_to_misses)
 }
 END_TEST
 
+/* The causes outside the plan together (docs/REPORTS.md): m1 meets both a steal interval and another
+ * reservation, #20 stolen time only; counted once each, so 2 where the two counts sum to 3. */
+START_TEST(misses_outside_the_plan_are_counted_once)
+{
+	static struct syn_run s;
+	s.pick_steal = pick_steal;
+	s.pick_foreign = pick_foreign;
+	syn_write(&s);
+	struct dag_truth cam = dag_truth(&s, 0);
+	json_t *j = report_json(s.dir);
+	ck_assert_int_eq((int)jnum(j, "measured.misses_with_steal"), 2);
+	ck_assert_int_eq((int)jnum(j, "measured.foreign_dl.misses_overlapping"), 1);
+	ck_assert_int_eq((int)jnum(j, "measured.cpu_stalls.misses_overlapping"), 0); /* the synthetic jobs never wait */
+	ck_assert_int_eq((int)jnum(j, "measured.misses_outside_plan"), 2);
+	json_decref(j);
+	char *t = text_report(s.dir);
+	char want[200];
+	snprintf(want, sizeof(want), "-> 2 of %d misses meet a cause outside the plan (a CPU stall, stolen time, another "
+		 "reservation); %d meet none\n", cam.misses, cam.misses - 2);
+	ck_assert_msg(strstr(t, want), "no '%s' in\n%s", want, t);
+	free(t);
+	static struct syn_run none;
+	syn_write(&none);
+	j = report_json(none.dir);
+	ck_assert_int_eq((int)jnum(j, "measured.misses_outside_plan"), 0);
+	json_decref(j);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- busy time of the CPUs */
 #define BUSY_ALL 0.8                             /* cores' worth on cpu0, the one plan CPU of island main */
 #define BUSY_RAIL_UW 760000                      /* VDD_CPU: the model of main at BUSY_ALL: 2 x 100 mW + 700 mW x 0.8 */
@@ -868,6 +897,7 @@ int main(void)
 	tcase_add_test(tc, missing_log_is_an_incomplete_report);
 	tcase_add_test(tc, steal_is_summed_and_matched_to_misses);
 	tcase_add_test(tc, foreign_threads_are_listed_and_matched_to_misses);
+	tcase_add_test(tc, misses_outside_the_plan_are_counted_once);
 	tcase_add_test(tc, busy_all_explains_the_rail);
 	tcase_add_test(tc, busy_all_counts_every_sampled_cpu_of_the_island);
 	tcase_add_test(tc, no_busy_records_report_as_before);
