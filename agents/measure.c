@@ -35,6 +35,7 @@
  * reading the rails does not load the island being measured.
  */
 #include "agents/measure_impl.h"
+#include "agents/foreign_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -103,6 +104,15 @@ int measure_fail(const char *fmt, ...)
 	fputc('\n', stderr);
 	va_end(ap);
 	return PD_EXIT_USAGE;
+}
+
+int measure_alone_on(const int *cpus, size_t n)
+{
+	pd_err e = {0};
+	if (!foreign_refuse("/proc", cpus, n, &e))
+		return 0;
+	fprintf(stderr, "powerdag-agent measure: %s\n", e.msg);
+	return PD_EXIT_ENV;
 }
 
 int measure_print_json(json_t *j)
@@ -254,6 +264,9 @@ int measure_overhead(int argc, char **argv)
 	/* two threads of W each plus their charge must fit the period and the admission cap */
 	if (2 * o.work_ns * 3 > o.period_ns)
 		return measure_fail("overhead: --work-us too large for --period-us (2 x 3 x work <= period)");
+	int alone = measure_alone_on(&o.cpu, 1);
+	if (alone)
+		return alone;
 	pd_err e = {0};
 	o.cs = pd_agent_cpusets_prepare(NULL, NULL, &o.cpu, 1, &e);
 	if (!o.cs) {

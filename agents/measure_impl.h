@@ -29,6 +29,11 @@ int measure_parse_ll(const char *s, long long lo, long long hi, long long *out);
 /* "0,1,4" into cpus (at most MEASURE_MAX_CPUS); 0 or -1. */
 int measure_parse_cpus(const char *s, int *cpus, size_t *n);
 
+/* 0 when no other process' SCHED_DEADLINE thread may run on cpus[n]; else the refusal on stderr
+ * (foreign.c's message) and PD_EXIT_ENV: a measurement next to such a reservation would fit its turns
+ * into the board's figures (docs/PROFILE.md). */
+int measure_alone_on(const int *cpus, size_t n);
+
 int measure_overhead(int argc, char **argv);
 int measure_power(int argc, char **argv);
 int measure_spread(int argc, char **argv);

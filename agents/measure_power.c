@@ -215,6 +215,8 @@ int measure_power(int argc, char **argv)
 {
 	struct pw_opts o;
 	int rc = parse_power_opts(argc, argv, &o);
+	if (!rc)
+		rc = measure_alone_on(o.cpus, o.n_cpus);
 	if (rc)
 		goto out;
 	if (o.sampler_cpu >= 0 && measure_pin_to(o.sampler_cpu) != 0) {

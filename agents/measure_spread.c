@@ -71,6 +71,9 @@ int measure_spread(int argc, char **argv)
 	}
 	if (!n_cpus)
 		return measure_fail("spread: --cpus is required");
+	int alone = measure_alone_on(cpus, n_cpus);
+	if (alone)
+		return alone;
 	int64_t *all = calloc(n_cpus * (size_t)jobs, sizeof(*all));
 	struct spreader *sp = calloc(n_cpus, sizeof(*sp));
 	if (!all || !sp) {

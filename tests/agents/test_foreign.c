@@ -5,6 +5,7 @@
  * 10 ms, sleeping: it takes no CPU time from the machine's other tests) with the affinity it
  * inherits, i.e. every CPU, as a program started from a shell would. */
 #include "agents/foreign_impl.h"
+#include "agents/measure_impl.h"
 #include "agents/pd_agent.h"
 #include "helper_agents.h"
 #include "pd_test.h"
@@ -129,11 +130,19 @@ START_TEST(scan_and_refusal)
 	ck_assert_msg(strstr(e.msg, want) && strstr(e.msg, "SCHED_DEADLINE"), "message: %s", e.msg);
 	struct stat st;
 	ck_assert_msg(stat(dir, &st) != 0, "the refused run created %s", dir);
+	/* profile's measurements (powerdag-agent measure) refuse as well: their figures would hold the
+	 * rival's turns */
+	ck_assert_int_eq(measure_alone_on(cpu0, 1), PD_EXIT_ENV);
+	char *spread[] = {"spread", "--cpus", "0", "--jobs", "10", NULL};
+	ck_assert_int_eq(measure_spread(5, spread), PD_EXIT_ENV);
+	char *over[] = {"overhead", "--cpu", "0", NULL};
+	ck_assert_int_eq(measure_overhead(3, over), PD_EXIT_ENV);
 	rival_stop(pid);
 	/* gone: not found any more, and a run may start */
 	n = foreign_scan("/proc", getpid(), cpu0, 1, t, PD_AGENT_FOREIGN_MAX);
 	ck_assert(!found(t, n, pid));
 	ck_assert_int_eq(foreign_refuse("/proc", cpu0, 1, &e), 0);
+	ck_assert_int_eq(measure_alone_on(cpu0, 1), 0);
 }
 END_TEST
 
