@@ -34,6 +34,10 @@ struct coll {
 	pd_farm_lab *l;
 	struct farm_record r;
 	int dfd, logs_fd;
+	/* the powerdag binary, held open: a collect runs for hours, and a binary replaced meanwhile (an
+	 * upgrade, a rebuild) would leave its path missing or pointing at another version; the deploys
+	 * run the very file collect started from (fexecve) */
+	int self_fd;
 	char dir[PATH_MAX], self[PATH_MAX];
 	pd_deploy_transport **t; /* per run, open while reserved or running */
 	bool dirty;
@@ -110,7 +114,7 @@ static int spawn_deploy(struct coll *c, struct farm_run *u, const struct farm_de
 			_exit(127);
 		/* the follower's Ctrl-C reaches the deploy through collect, which signals it itself */
 		setpgid(0, 0);
-		execv(argv[0], (char *const *)argv);
+		fexecve(c->self_fd, (char *const *)argv, environ);
 		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
@@ -366,7 +370,7 @@ static void stop_all(struct coll *c)
 
 int pd_farm_collect(const struct pd_farm_opts *o, const char *dir, pd_err *e)
 {
-	struct coll c = {.o = o, .dfd = -1, .logs_fd = -1};
+	struct coll c = {.o = o, .dfd = -1, .logs_fd = -1, .self_fd = -1};
 	int rc = 0;
 	if (!realpath(dir, c.dir))
 		return pd_err_set(e, PD_EXIT_USAGE, "%s: %s", dir, strerror(errno));
@@ -394,6 +398,11 @@ int pd_farm_collect(const struct pd_farm_opts *o, const char *dir, pd_err *e)
 		goto out;
 	}
 	c.self[sl] = 0;
+	c.self_fd = open(o->self_exe ? o->self_exe : "/proc/self/exe", O_PATH | O_CLOEXEC);
+	if (c.self_fd < 0) {
+		rc = pd_err_set(e, PD_EXIT_ENV, "cannot open the powerdag executable %s: %s", c.self, strerror(errno));
+		goto out;
+	}
 	c.t = calloc(c.r.n ? c.r.n : 1, sizeof(*c.t));
 	for (size_t i = 0; i < c.r.n; i++) {
 		/* a run caught mid-way by a previous collect that died cannot be resumed safely */
@@ -434,6 +443,8 @@ out:
 	free(c.t);
 	if (c.logs_fd >= 0)
 		close(c.logs_fd);
+	if (c.self_fd >= 0)
+		close(c.self_fd);
 	close(c.dfd);
 	farm_record_free(&c.r);
 	pd_farm_lab_free(c.l);

@@ -194,8 +194,26 @@ int rpt_foreign_stats(const struct rpt_run *r, struct rpt_stats *s)
 	return rc;
 }
 
+/* For each CPU of the plan (cpus[n], plan_cpus order) the largest deadline of a DAG with a task on
+ * it, into d[n]: how long the late-instance policy may take to recover from a cause on that CPU. */
+static void recovery_table(const pd_plan *p, const int *cpus, size_t n, int64_t *d, int *scratch)
+{
+	const pd_dagset *ds = pd_plan_dags(p);
+	for (size_t c = 0; c < n; c++)
+		d[c] = 0;
+	for (size_t g = 0; g < pd_dags_count(ds); g++) {
+		size_t k = plan_cpus(p, (long)g, scratch);
+		for (size_t c = 0; c < n; c++)
+			if (has_cpu(scratch, k, cpus[c]) && pd_dags_dag(ds, g)->deadline_ns > d[c])
+				d[c] = pd_dags_dag(ds, g)->deadline_ns;
+	}
+}
+
 /* One miss may meet a stall, stolen time and another reservation at once: the count of misses with
- * any cause outside the plan is taken over the three kinds of intervals together, not summed. */
+ * any cause outside the plan is taken over the three kinds of intervals together, not summed. A
+ * cause also owns the misses it leaves behind: an instance released up to one deadline after it
+ * ends may still be skipped (resync) or late because its predecessors' instance was (docs/MODEL.md
+ * rule 3), so each interval is extended by the largest deadline of a DAG on its CPU. */
 int rpt_outside_stats(const struct rpt_run *r, struct rpt_stats *s, const struct rpt_steal *stalls, size_t n_stalls)
 {
 	s->misses_outside = 0;
@@ -212,6 +230,20 @@ int rpt_outside_stats(const struct rpt_run *r, struct rpt_stats *s, const struct
 			memcpy(v + n_stalls, r->steals, ns * sizeof(*v));
 		if (nf)
 			memcpy(v + n_stalls + ns, f, nf * sizeof(*v));
+		size_t nt = pd_dags_task_count(pd_plan_dags(r->plan));
+		int *pc = malloc((nt + 1) * sizeof(int)), *scratch = malloc((nt + 1) * sizeof(int));
+		int64_t *d = malloc((nt + 1) * sizeof(int64_t));
+		if (!pc || !scratch || !d) {
+			free(pc), free(scratch), free(d), free(v), free(f);
+			return -1;
+		}
+		size_t npc = plan_cpus(r->plan, -1, pc);
+		recovery_table(r->plan, pc, npc, d, scratch);
+		for (size_t i = 0; i < n_stalls + ns + nf; i++)
+			for (size_t c = 0; c < npc; c++)
+				if (pc[c] == v[i].cpu)
+					v[i].to_ns = add_sat(v[i].to_ns, d[c]); /* |to| <= 2^60 */
+		free(pc), free(scratch), free(d);
 		int64_t unused = 0;
 		rc = rpt_misses_meeting(r, v, n_stalls + ns + nf, &s->misses_outside, &unused);
 	}

@@ -174,7 +174,7 @@ static void text_outside(const struct rpt_stats *s, pd_buf *o)
 	if (!s->misses)
 		return;
 	pd_buf_printf(o, "  -> %llu of %llu misses meet a cause outside the plan (a CPU stall, stolen time, another "
-			 "reservation); %llu meet none\n",
+			 "reservation) or follow one within a deadline; %llu meet none\n",
 		      (unsigned long long)s->misses_outside, (unsigned long long)s->misses,
 		      (unsigned long long)(s->misses - s->misses_outside));
 }

@@ -131,8 +131,18 @@ printf 'matrix of 9 runs: %.1f s wall\n' "$(echo "$te - $ts" | bc)"
 F2=$T/m2
 CG=/sys/fs/cgroup/cpuset
 [ -e "$CG/cpuset.cpu_exclusive" ] || CG=/sys/fs/cgroup
-"$POWERDAG" farm submit --lab "$LAB" --out "$F2" --repeat 3 --duration 4s "$P/example.yaml" >"$T/m2.out" 2>"$T/m2.err" &
+# This collect runs from a copy of powerdag that is deleted as soon as the collect has started (an
+# upgrade or a rebuild during a night's matrix): its deploys still run the file it started from
+# (farm/collect.c holds it open); the copy's directory holds the agent, where deploy looks first.
+B=$T/bin
+mkdir -p "$B"
+cp "$POWERDAG" "$B/powerdag"
+cp "$(dirname "$POWERDAG")/agents/powerdag-agent" "$B/powerdag-agent"
+"$B/powerdag" farm submit --lab "$LAB" --out "$F2" --repeat 3 --duration 4s "$P/example.yaml" >"$T/m2.out" 2>"$T/m2.err" &
 sub=$!
+for _ in $(seq 1 200); do [ -s "$F2/farm.json" ] && break; sleep 0.1; done
+rm -f "$B/powerdag"
+[ -s "$F2/farm.json" ] && [ ! -e "$B/powerdag" ] || fail "the collect did not start, or its binary is still there"
 victim=
 for _ in $(seq 1 480); do
 	if cat "$CG"/powerdag/cpu*/tasks "$CG"/powerdag/cpu*/cgroup.threads 2>/dev/null | grep -q .; then

@@ -681,8 +681,17 @@ START_TEST(foreign_threads_are_listed_and_matched_to_misses)
 }
 END_TEST
 
-/* The causes outside the plan together (docs/REPORTS.md): m1 meets both a steal interval and another
- * reservation, #20 stolen time only; counted once each, so 2 where the two counts sum to 3. */
+/* (from, to] meets [a, b], as the report matches intervals with miss windows. */
+static bool meets(int64_t from, int64_t to, int64_t a, int64_t b)
+{
+	return from < b && to >= a;
+}
+
+/* The causes outside the plan together (docs/REPORTS.md "Misses outside the plan"): recomputed from
+ * the records written, each cause on cpu0 (the cam DAG's CPU; cpu1 holds no task of the plan)
+ * extended by cam's deadline, the time the late-instance policy may take to recover. m1 meets both a
+ * steal interval and another reservation and counts once; the instance after #20 (never finished,
+ * steal during it) is owned by that steal too when it missed. */
 START_TEST(misses_outside_the_plan_are_counted_once)
 {
 	static struct syn_run s;
@@ -690,17 +699,32 @@ START_TEST(misses_outside_the_plan_are_counted_once)
 	s.pick_foreign = pick_foreign;
 	syn_write(&s);
 	struct dag_truth cam = dag_truth(&s, 0);
+	const int64_t d = s.deadline_ns[0], p = s.foreign_period_ns;
+	int want = 0, both = 0;
+	for (size_t i = 0; i < s.n_inst; i++) {
+		const struct syn_inst *in = &s.inst[i];
+		if (in->dag != 0 || (in->finished && in->finish_ns - in->release_ns <= d))
+			continue;
+		int64_t a = in->release_ns, b = in->release_ns + d;
+		bool st = false, fo = false;
+		for (size_t k = 0; k < s.n_steal; k++)
+			st |= s.steal[k].cpu == 0 && meets(s.steal[k].from_ns, s.steal[k].t_ns + d, a, b);
+		for (size_t k = 0; k < s.n_foreign; k++)
+			fo |= s.foreign[k].cpu == 0 && meets(s.foreign[k].from_ns - p, s.foreign[k].t_ns + p + d, a, b);
+		want += st || fo;
+		both += st && fo;
+	}
+	ck_assert_int_ge(want, 2);
+	ck_assert_int_ge(both, 1); /* m1: a sum would count it twice */
 	json_t *j = report_json(s.dir);
-	ck_assert_int_eq((int)jnum(j, "measured.misses_with_steal"), 2);
-	ck_assert_int_eq((int)jnum(j, "measured.foreign_dl.misses_overlapping"), 1);
 	ck_assert_int_eq((int)jnum(j, "measured.cpu_stalls.misses_overlapping"), 0); /* the synthetic jobs never wait */
-	ck_assert_int_eq((int)jnum(j, "measured.misses_outside_plan"), 2);
+	ck_assert_int_eq((int)jnum(j, "measured.misses_outside_plan"), want);
 	json_decref(j);
 	char *t = text_report(s.dir);
-	char want[200];
-	snprintf(want, sizeof(want), "-> 2 of %d misses meet a cause outside the plan (a CPU stall, stolen time, another "
-		 "reservation); %d meet none\n", cam.misses, cam.misses - 2);
-	ck_assert_msg(strstr(t, want), "no '%s' in\n%s", want, t);
+	char line[200];
+	snprintf(line, sizeof(line), "-> %d of %d misses meet a cause outside the plan (a CPU stall, stolen time, another "
+		 "reservation) or follow one within a deadline; %d meet none\n", want, cam.misses, cam.misses - want);
+	ck_assert_msg(strstr(t, line), "no '%s' in\n%s", line, t);
 	free(t);
 	static struct syn_run none;
 	syn_write(&none);
