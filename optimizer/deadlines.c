@@ -85,6 +85,7 @@ struct opt_ws *opt_ws_new(const struct opt_inst *in)
 	ok = graph_new(in, w) == 0 && ok;
 	ok = (w->mu = calloc(nc, sizeof(double))) && ok;
 	ok = (w->load = calloc(nc, sizeof(double))) && ok;
+	ok = (w->load2 = calloc(nc, sizeof(double))) && ok;
 	ok = (w->pload = calloc(nc, sizeof(double))) && ok;
 	ok = (w->bload = calloc(nc, sizeof(double))) && ok;
 	ok = (w->r = calloc(n, sizeof(int64_t))) && ok;
@@ -105,7 +106,7 @@ void opt_ws_free(struct opt_ws *w)
 	free(w->e), free(w->w), free(w->ef), free(w->eb), free(w->wf), free(w->wb), free(w->keep);
 	free(w->xf), free(w->xb);
 	free(w->dprop), free(w->c_w), free(w->c_wf), free(w->c_wb), free(w->c_ds), free(w->c_dp);
-	free(w->rf), free(w->rb), free(w->mu), free(w->load), free(w->dbest), free(w->r), free(w->pload), free(w->bload), free(w->keys);
+	free(w->rf), free(w->rb), free(w->mu), free(w->load), free(w->load2), free(w->dbest), free(w->r), free(w->pload), free(w->bload), free(w->keys);
 	free(w->c_wmax), free(w->dlim), free(w->emax), free(w->rmax), free(w->wmax), free(w->yf), free(w->yb);
 	free(w->g_topo), free(w->g_poff), free(w->g_pred), free(w->g_soff), free(w->g_succ);
 	opt_sol_free(&w->pbest);
@@ -163,6 +164,15 @@ static void sweep2(const struct opt_ws *w, size_t n, const double *x, double *xf
 	}
 }
 
+/* The largest of the core densities load, over cap. */
+static double top_load(const struct opt_inst *in, const double *load)
+{
+	double m = 0;
+	for (size_t c = 0; c < in->n_cores; c++)
+		m = load[c] > m ? load[c] : m;
+	return m / in->cap;
+}
+
 /* Largest core density over cap for deadlines d (CPU tasks). */
 static double max_load(const struct opt_inst *in, const struct opt_sol *s, struct opt_ws *w, const double *d)
 {
@@ -170,28 +180,30 @@ static double max_load(const struct opt_inst *in, const struct opt_sol *s, struc
 	for (size_t i = 0; i < in->n_tasks; i++)
 		if (s->where[i] >= 0)
 			w->load[s->where[i]] += w->e[i] / d[i];
-	double m = 0;
-	for (size_t c = 0; c < in->n_cores; c++)
-		m = w->load[c] > m ? w->load[c] : m;
-	return m / in->cap;
+	return top_load(in, w->load);
 }
 
 /* One reclaim pass (below) on the delays d from their sweeps xf / xb; returns whether a deadline grew
- * by more than 1e-6 (relative). */
+ * by more than 1e-6 (relative). load (or NULL): the core densities of the new deadlines, summed in
+ * the order max_load sums them (the same numbers, without another pass over the tasks). */
 static bool reclaim_update(const struct opt_inst *in, const struct opt_sol *s, const struct opt_ws *w, double *d,
-			   const double *xf, const double *xb)
+			   const double *xf, const double *xb, double *load)
 {
 	bool grew = false;
+	if (load)
+		memset(load, 0, in->n_cores * sizeof(double));
 	for (size_t i = 0; i < in->n_tasks; i++) {
 		if (s->where[i] < 0)
 			continue;
 		double D = w->dlim[i];
 		double lmax = xf[i] + xb[i] - d[i], wmax = w->wmax[i];
-		if (wmax <= 0 || lmax >= D)
-			continue;
-		double nd = opt_min(d[i] + w->w[i] * (D - lmax) / wmax, (double)in->T_ns[i]);
-		grew = grew || nd > d[i] * (1 + 1e-6);
-		d[i] = opt_max(d[i], nd);
+		if (!(wmax <= 0 || lmax >= D)) {
+			double nd = opt_min(d[i] + w->w[i] * (D - lmax) / wmax, (double)in->T_ns[i]);
+			grew = grew || nd > d[i] * (1 + 1e-6);
+			d[i] = opt_max(d[i], nd);
+		}
+		if (load)
+			load[s->where[i]] += w->e[i] / d[i];
 	}
 	return grew;
 }
@@ -206,20 +218,21 @@ static bool reclaim_update(const struct opt_inst *in, const struct opt_sol *s, c
  * delay (R_i = w->e[i] for accelerated tasks, as both rules write them): it is swept as it is. d2 (or
  * NULL, same form): a second deadline set reclaimed the same way, independently, its sweeps in the
  * same pass over the graph (w->yf / yb); each set stops after the first pass that grows none of its
- * deadlines. */
+ * deadlines. load / load2 (or NULL): the core densities of d / d2 after the last pass (none without
+ * a pass). */
 static void reclaim(const struct opt_inst *in, const struct opt_sol *s, struct opt_ws *w, double *d, double *d2,
-		    int passes)
+		    int passes, double *load, double *load2)
 {
 	bool on1 = true, on2 = d2 != NULL;
 	for (int p = 0; p < passes && (on1 || on2); p++) {
 		if (on1 && on2) {
 			sweep2(w, in->n_tasks, d, w->xf, w->xb, d2, w->yf, w->yb);
-			on1 = reclaim_update(in, s, w, d, w->xf, w->xb);
-			on2 = reclaim_update(in, s, w, d2, w->yf, w->yb);
+			on1 = reclaim_update(in, s, w, d, w->xf, w->xb, load);
+			on2 = reclaim_update(in, s, w, d2, w->yf, w->yb, load2);
 		} else {
 			double *dd = on1 ? d : d2;
 			sweep(w, in->n_tasks, dd, w->xf, w->xb);
-			bool grew = reclaim_update(in, s, w, dd, w->xf, w->xb);
+			bool grew = reclaim_update(in, s, w, dd, w->xf, w->xb, on1 ? load : load2);
 			if (on1)
 				on1 = grew;
 			else
@@ -261,7 +274,7 @@ static double rule_deadlines(const struct opt_inst *in, const struct opt_sol *s,
 		dp[i] = opt_min(w->w[i] * (w->dlim[i] - w->rmax[i]) / w->wmax[i], (double)in->T_ns[i]);
 		ok = dp[i] >= w->e[i];
 	}
-	reclaim(in, s, w, ds, ok ? dp : NULL, OPT_RECLAIM_LOOP);
+	reclaim(in, s, w, ds, ok ? dp : NULL, OPT_RECLAIM_LOOP, w->load, w->load2);
 	*pok = ok;
 	return worst;
 }
@@ -297,15 +310,17 @@ static double apply_rules(const struct opt_inst *in, struct opt_sol *s, struct o
 	}
 	if (worst > 1.0)
 		return OPT_PATH_INFEASIBLE + worst; /* graded, so that a repair can see progress */
-	double best = max_load(in, s, w, ds);
+	/* fresh rules: their reclaim left the core densities of ds in w->load, of dp in w->load2 */
+	bool summed = mode != RULES_CACHED && OPT_RECLAIM_LOOP > 0;
+	double best = summed ? top_load(in, w->load) : max_load(in, s, w, ds);
 	memcpy(s->d_ns, ds, n * sizeof(double));
 	memcpy(w->bload, w->load, in->n_cores * sizeof(double));
 	if (ok) {
-		double m = max_load(in, s, w, dp);
+		double m = summed ? top_load(in, w->load2) : max_load(in, s, w, dp);
 		if (m < best) {
 			best = m;
 			memcpy(s->d_ns, dp, n * sizeof(double));
-			memcpy(w->bload, w->load, in->n_cores * sizeof(double));
+			memcpy(w->bload, summed ? w->load2 : w->load, in->n_cores * sizeof(double));
 		}
 	}
 	return best;
@@ -367,7 +382,7 @@ double opt_deadlines_fast(const struct opt_inst *in, struct opt_sol *s, struct o
 	}
 	if (best < OPT_PATH_INFEASIBLE) {
 		if (OPT_RECLAIM_FINAL > 0) { /* any positive weights keep every path: the last round's */
-			reclaim(in, s, w, keep, NULL, OPT_RECLAIM_FINAL);
+			reclaim(in, s, w, keep, NULL, OPT_RECLAIM_FINAL, NULL, NULL);
 			best = opt_min(best, max_load(in, s, w, keep));
 		}
 		memcpy(s->d_ns, keep, in->n_tasks * sizeof(double));
@@ -481,7 +496,7 @@ static double deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double 
 			double *d = w->dbest; /* the delays of every task, as reclaim reads them */
 			for (size_t i = 0; i < in->n_tasks; i++)
 				d[i] = s->where[i] >= 0 ? s->d_ns[i] : w->e[i];
-			reclaim(in, s, w, d, NULL, OPT_RECLAIM_FINAL + 1);
+			reclaim(in, s, w, d, NULL, OPT_RECLAIM_FINAL + 1, NULL, NULL);
 			for (size_t i = 0; i < in->n_tasks; i++)
 				if (s->where[i] >= 0)
 					s->d_ns[i] = d[i];

@@ -154,6 +154,7 @@ struct opt_ws {
 	size_t n, nc;
 	double *e, *w, *ef, *eb, *wf, *wb, *rf, *rb, *mu, *load, *dbest, *keep, *pload;
 	double *bload; /* per core: loads of the deadlines opt_deadlines_fast applied last */
+	double *load2; /* per core: the proportional rule's loads, beside load (the slack rule's) */
 	double *xf, *xb;     /* slack reclaim: the sweeps of the current delays */
 	double *dprop;       /* the proportional rule's deadlines */
 	/* What opt_deadlines_fast computes before its first multiplier step does not depend on which core
