@@ -38,6 +38,36 @@
 #define OPT_RECLAIM_FINAL 2
 #endif
 
+/* The adjacency of every task in topological order, flat (CSR): g_pred[g_poff[t] .. g_poff[t + 1]) are
+ * the predecessors of task g_topo[t], in the DAG file's order (g_succ likewise). A sweep then reads
+ * three arrays instead of one struct pd_task per task. */
+static int graph_new(const struct opt_inst *in, struct opt_ws *w)
+{
+	size_t n = in->n_tasks, np = 0, ns = 0;
+	const size_t *topo = pd_dags_topo(in->dags);
+	for (size_t i = 0; i < n; i++)
+		np += in->tasks[i].n_preds, ns += in->tasks[i].n_succs;
+	w->g_topo = calloc(n + 1, sizeof(size_t));
+	w->g_poff = calloc(n + 1, sizeof(size_t));
+	w->g_soff = calloc(n + 1, sizeof(size_t));
+	w->g_pred = calloc(np + 1, sizeof(size_t));
+	w->g_succ = calloc(ns + 1, sizeof(size_t));
+	if (!w->g_topo || !w->g_poff || !w->g_soff || !w->g_pred || !w->g_succ)
+		return -1;
+	np = ns = 0;
+	for (size_t t = 0; t < n; t++) {
+		const struct pd_task *T = &in->tasks[topo[t]];
+		w->g_topo[t] = topo[t];
+		w->g_poff[t] = np, w->g_soff[t] = ns;
+		for (size_t p = 0; p < T->n_preds; p++)
+			w->g_pred[np++] = T->preds[p];
+		for (size_t p = 0; p < T->n_succs; p++)
+			w->g_succ[ns++] = T->succs[p];
+	}
+	w->g_poff[n] = np, w->g_soff[n] = ns;
+	return 0;
+}
+
 struct opt_ws *opt_ws_new(const struct opt_inst *in)
 {
 	struct opt_ws *w = calloc(1, sizeof(*w));
@@ -47,16 +77,19 @@ struct opt_ws *opt_ws_new(const struct opt_inst *in)
 	w->n = n;
 	w->nc = nc;
 	double **arrs[] = {&w->e, &w->w, &w->ef, &w->eb, &w->wf, &w->wb, &w->rf, &w->rb, &w->dbest, &w->keep,
-			   &w->x, &w->xf, &w->xb, &w->dprop, &w->c_w, &w->c_wf, &w->c_wb, &w->c_ds, &w->c_dp};
+			   &w->xf, &w->xb, &w->dprop, &w->c_w, &w->c_wf, &w->c_wb, &w->c_ds, &w->c_dp,
+			   &w->c_wmax, &w->dlim, &w->emax, &w->rmax, &w->wmax, &w->yf, &w->yb};
 	bool ok = true;
 	for (size_t j = 0; j < sizeof(arrs) / sizeof(arrs[0]); j++)
 		ok = (*arrs[j] = calloc(n, sizeof(double))) && ok;
+	ok = graph_new(in, w) == 0 && ok;
 	ok = (w->mu = calloc(nc, sizeof(double))) && ok;
 	ok = (w->load = calloc(nc, sizeof(double))) && ok;
+	ok = (w->load2 = calloc(nc, sizeof(double))) && ok;
 	ok = (w->pload = calloc(nc, sizeof(double))) && ok;
 	ok = (w->bload = calloc(nc, sizeof(double))) && ok;
 	ok = (w->r = calloc(n, sizeof(int64_t))) && ok;
-	ok = (w->keys = calloc(n, 2 * sizeof(double))) && ok;
+	ok = (w->keys = calloc(2 * n, 2 * sizeof(double))) && ok;
 	ok = opt_sol_init(&w->pbest, in) == 0 && ok;
 	ok = opt_sol_init(&w->ptmp, in) == 0 && ok;
 	if (!ok) {
@@ -71,9 +104,11 @@ void opt_ws_free(struct opt_ws *w)
 	if (!w)
 		return;
 	free(w->e), free(w->w), free(w->ef), free(w->eb), free(w->wf), free(w->wb), free(w->keep);
-	free(w->x), free(w->xf), free(w->xb);
+	free(w->xf), free(w->xb);
 	free(w->dprop), free(w->c_w), free(w->c_wf), free(w->c_wb), free(w->c_ds), free(w->c_dp);
-	free(w->rf), free(w->rb), free(w->mu), free(w->load), free(w->dbest), free(w->r), free(w->pload), free(w->bload), free(w->keys);
+	free(w->rf), free(w->rb), free(w->mu), free(w->load), free(w->load2), free(w->dbest), free(w->r), free(w->pload), free(w->bload), free(w->keys);
+	free(w->c_wmax), free(w->dlim), free(w->emax), free(w->rmax), free(w->wmax), free(w->yf), free(w->yb);
+	free(w->g_topo), free(w->g_poff), free(w->g_pred), free(w->g_soff), free(w->g_succ);
 	opt_sol_free(&w->pbest);
 	opt_sol_free(&w->ptmp);
 	free(w);
@@ -85,26 +120,57 @@ double opt_ws_path_exec(const struct opt_ws *w, size_t i)
 }
 
 /* Forward and backward longest sums of x over the paths ending at / starting from each task. */
-static void sweep(const struct opt_inst *in, const double *x, double *fwd, double *bwd)
+static void sweep(const struct opt_ws *w, size_t n, const double *x, double *fwd, double *bwd)
 {
-	const size_t *topo = pd_dags_topo(in->dags);
-	const struct pd_task *tasks = in->tasks;
-	for (size_t t = 0; t < in->n_tasks; t++) {
-		size_t i = topo[t];
-		const struct pd_task *T = &tasks[i];
+	const size_t *topo = w->g_topo, *off = w->g_poff, *adj = w->g_pred;
+	for (size_t t = 0; t < n; t++) {
 		double m = 0;
-		for (size_t p = 0; p < T->n_preds; p++)
-			m = fwd[T->preds[p]] > m ? fwd[T->preds[p]] : m;
-		fwd[i] = m + x[i];
+		for (size_t p = off[t]; p < off[t + 1]; p++)
+			m = fwd[adj[p]] > m ? fwd[adj[p]] : m;
+		fwd[topo[t]] = m + x[topo[t]];
 	}
-	for (size_t t = in->n_tasks; t-- > 0;) {
-		size_t i = topo[t];
-		const struct pd_task *T = &tasks[i];
+	off = w->g_soff, adj = w->g_succ;
+	for (size_t t = n; t-- > 0;) {
 		double m = 0;
-		for (size_t p = 0; p < T->n_succs; p++)
-			m = bwd[T->succs[p]] > m ? bwd[T->succs[p]] : m;
-		bwd[i] = m + x[i];
+		for (size_t p = off[t]; p < off[t + 1]; p++)
+			m = bwd[adj[p]] > m ? bwd[adj[p]] : m;
+		bwd[topo[t]] = m + x[topo[t]];
 	}
+}
+
+/* sweep() of x and of y in one pass over the graph (each result exactly as from its own sweep). */
+static void sweep2(const struct opt_ws *w, size_t n, const double *x, double *xf, double *xb, const double *y,
+		   double *yf, double *yb)
+{
+	const size_t *topo = w->g_topo, *off = w->g_poff, *adj = w->g_pred;
+	for (size_t t = 0; t < n; t++) {
+		double m = 0, k = 0;
+		for (size_t p = off[t]; p < off[t + 1]; p++) {
+			m = xf[adj[p]] > m ? xf[adj[p]] : m;
+			k = yf[adj[p]] > k ? yf[adj[p]] : k;
+		}
+		xf[topo[t]] = m + x[topo[t]];
+		yf[topo[t]] = k + y[topo[t]];
+	}
+	off = w->g_soff, adj = w->g_succ;
+	for (size_t t = n; t-- > 0;) {
+		double m = 0, k = 0;
+		for (size_t p = off[t]; p < off[t + 1]; p++) {
+			m = xb[adj[p]] > m ? xb[adj[p]] : m;
+			k = yb[adj[p]] > k ? yb[adj[p]] : k;
+		}
+		xb[topo[t]] = m + x[topo[t]];
+		yb[topo[t]] = k + y[topo[t]];
+	}
+}
+
+/* The largest of the core densities load, over cap. */
+static double top_load(const struct opt_inst *in, const double *load)
+{
+	double m = 0;
+	for (size_t c = 0; c < in->n_cores; c++)
+		m = load[c] > m ? load[c] : m;
+	return m / in->cap;
 }
 
 /* Largest core density over cap for deadlines d (CPU tasks). */
@@ -114,10 +180,32 @@ static double max_load(const struct opt_inst *in, const struct opt_sol *s, struc
 	for (size_t i = 0; i < in->n_tasks; i++)
 		if (s->where[i] >= 0)
 			w->load[s->where[i]] += w->e[i] / d[i];
-	double m = 0;
-	for (size_t c = 0; c < in->n_cores; c++)
-		m = w->load[c] > m ? w->load[c] : m;
-	return m / in->cap;
+	return top_load(in, w->load);
+}
+
+/* One reclaim pass (below) on the delays d from their sweeps xf / xb; returns whether a deadline grew
+ * by more than 1e-6 (relative). load (or NULL): the core densities of the new deadlines, summed in
+ * the order max_load sums them (the same numbers, without another pass over the tasks). */
+static bool reclaim_update(const struct opt_inst *in, const struct opt_sol *s, const struct opt_ws *w, double *d,
+			   const double *xf, const double *xb, double *load)
+{
+	bool grew = false;
+	if (load)
+		memset(load, 0, in->n_cores * sizeof(double));
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		if (s->where[i] < 0)
+			continue;
+		double D = w->dlim[i];
+		double lmax = xf[i] + xb[i] - d[i], wmax = w->wmax[i];
+		if (!(wmax <= 0 || lmax >= D)) {
+			double nd = opt_min(d[i] + w->w[i] * (D - lmax) / wmax, (double)in->T_ns[i]);
+			grew = grew || nd > d[i] * (1 + 1e-6);
+			d[i] = opt_max(d[i], nd);
+		}
+		if (load)
+			load[s->where[i]] += w->e[i] / d[i];
+	}
+	return grew;
 }
 
 /* Slack reclaim: the rule above is conservative (task i's share uses the worst execution sum and the
@@ -126,69 +214,67 @@ static double max_load(const struct opt_inst *in, const struct opt_sol *s, struc
  * gives every CPU task d_i += w_i (D' - Lmax_i) / Wmax_i, Lmax_i / Wmax_i the largest sums of x / w over
  * the paths through i: for every path P through i, Lmax_i >= L(P) and Wmax_i >= W(P), so P grows by at
  * most (D' - L(P)) and still fits. Deadlines only grow, so every density only falls. Reads the weight
- * sweeps w->w / wf / wb of the rule just applied; w->x / xf / xb are its scratch. */
-static void reclaim(const struct opt_inst *in, const struct opt_sol *s, struct opt_ws *w, double slack_frac,
-		    double *d, int passes)
+ * sweeps w->w / wmax of the rule just applied; w->xf / xb are its scratch. d must hold every task's
+ * delay (R_i = w->e[i] for accelerated tasks, as both rules write them): it is swept as it is. d2 (or
+ * NULL, same form): a second deadline set reclaimed the same way, independently, its sweeps in the
+ * same pass over the graph (w->yf / yb); each set stops after the first pass that grows none of its
+ * deadlines. load / load2 (or NULL): the core densities of d / d2 after the last pass (none without
+ * a pass). */
+static void reclaim(const struct opt_inst *in, const struct opt_sol *s, struct opt_ws *w, double *d, double *d2,
+		    int passes, double *load, double *load2)
 {
-	for (int p = 0; p < passes; p++) {
-		for (size_t i = 0; i < in->n_tasks; i++)
-			w->x[i] = s->where[i] >= 0 ? d[i] : w->e[i];
-		sweep(in, w->x, w->xf, w->xb);
-		bool grew = false;
-		for (size_t i = 0; i < in->n_tasks; i++) {
-			if (s->where[i] < 0)
-				continue;
-			double D = (double)in->D_ns[i] * (1.0 - slack_frac);
-			double lmax = w->xf[i] + w->xb[i] - w->x[i], wmax = w->wf[i] + w->wb[i] - w->w[i];
-			if (wmax <= 0 || lmax >= D)
-				continue;
-			double nd = opt_min(d[i] + w->w[i] * (D - lmax) / wmax, (double)in->T_ns[i]);
-			grew = grew || nd > d[i] * (1 + 1e-6);
-			d[i] = opt_max(d[i], nd);
+	bool on1 = true, on2 = d2 != NULL;
+	for (int p = 0; p < passes && (on1 || on2); p++) {
+		if (on1 && on2) {
+			sweep2(w, in->n_tasks, d, w->xf, w->xb, d2, w->yf, w->yb);
+			on1 = reclaim_update(in, s, w, d, w->xf, w->xb, load);
+			on2 = reclaim_update(in, s, w, d2, w->yf, w->yb, load2);
+		} else {
+			double *dd = on1 ? d : d2;
+			sweep(w, in->n_tasks, dd, w->xf, w->xb);
+			bool grew = reclaim_update(in, s, w, dd, w->xf, w->xb, on1 ? load : load2);
+			if (on1)
+				on1 = grew;
+			else
+				on2 = grew;
 		}
-		if (!grew)
-			break;
 	}
 }
 
 /* The deadlines of both rules at the current mu into ds (slack rule) and dp (proportional rule, valid
  * when *pok), accelerated tasks at their delay; no core loads. Returns the largest execution sum
  * over the paths through a task over its D (> 1: no deadlines fit; ds, dp then unset). */
-static double rule_deadlines(const struct opt_inst *in, const struct opt_sol *s, struct opt_ws *w, double slack_frac,
-			     double *ds, double *dp, bool *pok)
+static double rule_deadlines(const struct opt_inst *in, const struct opt_sol *s, struct opt_ws *w, double *ds,
+			     double *dp, bool *pok)
 {
 	for (size_t i = 0; i < in->n_tasks; i++)
 		w->w[i] = s->where[i] >= 0 ? sqrt(w->e[i] * w->mu[s->where[i]]) : 0.0;
-	sweep(in, w->w, w->wf, w->wb);
+	sweep(w, in->n_tasks, w->w, w->wf, w->wb);
+	for (size_t i = 0; i < in->n_tasks; i++)
+		w->wmax[i] = w->wf[i] + w->wb[i] - w->w[i];
 	/* slack rule */
-	double worst = 0;
+	double worst = w->worst;
 	for (size_t i = 0; i < in->n_tasks; i++) {
-		double D = (double)in->D_ns[i] * (1.0 - slack_frac);
-		double emax = w->ef[i] + w->eb[i] - w->e[i], wmax = w->wf[i] + w->wb[i] - w->w[i];
-		worst = opt_max(worst, emax / D);
 		if (s->where[i] < 0) {
 			ds[i] = dp[i] = w->e[i];
 			continue;
 		}
-		double extra = wmax > 0 ? w->w[i] * (D - emax) / wmax : 0;
+		double wmax = w->wmax[i];
+		double extra = wmax > 0 ? w->w[i] * (w->dlim[i] - w->emax[i]) / wmax : 0;
 		ds[i] = opt_min(w->e[i] + extra, (double)in->T_ns[i]);
 	}
 	*pok = false;
 	if (worst > 1.0)
 		return worst;
-	reclaim(in, s, w, slack_frac, ds, OPT_RECLAIM_LOOP);
-	/* proportional rule */
+	/* proportional rule (it does not read ds: both are reclaimed in one pass over the graph) */
 	bool ok = true;
 	for (size_t i = 0; i < in->n_tasks && ok; i++) {
 		if (s->where[i] < 0)
 			continue;
-		double D = (double)in->D_ns[i] * (1.0 - slack_frac);
-		double rmax = w->rf[i] + w->rb[i], wmax = w->wf[i] + w->wb[i] - w->w[i];
-		dp[i] = opt_min(w->w[i] * (D - rmax) / wmax, (double)in->T_ns[i]);
+		dp[i] = opt_min(w->w[i] * (w->dlim[i] - w->rmax[i]) / w->wmax[i], (double)in->T_ns[i]);
 		ok = dp[i] >= w->e[i];
 	}
-	if (ok)
-		reclaim(in, s, w, slack_frac, dp, OPT_RECLAIM_LOOP);
+	reclaim(in, s, w, ds, ok ? dp : NULL, OPT_RECLAIM_LOOP, w->load, w->load2);
 	*pok = ok;
 	return worst;
 }
@@ -198,8 +284,7 @@ enum rules_cache { RULES_FRESH, RULES_STORE, RULES_CACHED };
 /* One application of both rules with the current mu; the better one goes to s->d_ns. RULES_STORE
  * keeps the deadlines (and weight sweeps, which the final reclaim reads) in the cache, RULES_CACHED
  * takes them from it (every mu at 1: the first round). */
-static double apply_rules(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, double slack_frac,
-			  enum rules_cache mode)
+static double apply_rules(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, enum rules_cache mode)
 {
 	size_t n = in->n_tasks;
 	const double *ds = w->dbest, *dp = w->dprop;
@@ -209,13 +294,15 @@ static double apply_rules(const struct opt_inst *in, struct opt_sol *s, struct o
 		memcpy(w->w, w->c_w, n * sizeof(double));
 		memcpy(w->wf, w->c_wf, n * sizeof(double));
 		memcpy(w->wb, w->c_wb, n * sizeof(double));
+		memcpy(w->wmax, w->c_wmax, n * sizeof(double));
 		ds = w->c_ds, dp = w->c_dp, ok = w->c_pok, worst = w->c_worst;
 	} else {
-		worst = rule_deadlines(in, s, w, slack_frac, w->dbest, w->dprop, &ok);
+		worst = rule_deadlines(in, s, w, w->dbest, w->dprop, &ok);
 		if (mode == RULES_STORE) {
 			memcpy(w->c_w, w->w, n * sizeof(double));
 			memcpy(w->c_wf, w->wf, n * sizeof(double));
 			memcpy(w->c_wb, w->wb, n * sizeof(double));
+			memcpy(w->c_wmax, w->wmax, n * sizeof(double));
 			memcpy(w->c_ds, w->dbest, n * sizeof(double));
 			memcpy(w->c_dp, w->dprop, n * sizeof(double));
 			w->c_pok = ok, w->c_worst = worst, w->c_ok = true;
@@ -223,15 +310,17 @@ static double apply_rules(const struct opt_inst *in, struct opt_sol *s, struct o
 	}
 	if (worst > 1.0)
 		return OPT_PATH_INFEASIBLE + worst; /* graded, so that a repair can see progress */
-	double best = max_load(in, s, w, ds);
+	/* fresh rules: their reclaim left the core densities of ds in w->load, of dp in w->load2 */
+	bool summed = mode != RULES_CACHED && OPT_RECLAIM_LOOP > 0;
+	double best = summed ? top_load(in, w->load) : max_load(in, s, w, ds);
 	memcpy(s->d_ns, ds, n * sizeof(double));
 	memcpy(w->bload, w->load, in->n_cores * sizeof(double));
 	if (ok) {
-		double m = max_load(in, s, w, dp);
+		double m = summed ? top_load(in, w->load2) : max_load(in, s, w, dp);
 		if (m < best) {
 			best = m;
 			memcpy(s->d_ns, dp, n * sizeof(double));
-			memcpy(w->bload, w->load, in->n_cores * sizeof(double));
+			memcpy(w->bload, summed ? w->load2 : w->load, in->n_cores * sizeof(double));
 		}
 	}
 	return best;
@@ -240,8 +329,10 @@ static double apply_rules(const struct opt_inst *in, struct opt_sol *s, struct o
 double opt_deadlines_fast(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, double slack_frac,
 			  int iters)
 {
-	bool cached = w->reuse && w->c_ok; /* e, r, rf, rb, ef, eb of the last call still hold */
+	bool cached = w->reuse && w->c_ok; /* e, r, rf, rb, ef, eb, emax, rmax, worst of the last call hold */
 	w->reuse = false;
+	for (size_t i = 0; i < in->n_tasks; i++)
+		w->dlim[i] = (double)in->D_ns[i] * (1.0 - slack_frac);
 	if (!cached) {
 		w->c_ok = false;
 		double umax = opt_fifo_response(in, s, w->r);
@@ -252,18 +343,22 @@ double opt_deadlines_fast(const struct opt_inst *in, struct opt_sol *s, struct o
 			w->e[i] = (double)(s->where[i] >= 0 ? opt_exec_ns(in, s, i) : w->r[i]);
 			racc[i] = s->where[i] >= 0 ? 0.0 : w->e[i];
 		}
-		sweep(in, racc, w->rf, w->rb);
-		for (size_t i = 0; i < in->n_tasks; i++) /* rf + rb counted R_i twice for accel tasks */
-			if (s->where[i] < 0)
+		sweep2(w, in->n_tasks, racc, w->rf, w->rb, w->e, w->ef, w->eb);
+		w->worst = 0;
+		for (size_t i = 0; i < in->n_tasks; i++) {
+			if (s->where[i] < 0) /* rf + rb counted R_i twice for accel tasks */
 				w->rb[i] -= w->e[i];
-		sweep(in, w->e, w->ef, w->eb);
+			w->rmax[i] = w->rf[i] + w->rb[i];
+			w->emax[i] = w->ef[i] + w->eb[i] - w->e[i];
+			w->worst = opt_max(w->worst, w->emax[i] / w->dlim[i]);
+		}
 	}
 	for (size_t c = 0; c < in->n_cores; c++)
 		w->mu[c] = 1.0;
 	double *keep = w->keep;
 	double best = INFINITY;
 	for (int it = 0; it < (iters > 0 ? iters : 1); it++) {
-		double m = apply_rules(in, s, w, slack_frac, it ? RULES_FRESH : cached ? RULES_CACHED : RULES_STORE);
+		double m = apply_rules(in, s, w, it ? RULES_FRESH : cached ? RULES_CACHED : RULES_STORE);
 		if (m >= OPT_PATH_INFEASIBLE) {
 			best = opt_min(best, m);
 			break;
@@ -287,7 +382,7 @@ double opt_deadlines_fast(const struct opt_inst *in, struct opt_sol *s, struct o
 	}
 	if (best < OPT_PATH_INFEASIBLE) {
 		if (OPT_RECLAIM_FINAL > 0) { /* any positive weights keep every path: the last round's */
-			reclaim(in, s, w, slack_frac, keep, OPT_RECLAIM_FINAL);
+			reclaim(in, s, w, keep, NULL, OPT_RECLAIM_FINAL, NULL, NULL);
 			best = opt_min(best, max_load(in, s, w, keep));
 		}
 		memcpy(s->d_ns, keep, in->n_tasks * sizeof(double));
@@ -398,7 +493,13 @@ static double deadlines_lp(const struct opt_inst *in, struct opt_sol *s, double 
 		 * paths tight): the reclaim hands the rest out, which the local search's deadline-keeping
 		 * moves use */
 		if (start <= stop) {
-			reclaim(in, s, w, slack_frac, s->d_ns, OPT_RECLAIM_FINAL + 1);
+			double *d = w->dbest; /* the delays of every task, as reclaim reads them */
+			for (size_t i = 0; i < in->n_tasks; i++)
+				d[i] = s->where[i] >= 0 ? s->d_ns[i] : w->e[i];
+			reclaim(in, s, w, d, NULL, OPT_RECLAIM_FINAL + 1, NULL, NULL);
+			for (size_t i = 0; i < in->n_tasks; i++)
+				if (s->where[i] >= 0)
+					s->d_ns[i] = d[i];
 			start = opt_min(start, max_load(in, s, w, s->d_ns));
 		}
 		opt_ws_free(w);

@@ -198,7 +198,19 @@ static bool factor_blocks(struct ipm *p)
 	return true;
 }
 
-/* y = B^-1 r with the factored blocks (r and y may be the same array). */
+/* Whether v[0 .. n) are all +0 (a block's solution is then +0 too, bit for bit: +0 - A * (+0) and
+ * +0 / A for A > 0 stay +0). */
+static bool all_pos_zero(const double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] != 0 || signbit(v[i]))
+			return false;
+	return true;
+}
+
+/* y = B^-1 r with the factored blocks (r and y may be the same array). A block whose part of r is +0
+ * is skipped: a core's column of the Newton system is zero outside the DAGs with a task on that core,
+ * about a third of the solves at 120 tasks (10 DAGs, 8 cores). */
 static void solve_blocks(const struct ipm *p, const double *r, double *y)
 {
 	if (y != r)
@@ -207,6 +219,8 @@ static void solve_blocks(const struct ipm *p, const double *r, double *y)
 		size_t n = p->bn[g];
 		const double *A = &p->H[p->boff[g]];
 		double *v = y + p->b0[g];
+		if (all_pos_zero(v, n))
+			continue;
 		for (size_t i = 0; i < n; i++) {
 			for (size_t k = 0; k < i; k++)
 				v[i] -= A[i * n + k] * v[k];

@@ -24,6 +24,7 @@ struct heur {
 	size_t n_opt;  /* options per task: islands then servers */
 	int *opt_where; /* option -> where value (island's core 0, or -(1 + server)) */
 	struct opt_sol cur, tmp, keep;
+	struct opt_sol rep; /* repair: the packed plan of the best move of the current step */
 	/* A repair does not try moves that make the plan cost more than this (W): the caller only wants
 	 * plans that beat its incumbent, and the local search after a repair recovers little. */
 	double cutoff_w;

@@ -194,9 +194,8 @@ static double repair(struct heur *h, struct opt_sol *s, double r)
 	for (int step = 0; hot && load && mv && step < 4 * (int)in->n_tasks && r > 1.0 &&
 			   opt_now_s() < h->deadline_s;
 	     step++) {
-		double base = cost_of(h, s), best_score = INFINITY;
+		double base = cost_of(h, s), best_score = INFINITY, br = r;
 		long bi = -1;
-		int bw = 0;
 		find_hot(h, s, r, hot, load);
 		size_t nm = repair_moves(h, s, r, hot, mv);
 		for (size_t m = 0; m < nm && opt_now_s() < h->deadline_s; m++) { /* a step packs up to n x options */
@@ -212,14 +211,17 @@ static double repair(struct heur *h, struct opt_sol *s, double r)
 				continue;
 			/* leaving an infeasible region (paths, FIFO) matters more than any power */
 			double score = r >= OPT_PATH_INFEASIBLE ? r2 : (fmax(dc, 0) + 1e-6) / (r - r2);
-			if (score < best_score)
-				best_score = score, bi = (long)i, bw = h->tmp.where[i];
+			if (score < best_score) {
+				best_score = score, bi = (long)i, br = r2;
+				opt_sol_copy(&h->rep, &h->tmp, in);
+			}
 		}
 		if (bi < 0)
 			break;
-		s->where[bi] = bw;
-		spread_slots(in, s);
-		r = opt_pack(in, s, h->ws, h->slack_frac, false, h->deadline_s);
+		/* the move's plan as packed above: a pack depends only on the island (and FPGA slot)
+		 * assignment and the OPPs, so packing s with the move again gave the same plan */
+		opt_sol_copy(s, &h->rep, in);
+		r = br;
 	}
 	free(hot);
 	free(load);
@@ -654,7 +656,7 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 	struct vec *vs = calloc(nv > OPT_VECTOR_LIMIT ? 1 : nv, sizeof(*vs));
 	int rc = -1;
 	if (!h.ws || !h.opt_where || !vs || opt_sol_init(&h.cur, in) || opt_sol_init(&h.tmp, in) ||
-	    opt_sol_init(&h.keep, in))
+	    opt_sol_init(&h.keep, in) || opt_sol_init(&h.rep, in))
 		goto out;
 	for (size_t o = 0; o < h.n_opt; o++)
 		h.opt_where[o] = opt_option_where(in, o);
@@ -716,6 +718,7 @@ out:
 	opt_sol_free(&h.cur);
 	opt_sol_free(&h.tmp);
 	opt_sol_free(&h.keep);
+	opt_sol_free(&h.rep);
 	opt_ws_free(h.ws);
 	free(h.opt_where);
 	free(vs);
@@ -729,7 +732,8 @@ void opt_heur_improve(const struct opt_inst *in, struct opt_sol *s, double deadl
 	h.n_opt = in->n_isl + in->n_srv;
 	h.ws = opt_ws_new(in);
 	h.opt_where = calloc(h.n_opt, sizeof(int));
-	if (h.ws && h.opt_where && !opt_sol_init(&h.cur, in) && !opt_sol_init(&h.tmp, in) && !opt_sol_init(&h.keep, in)) {
+	if (h.ws && h.opt_where && !opt_sol_init(&h.cur, in) && !opt_sol_init(&h.tmp, in) && !opt_sol_init(&h.keep, in) &&
+	    !opt_sol_init(&h.rep, in)) {
 		for (size_t o = 0; o < h.n_opt; o++)
 			h.opt_where[o] = opt_option_where(in, o);
 		improve(&h, s);
@@ -737,6 +741,7 @@ void opt_heur_improve(const struct opt_inst *in, struct opt_sol *s, double deadl
 	opt_sol_free(&h.cur);
 	opt_sol_free(&h.tmp);
 	opt_sol_free(&h.keep);
+	opt_sol_free(&h.rep);
 	opt_ws_free(h.ws);
 	free(h.opt_where);
 }
@@ -751,7 +756,7 @@ bool opt_heur_polish(const struct opt_inst *in, struct opt_sol *s, double deadli
 	h.opt_where = calloc(h.n_opt, sizeof(int));
 	bool ok = false;
 	if (!h.ws || !h.opt_where || opt_sol_init(&h.cur, in) || opt_sol_init(&h.tmp, in) ||
-	    opt_sol_init(&h.keep, in))
+	    opt_sol_init(&h.keep, in) || opt_sol_init(&h.rep, in))
 		goto out;
 	for (size_t o = 0; o < h.n_opt; o++)
 		h.opt_where[o] = opt_option_where(in, o);
@@ -766,6 +771,7 @@ out:
 	opt_sol_free(&h.cur);
 	opt_sol_free(&h.tmp);
 	opt_sol_free(&h.keep);
+	opt_sol_free(&h.rep);
 	opt_ws_free(h.ws);
 	free(h.opt_where);
 	return ok;

@@ -154,7 +154,8 @@ struct opt_ws {
 	size_t n, nc;
 	double *e, *w, *ef, *eb, *wf, *wb, *rf, *rb, *mu, *load, *dbest, *keep, *pload;
 	double *bload; /* per core: loads of the deadlines opt_deadlines_fast applied last */
-	double *x, *xf, *xb; /* slack reclaim: current delays and their sweeps */
+	double *load2; /* per core: the proportional rule's loads, beside load (the slack rule's) */
+	double *xf, *xb;     /* slack reclaim: the sweeps of the current delays */
 	double *dprop;       /* the proportional rule's deadlines */
 	/* What opt_deadlines_fast computes before its first multiplier step does not depend on which core
 	 * of its island a task runs on (execution times, FIFO responses, their path sweeps, and with every
@@ -164,9 +165,18 @@ struct opt_ws {
 	 * filled the cache: c_ok). */
 	bool reuse, c_ok, c_pok;
 	double c_worst;
-	double *c_w, *c_wf, *c_wb, *c_ds, *c_dp;
+	double *c_w, *c_wf, *c_wb, *c_ds, *c_dp, *c_wmax;
+	/* Per call (they depend on the island assignment only, so a reusing call keeps them): D' per task,
+	 * the largest execution sum over the paths through a task (ef + eb - e), the accelerator delays
+	 * on them (rf + rb), and the largest of emax / D' ("worst"). wmax: wf + wb - w of the weights
+	 * applied last (what both rules and the reclaim divide by). */
+	double *dlim, *emax, *rmax, *wmax;
+	double worst;
+	double *yf, *yb;     /* reclaim of the second rule's deadlines, swept beside the first */
+	/* The DAGs' adjacency in topological order (CSR, task indices): the path sweeps read only these. */
+	size_t *g_topo, *g_poff, *g_pred, *g_soff, *g_succ;
 	int64_t *r;
-	void *keys;                  /* pack: n (index, density) pairs */
+	void *keys;                  /* pack: 2n (index, density) pairs, the second n its sort's scratch */
 	struct opt_sol pbest, ptmp;  /* pack */
 };
 /* Results >= these mean "a path cannot fit even at d = C" / "a FIFO server is over 100 %"; the

@@ -18,20 +18,39 @@ struct key {
 	double dens;
 };
 
-static int by_dens_desc(const void *a, const void *b)
+/* Sorts k[0 .. n) by decreasing density, stably (equal densities keep their order, as glibc's merge
+ * sort did here before: the same packs); tmp: n keys of scratch. Bottom-up merge sort, inline
+ * comparisons: a pack sorts 3 times and a repair step packs 24 times, and qsort's calls through the
+ * comparator were 8 % of the heuristic's instructions at 120 tasks. */
+static void sort_dens_desc(struct key *k, struct key *tmp, size_t n)
 {
-	double x = ((const struct key *)a)->dens, y = ((const struct key *)b)->dens;
-	return (x < y) - (x > y);
+	struct key *src = k, *dst = tmp;
+	for (size_t width = 1; width < n; width *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * width) {
+			size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+			size_t a = lo, b = mid, o = lo;
+			while (a < mid && b < hi) /* the right run's key first only when strictly denser */
+				dst[o++] = src[b].dens > src[a].dens ? src[b++] : src[a++];
+			while (a < mid)
+				dst[o++] = src[a++];
+			while (b < hi)
+				dst[o++] = src[b++];
+		}
+		struct key *t = src;
+		src = dst, dst = t;
+	}
+	if (src != k)
+		memcpy(k, src, n * sizeof(*k));
 }
 
-/* Worst-fit decreasing of the CPU tasks' densities onto the cores of their islands. */
+/* Worst-fit decreasing of the CPU tasks' densities onto the cores of their islands. keys: 2 n_tasks. */
 static void wfd(const struct opt_inst *in, struct opt_sol *s, struct key *keys, double *load)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < in->n_tasks; i++)
 		if (s->where[i] >= 0)
 			keys[n++] = (struct key){i, (double)opt_exec_ns(in, s, i) / s->d_ns[i]};
-	qsort(keys, n, sizeof(*keys), by_dens_desc);
+	sort_dens_desc(keys, keys + in->n_tasks, n);
 	memset(load, 0, in->n_cores * sizeof(double));
 	for (size_t j = 0; j < n; j++) {
 		size_t i = keys[j].i, k = in->core_isl[s->where[i]];

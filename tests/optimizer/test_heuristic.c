@@ -8,6 +8,8 @@
  *   write exactly the deadlines and return exactly the density of a fresh call;
  * - a pack (its incremental relieve moves, the LP polish) reports exactly the max density of the
  *   cores and deadlines it leaves in the solution;
+ * - the fast rules, a pack and the interior point method write, bit for bit, the numbers of the
+ *   version before their work-saving rewrite (hashes of the deadlines and densities);
  * - the local search (deadline-keeping moves with incremental core loads, bounded re-packs) keeps a
  *   packed plan packed and never raises its power;
  * - the heuristic's plans at 80 tasks (XU4; Xavier with GPU tasks, where the descent, its group
@@ -23,6 +25,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct fx {
 	pd_plan *plan;
@@ -318,6 +321,66 @@ START_TEST(pack_reports_its_plan)
 }
 END_TEST
 
+/* FNV-1a over the bits of x: the numbers below must match bit for bit, not within a tolerance. */
+static uint64_t mix(uint64_t h, double x)
+{
+	uint64_t b;
+	memcpy(&b, &x, sizeof(b));
+	for (int k = 0; k < 8; k++)
+		h = (h ^ ((b >> (8 * k)) & 0xff)) * 0x100000001b3ULL;
+	return h;
+}
+
+/* The fast rules' hash of the version before their flat adjacency, two-set reclaim pass, cached path
+ * sums and fused core sums, pack's own merge sort and the IPM's skipped zero blocks (main at 9084115):
+ * those changes were meant to save work only. A change that means to change these numbers updates
+ * the constants (and says why); one that does not must leave them. */
+#define FAST_RULES_HASH 0x55dc7b328986640aULL
+#define PACK_IPM_HASH 0xa2cbd472be19ddc6ULL
+
+/* On random plans of both bench-shaped sets: every deadline and density the fast rules (1-8 rounds),
+ * a pack (without the LP) and the interior point method (run to the optimum from the fast rules'
+ * deadlines) write, hashed bit for bit, against the figures of the version before the work-saving
+ * changes above. */
+START_TEST(deadline_numbers_unchanged)
+{
+	uint64_t hf = 0xcbf29ce484222325ULL, hp = hf;
+	int checked = 0;
+	for (int which = 0; which < 2; which++) {
+		struct fx f;
+		fx_init(&f, set_of(which, 91 + (uint64_t)which));
+		struct opt_sol p;
+		ck_assert_int_eq(opt_sol_init(&p, &f.in), 0);
+		for (int t = 0; t < 24; t++) {
+			if (!random_plan(&f))
+				continue;
+			opt_sol_copy(&p, &f.s, &f.in);
+			double r = opt_deadlines_fast(&f.in, &f.s, f.w, 0, 1 + t % 8);
+			hf = mix(hf, r);
+			if (r >= OPT_PATH_INFEASIBLE)
+				continue;
+			checked++;
+			for (size_t i = 0; i < f.in.n_tasks; i++)
+				hf = mix(hf, f.s.where[i] >= 0 ? f.s.d_ns[i] : 0);
+			double best = r;
+			int dec = opt_deadlines_ipm(&f.in, &f.s, f.w->e, 0, 0, opt_now_s() + 30, &best);
+			hp = mix(mix(hp, best), dec);
+			for (size_t i = 0; i < f.in.n_tasks; i++)
+				hp = mix(hp, f.s.where[i] >= 0 ? f.s.d_ns[i] : 0);
+			r = opt_pack(&f.in, &p, f.w, 0, false, opt_now_s() + 30);
+			hp = mix(hp, r);
+			for (size_t i = 0; i < f.in.n_tasks; i++)
+				hp = mix(mix(hp, p.where[i]), p.where[i] >= 0 ? p.d_ns[i] : 0);
+		}
+		opt_sol_free(&p);
+		fx_free(&f);
+	}
+	ck_assert_int_ge(checked, 24);
+	ck_assert_msg(hf == FAST_RULES_HASH, "fast rules: hash 0x%016llx", (unsigned long long)hf);
+	ck_assert_msg(hp == PACK_IPM_HASH, "pack and IPM: hash 0x%016llx", (unsigned long long)hp);
+}
+END_TEST
+
 /* The local search's moves (deadline-keeping ones with their incremental core loads, and re-packs)
  * leave a packed plan that costs no more: the recomputed max density stays within cap. */
 START_TEST(local_search_keeps_plan_packed)
@@ -421,6 +484,7 @@ int main(void)
 	tcase_add_test(tc, fast_deadlines_fit_paths_and_report_density);
 	tcase_add_test(tc, fast_deadlines_reuse_equals_fresh);
 	tcase_add_test(tc, pack_reports_its_plan);
+	tcase_add_test(tc, deadline_numbers_unchanged);
 	tcase_add_test(tc, local_search_keeps_plan_packed);
 	tcase_add_test(tc, heuristic_plans_check_and_repeat);
 	tcase_add_test(tc, heuristic_finds_plan_on_loaded_xu4_120);
