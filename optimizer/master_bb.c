@@ -63,6 +63,12 @@ struct bb {
  * benchmark's 30-task packings in 0.01-2 s; GLPK's core-level master sometimes not in 9 s); a leaf
  * left undecided stays open and the search goes on. */
 #define BB_EXACT_S 2.0
+/* Pools up to this many tasks. On Xavier's 20-task sets they are what proves them (fresh seeds
+ * 2487680 3667495 418053: 0.8-1.6 s with, two of three open in 10 s without). A pooled leaf costs
+ * more than one island split's (0.3-0.7 s to prove unpackable at 20 tasks, against ~8 LP nodes),
+ * and at 30 tasks, where 60-odd vectors below the cut-off share the time, the plans came out up to
+ * 0.1 % dearer (seed 2487680: 5.2691-5.2713 W with, 5.2628-5.2690 W without, three runs each). */
+#define BB_POOL_TASKS 20
 
 static size_t n_options(const struct opt_inst *in) { return in->n_isl + in->n_srv; }
 
@@ -265,6 +271,8 @@ double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_so
 	memcpy(B.s.isl_opp, s->isl_opp, in->n_isl * sizeof(size_t));
 	memcpy(B.s.acc_opp, s->acc_opp, in->n_acc * sizeof(size_t));
 	opt_twin_pools(in, s, B.pool);
+	for (size_t k = 0; in->n_tasks > BB_POOL_TASKS && k < in->n_isl; k++)
+		B.pool[k] = k;
 	for (size_t k = 0; k < in->n_isl; k++)
 		B.pooled = B.pooled || B.pool[k] != k;
 	for (size_t i = 0; i < in->n_tasks; i++)
