@@ -15,6 +15,11 @@
  * subtree is closed); a point where every u_i >= C_i / d_i is a certificate for its assignment. At a
  * leaf such a point is the plan (its deadlines, checked again by the exact evaluator).
  *
+ * Pools (opt_corepack_pooled, the branch and bound's leaves): identical islands at one OPP share
+ * their cores, so a task placed on any of them may go to any core of all of them (its runtime is the
+ * same there), the island rows become one row per pool, and the empty cores of a pool are
+ * interchangeable. A "cannot be packed" then covers every split of the pool's tasks between twins.
+ *
  * Why not GLPK's tree search on the core-level master: with the assignment fixed GLPK sometimes
  * cannot decide a 20-task packing in 9 s (symmetric cores, lazily separated tangents at every node),
  * while this search mostly needs a few hundred small LPs.
@@ -51,6 +56,7 @@ struct cp {
 	double *C;        /* per task: execution time (ms) */
 	size_t *order, n_cpu;
 	int *core_of;     /* per task: core, or -1 while free */
+	size_t *pool;     /* per island: the island whose cores it shares (itself, or its pool's first) */
 	int *ind;
 	double *val, *x;
 	double deadline_s;
@@ -118,11 +124,14 @@ static void build(struct cp *P, const int64_t *r_ns)
 		P->core_row[c] = glp_add_rows(P->lp, 1), glp_set_row_bnds(P->lp, P->core_row[c], GLP_UP, 0, in->cap);
 	for (size_t k = 0; k < in->n_isl; k++) {
 		int n = 0;
+		size_t cores = 0;
+		for (size_t q = 0; q < in->n_isl; q++)
+			cores += P->pool[q] == k ? in->isl_ncores[q] : 0;
 		for (size_t i = 0; i < in->n_tasks; i++)
-			if (P->s->where[i] >= 0 && in->core_isl[P->s->where[i]] == k)
+			if (P->s->where[i] >= 0 && P->pool[in->core_isl[P->s->where[i]]] == k)
 				P->ind[++n] = P->u[i], P->val[n] = 1.0;
 		if (n)
-			lp_row(P->lp, GLP_UP, (double)in->isl_ncores[k] * in->cap, n, P->ind, P->val);
+			lp_row(P->lp, GLP_UP, (double)cores * in->cap, n, P->ind, P->val);
 	}
 	build_paths(P, r_ns);
 	for (size_t i = 0; i < in->n_tasks; i++)
@@ -208,13 +217,14 @@ static int dfs(struct cp *P, size_t pos)
 	if (pos == P->n_cpu)
 		return leaf(P);
 	const struct opt_inst *in = P->in;
-	size_t i = P->order[pos], k = in->core_isl[P->s->where[i]];
-	size_t c0 = in->isl_core0[k], nc = in->isl_ncores[k];
-	/* the island's used cores by the LP's load, least loaded first, then one empty core */
+	size_t i = P->order[pos], k = P->pool[in->core_isl[P->s->where[i]]];
+	/* the pool's used cores by the LP's load, least loaded first, then one empty core */
 	double load[64];
 	size_t cand[64], n = 0;
 	bool empty_tried = false;
-	for (size_t c = c0; c < c0 + nc && n < 64; c++) {
+	for (size_t c = 0; c < in->n_cores && n < 64; c++) {
+		if (P->pool[in->core_isl[c]] != k)
+			continue;
 		double l = 0;
 		bool used = false;
 		for (size_t j = 0; j < in->n_tasks; j++)
@@ -258,6 +268,11 @@ static void sort_desc(size_t *order, size_t n, const double *key)
 
 int opt_corepack(const struct opt_inst *in, struct opt_sol *s, double deadline_s)
 {
+	return opt_corepack_pooled(in, s, false, deadline_s);
+}
+
+int opt_corepack_pooled(const struct opt_inst *in, struct opt_sol *s, bool pool, double deadline_s)
+{
 	struct cp P = {.in = in, .s = s, .deadline_s = deadline_s};
 	size_t n = in->n_tasks;
 	int64_t *r_ns = calloc(n + 1, sizeof(int64_t));
@@ -266,11 +281,17 @@ int opt_corepack(const struct opt_inst *in, struct opt_sol *s, double deadline_s
 	P.core_row = calloc(in->n_cores + 1, sizeof(int)), P.C = calloc(n + 1, sizeof(double));
 	P.order = calloc(n + 1, sizeof(size_t)), P.core_of = calloc(n + 1, sizeof(int));
 	P.ind = calloc(2 * n + 8, sizeof(int)), P.val = calloc(2 * n + 8, sizeof(double));
+	P.pool = calloc(in->n_isl + 1, sizeof(size_t));
 	P.lp = glp_create_prob();
 	int res = -1;
 	if (!r_ns || !key || !P.d || !P.u || !P.F || !P.core_row || !P.C || !P.order || !P.core_of || !P.ind ||
-	    !P.val || !P.lp)
+	    !P.val || !P.pool || !P.lp)
 		goto out;
+	if (pool)
+		opt_twin_pools(in, s, P.pool);
+	else
+		for (size_t k = 0; k < in->n_isl; k++)
+			P.pool[k] = k;
 	opt_fifo_response(in, s, r_ns);
 	for (size_t i = 0; i < n; i++) {
 		P.core_of[i] = -1;
@@ -301,6 +322,6 @@ out:
 	if (P.lp)
 		glp_delete_prob(P.lp);
 	free(r_ns), free(key), free(P.d), free(P.u), free(P.F), free(P.core_row), free(P.C), free(P.order);
-	free(P.core_of), free(P.ind), free(P.val);
+	free(P.core_of), free(P.ind), free(P.val), free(P.pool);
 	return res;
 }

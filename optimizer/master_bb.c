@@ -20,28 +20,66 @@
  * and an assignment that cannot be packed gets a no-good row in the screening LP (valid at this
  * vector, freed afterwards) and the node is solved again. Every node's LP is an outer approximation,
  * so every closure is valid.
+ *
+ * Identical islands at one OPP (Xavier's Carmel clusters, most often two to four at one level) are
+ * one option, a "pool" (opt_twin_pools): their cores are interchangeable in every rule of the model,
+ * so a plan's power and packability depend only on which pool each task is in, not on which twin.
+ * Branching on the twins (as until 2026-12-05) searched every split of a pool's tasks between them,
+ * each a leaf of its own, at equal LP bounds: the LP cannot tell the splits apart. A leaf is an LP
+ * optimum integral in the pools (shares may still be split between twins: the power is the same);
+ * its packing is decided over the pool's cores (opt_corepack_pooled), and a "no" is a no-good on
+ * the pools, valid for every split. The symmetry rows stay in the LP (every plan keeps an
+ * equivalent that satisfies them; that equivalent has the same pools).
+ *
+ * Dual closures (since 2026-12-05): after a node's LP, opt_screen_option_bounds gives for every free
+ * task and option a bound valid for every point of that LP with the option at 1 (safe against the
+ * simplex's tolerances); an option whose bound reaches the cut-off is closed in the node's subtree,
+ * and a child whose pool is closed, or whose bound is at the cut-off, is not solved at all. Every
+ * plan of the subtree below the cut-off keeps an equivalent that is a point of the node's LP, and
+ * that point has every closed option at 0, so no such plan is lost.
  */
 struct bb {
 	struct master *M, *C;
 	struct opt_sol *inc, s, tmp;
 	struct opt_ws *w;
 	struct cand cd;
-	long *fixed; /* per task: fixed option, or -1 */
+	long *fixed; /* per task: fixed option, or -1 (an island option stands for its pool) */
+	size_t *pool; /* per island: its pool (opt_twin_pools), or itself without pooling */
+	bool pooled;  /* some pool has more than one island */
+	/* Options closed by their dual bound (opt_screen_option_bounds) in the current node's subtree:
+	 * closed[i * no + o], the closures in order on a stack (undone when their node returns), and the
+	 * bounds of the last node's LP. */
+	char *closed;
+	size_t *stack, n_stack;
+	double *ob;
 	int *nogood; /* no-good rows added to the screening LP at this vector */
 	size_t n_nogood, cap_nogood;
 	double dl;
 	bool unfinished; /* out of time */
 	bool unknown;    /* some leaf's packing was not decided */
+	size_t depth; /* of the current node */
 };
 /* One exact packing check of the branch and bound may take this long (corepack.c decides the
  * benchmark's 30-task packings in 0.01-2 s; GLPK's core-level master sometimes not in 9 s); a leaf
  * left undecided stays open and the search goes on. */
 #define BB_EXACT_S 2.0
+/* Pools up to this many tasks. On Xavier's 20-task sets they are what proves them (fresh seeds
+ * 2487680 3667495 418053: 0.8-1.6 s with, two of three open in 10 s without). A pooled leaf costs
+ * more than one island split's (0.3-0.7 s to prove unpackable at 20 tasks, against ~8 LP nodes),
+ * and at 30 tasks, where 60-odd vectors below the cut-off share the time, the plans came out up to
+ * 0.1 % dearer (seed 2487680: 5.2691-5.2713 W with, 5.2628-5.2690 W without, three runs each). */
+#define BB_POOL_TASKS 20
 
 static size_t n_options(const struct opt_inst *in) { return in->n_isl + in->n_srv; }
 
-/* Most fractional free task (largest 1 - max share), or n_tasks when the LP optimum is integral; the
- * option with its largest share in *best_o. */
+/* The branching option that option o belongs to: its island's pool, or the server itself. */
+static size_t bb_group(const struct bb *B, size_t o)
+{
+	return o < B->M->in->n_isl ? B->pool[o] : o;
+}
+
+/* Most fractional free task (largest 1 - max share of one pool or server), or n_tasks when the LP
+ * optimum is integral in those; the pool or server with its largest share in *best_o. */
 static size_t bb_branch_task(const struct bb *B, long *best_o)
 {
 	const struct opt_inst *in = B->M->in;
@@ -53,7 +91,11 @@ static size_t bb_branch_task(const struct bb *B, long *best_o)
 		double top = 0;
 		long o_top = 0;
 		for (size_t o = 0; o < n_options(in); o++) {
-			double sh = opt_screen_share(B->M->scr, i, o);
+			if (bb_group(B, o) != o)
+				continue;
+			double sh = 0;
+			for (size_t q = o; q < n_options(in); q++)
+				sh += bb_group(B, q) == o ? opt_screen_share(B->M->scr, i, q) : 0;
 			if (sh > top)
 				top = sh, o_top = (long)o;
 		}
@@ -82,14 +124,68 @@ static int bb_leaf(struct bb *B)
 	memcpy(B->cd.acc_opp, B->s.acc_opp, in->n_acc * sizeof(size_t));
 	opt_sol_copy(&B->tmp, &B->s, in);
 	memcpy(B->tmp.where, B->cd.where, in->n_tasks * sizeof(int));
-	int r = opt_corepack(in, &B->tmp, fmin(B->dl, opt_now_s() + BB_EXACT_S));
-	if (r < 0 && B->C)
-		r = opt_mst_pack_exact(B->C, &B->cd, &B->tmp, fmin(B->dl, opt_now_s() + BB_EXACT_S));
+	int r = opt_corepack_pooled(in, &B->tmp, B->pooled, fmin(B->dl, opt_now_s() + BB_EXACT_S));
+	if (r < 0 && B->C) {
+		/* the core-level master keeps every task on its island: with pools, only its plans count */
+		int rc = opt_mst_pack_exact(B->C, &B->cd, &B->tmp, fmin(B->dl, opt_now_s() + BB_EXACT_S));
+		r = rc == 1 || !B->pooled ? rc : -1;
+	}
 	if (r == 1 && (!B->inc->ok || B->tmp.power_w < B->inc->power_w))
 		opt_sol_copy(B->inc, &B->tmp, in);
 	if (r == 0)
-		B->nogood[B->n_nogood++] = opt_screen_nogood(B->M->scr, B->cd.where);
+		B->nogood[B->n_nogood++] = opt_screen_nogood(B->M->scr, B->cd.where, B->pool);
 	return r;
+}
+
+/* Whether option o of task i is open under its fixing (closures aside). */
+static bool bb_admits(const struct bb *B, size_t i, size_t o)
+{
+	return B->fixed[i] < 0 || (size_t)B->fixed[i] == bb_group(B, o);
+}
+
+/* Task i's options as its fixing and the closures leave them open. */
+static void bb_open_task(struct bb *B, size_t i)
+{
+	size_t no = n_options(B->M->in);
+	for (size_t o = 0; o < no; o++)
+		opt_screen_open(B->M->scr, &B->s, i, o, bb_admits(B, i, o) && !B->closed[i * no + o]);
+}
+
+/*
+ * Closes, in this node's subtree, every option of a free task whose dual bound reaches the cut-off:
+ * no plan the node admits puts that task there for less. Those columns are at 0 in the node's LP
+ * optimum (a column with a share has reduced cost 0 or less: its bound is the node's), so the LP
+ * optimum, and the branching decision taken from it, stay as they are.
+ */
+static void bb_close(struct bb *B, double cut)
+{
+	const struct opt_inst *in = B->M->in;
+	size_t no = n_options(in);
+	if (!isfinite(cut) || !isfinite(opt_screen_option_bounds(B->M->scr, B->ob))) {
+		for (size_t io = 0; io < in->n_tasks * no; io++)
+			B->ob[io] = -INFINITY;
+		return;
+	}
+	for (size_t i = 0; i < in->n_tasks; i++)
+		for (size_t o = 0; B->fixed[i] < 0 && o < no; o++) {
+			size_t io = i * no + o;
+			if (B->closed[io] || !isfinite(B->ob[io]) || B->ob[io] < cut)
+				continue;
+			B->closed[io] = 1;
+			B->stack[B->n_stack++] = io;
+			opt_screen_open(B->M->scr, &B->s, i, o, false);
+		}
+}
+
+/* Undoes the closures made since the stack held n. */
+static void bb_reopen(struct bb *B, size_t n)
+{
+	size_t no = n_options(B->M->in);
+	while (B->n_stack > n) {
+		size_t io = B->stack[--B->n_stack], i = io / no;
+		B->closed[io] = 0;
+		opt_screen_open(B->M->scr, &B->s, i, io % no, bb_admits(B, i, io % no));
+	}
 }
 
 static void bb_node(struct bb *B)
@@ -122,15 +218,32 @@ static void bb_node(struct bb *B)
 			return;
 		}
 	}
+	size_t no = n_options(in), n_stack = B->n_stack;
+	bb_close(B, cut_w(in, B->inc));
+	/* the branching task's bounds: a child is skipped when its bound reaches the cut-off, which
+	 * falls as the earlier children find plans */
+	double *cb = B->ob + in->n_tasks * no + (size_t)B->depth * no;
+	for (size_t o = 0; o < no; o++) /* a pool's bound: the smallest of its islands' that are open */
+		cb[o] = INFINITY;
+	for (size_t o = 0; o < no; o++)
+		if (!B->closed[bi * no + o])
+			cb[bb_group(B, o)] = fmin(cb[bb_group(B, o)], B->ob[bi * no + o]);
+	B->depth++;
 	/* children: the LP's favourite option first, then the others */
-	for (size_t t = 0; t < n_options(in) && !B->unfinished; t++) {
+	for (size_t t = 0; t < no && !B->unfinished; t++) {
 		long o = t == 0 ? o_top : (long)(t - 1 < (size_t)o_top ? t - 1 : t);
+		if (bb_group(B, (size_t)o) != (size_t)o)
+			continue;
+		if (cb[o] >= cut_w(in, B->inc)) /* every island of the pool closed, or its bound at the cut-off */
+			continue;
 		B->fixed[bi] = o;
-		opt_screen_fix(B->M->scr, &B->s, bi, o);
+		bb_open_task(B, bi);
 		bb_node(B);
 	}
+	B->depth--;
 	B->fixed[bi] = -1;
-	opt_screen_fix(B->M->scr, &B->s, bi, -1);
+	bb_open_task(B, bi);
+	bb_reopen(B, n_stack);
 }
 
 /* Returns INFINITY when the search closed vector s (any better plan is now the incumbent), else
@@ -146,10 +259,22 @@ double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_so
 	B.fixed = malloc(in->n_tasks * sizeof(long));
 	B.cap_nogood = 256;
 	B.nogood = malloc(B.cap_nogood * sizeof(int));
-	if (!B.w || !B.fixed || !B.nogood || opt_sol_init(&B.s, in) || opt_sol_init(&B.tmp, in) || opt_mst_cand_alloc(&B.cd, in))
+	size_t nio = in->n_tasks * n_options(in);
+	B.closed = calloc(nio + 1, 1);
+	B.stack = malloc((nio + 1) * sizeof(size_t));
+	/* the last node's bounds, then one row of the branching task's per depth (at most n_tasks) */
+	B.ob = malloc((nio + (in->n_tasks + 1) * n_options(in)) * sizeof(double));
+	B.pool = malloc((in->n_isl + 1) * sizeof(size_t));
+	if (!B.w || !B.fixed || !B.nogood || !B.closed || !B.stack || !B.ob || !B.pool || opt_sol_init(&B.s, in) ||
+	    opt_sol_init(&B.tmp, in) || opt_mst_cand_alloc(&B.cd, in))
 		goto out;
 	memcpy(B.s.isl_opp, s->isl_opp, in->n_isl * sizeof(size_t));
 	memcpy(B.s.acc_opp, s->acc_opp, in->n_acc * sizeof(size_t));
+	opt_twin_pools(in, s, B.pool);
+	for (size_t k = 0; in->n_tasks > BB_POOL_TASKS && k < in->n_isl; k++)
+		B.pool[k] = k;
+	for (size_t k = 0; k < in->n_isl; k++)
+		B.pooled = B.pooled || B.pool[k] != k;
 	for (size_t i = 0; i < in->n_tasks; i++)
 		B.fixed[i] = -1;
 	bool inf;
@@ -169,6 +294,10 @@ out:
 	opt_ws_free(B.w);
 	free(B.fixed);
 	free(B.nogood);
+	free(B.closed);
+	free(B.pool);
+	free(B.stack);
+	free(B.ob);
 	opt_mst_cand_free(&B.cd);
 	opt_sol_free(&B.s);
 	opt_sol_free(&B.tmp);

@@ -231,6 +231,11 @@ double opt_pack_given(const struct opt_inst *in, struct opt_sol *s, struct opt_w
  * island) at its OPPs: 1 packed (s has the cores and deadlines and passed the evaluator), 0 proven
  * impossible, -1 not decided by deadline_s. */
 int opt_corepack(const struct opt_inst *in, struct opt_sol *s, double deadline_s);
+/* The same where identical islands (symmetry.c) at the same OPP in s share their cores (pool): a task
+ * placed on any of them may go to any core of all of them. Such cores are interchangeable in every
+ * rule of the model (same speed, power and cap), so 0 then means that no plan puts the tasks of
+ * each such run of islands onto that run's cores at all, whichever twin each task's island is. */
+int opt_corepack_pooled(const struct opt_inst *in, struct opt_sol *s, bool pool, double deadline_s);
 
 /* Island of a core; placement helpers. */
 static inline size_t opt_core_island(const struct opt_inst *in, int c) { return in->core_isl[c]; }
@@ -267,6 +272,9 @@ bool opt_option_fits(const struct opt_inst *in, const struct opt_sol *s, size_t 
 int opt_symmetry_build(struct opt_inst *in);
 bool opt_vector_canonical(const struct opt_inst *in, const struct opt_sol *s);
 size_t opt_twin_pairs(const struct opt_inst *in);
+/* Per island of s: the first island of its run of identical islands (isl_prev_twin) at the same
+ * OPP, or itself (a "pool": their cores are interchangeable). */
+void opt_twin_pools(const struct opt_inst *in, const struct opt_sol *s, size_t *pool);
 /* The canonical vectors' ids in increasing order into ids[0..cap) (ids may be NULL to count);
  * returns their number, or SIZE_MAX when there are more than cap (or on allocation failure). */
 size_t opt_canonical_vectors(const struct opt_inst *in, size_t *ids, size_t cap);
@@ -335,9 +343,17 @@ double opt_screen_vector(struct opt_screen *S, const struct opt_sol *s, double t
 void opt_screen_fix(struct opt_screen *S, const struct opt_sol *s, size_t i, long o);
 double opt_screen_resolve(struct opt_screen *S, double target_w, double deadline_s, bool *infeasible);
 double opt_screen_share(const struct opt_screen *S, size_t i, size_t o);
+/* Valid lower bounds (W) from the duals of the last LP, safe against its tolerances: the return value
+ * on every point of the LP as it stands (every plan the current fixings admit), out[i * (n_isl +
+ * n_srv) + o] on those with task i on option o (INFINITY where that option is closed); -INFINITY when
+ * no vector is set. opt_screen_open opens (when it fits) or closes one option of task i. */
+double opt_screen_option_bounds(struct opt_screen *S, double *out);
+void opt_screen_open(struct opt_screen *S, const struct opt_sol *s, size_t i, size_t o, bool open);
 /* A no-good row excluding the island / server assignment where (valid at the current vector only:
- * opt_screen_release frees it before the LP moves to another vector); returns the row. */
-int opt_screen_nogood(struct opt_screen *S, const int *where);
+ * opt_screen_release frees it before the LP moves to another vector); returns the row. With pool
+ * (per island: the first island of its run of twins at equal OPPs, as opt_corepack_pooled shares
+ * cores), it excludes every assignment that puts each task into the same run as where does. */
+int opt_screen_nogood(struct opt_screen *S, const int *where, const size_t *pool);
 void opt_screen_release(struct opt_screen *S, int r);
 /* After opt_screen_vector: every task on its largest LP share (island core 0, or -(1 + server)). */
 void opt_screen_round(const struct opt_screen *S, int *where);

@@ -490,18 +490,85 @@ bool opt_screen_deadline(const struct opt_screen *S, size_t i, size_t k, double 
 	return true;
 }
 
-int opt_screen_nogood(struct opt_screen *S, const int *where)
+int opt_screen_nogood(struct opt_screen *S, const int *where, const size_t *pool)
 {
 	const struct opt_inst *in = S->in;
-	int n = 0;
+	int n = 0, tasks = 0;
 	for (size_t i = 0; i < in->n_tasks; i++) {
 		int w = where[i];
-		size_t o = w >= 0 ? in->core_isl[w] : in->n_isl + opt_where_server_of(w);
-		int c = option_col(S, i, o);
-		if (c)
-			S->ind[++n] = c, S->val[n] = 1.0;
+		if (w < 0) {
+			int c = option_col(S, i, in->n_isl + opt_where_server_of(w));
+			if (c)
+				S->ind[++n] = c, S->val[n] = 1.0, tasks++;
+			continue;
+		}
+		size_t k = in->core_isl[w], g = pool ? pool[k] : k;
+		for (size_t q = 0; q < in->n_isl; q++)
+			if (pool ? pool[q] == g : q == k)
+				S->ind[++n] = S->a[i * in->n_isl + q], S->val[n] = 1.0;
+		tasks++;
 	}
-	return n ? row(S->lp, GLP_UP, (double)n - 1.0, n, S->ind, S->val) : 0;
+	return n ? row(S->lp, GLP_UP, (double)tasks - 1.0, n, S->ind, S->val) : 0;
+}
+
+/*
+ * Option bounds from the duals of the last LP, safe against the simplex's tolerances (Neumaier and
+ * Shcherbina's rigorous dual bound): for any row multipliers y, every point x of the LP as it
+ * stands (rows s = A x within their bounds, columns within theirs) has
+ *     c x = (c - A^T y) x + y s >= sum_j min_{x_j in [l_j, u_j]} r_j x_j + sum_q min_{s_q} y_q s_q,
+ * r = c - A^T y, whatever y is (a multiplier whose sign would need a missing row bound counts as 0).
+ * So the LP's own duals give a bound on the points with option o of task i at 1 by taking that
+ * column's term at 1 instead of its minimum. Every plan at the vector that the branch and bound's
+ * current node admits is such a point (screen.c's header), so a bound at or above the cut-off
+ * closes that option in the node's subtree. The bound does not rest on the simplex being exactly
+ * optimal or dual feasible (a slightly wrong y only weakens it), only on every column being bounded,
+ * which all are once a vector is set (v at cap / C, F at D, d at hi). Returns the bound on every
+ * point (no option forced); out[i * (n_isl + n_srv) + o]: the bound with task i on option o,
+ * INFINITY where the LP has that option closed.
+ */
+double opt_screen_option_bounds(struct opt_screen *S, double *out)
+{
+	const struct opt_inst *in = S->in;
+	glp_prob *lp = S->lp;
+	int nr = glp_get_num_rows(lp), nc = glp_get_num_cols(lp);
+	double *r = S->x; /* reduced costs r = c - A^T y (S->x is scratch outside the Kelley loop) */
+	double base = S->idle_w + glp_get_obj_coef(lp, 0);
+	for (int c = 1; c <= nc; c++)
+		r[c] = glp_get_obj_coef(lp, c);
+	for (int q = 1; q <= nr; q++) {
+		double y = glp_get_row_dual(lp, q);
+		int t = glp_get_row_type(lp, q);
+		bool lo = t == GLP_LO || t == GLP_DB || t == GLP_FX, up = t == GLP_UP || t == GLP_DB || t == GLP_FX;
+		if (y == 0 || (y > 0 && !lo) || (y < 0 && !up))
+			continue; /* y_q = 0 */
+		base += y * (y > 0 ? glp_get_row_lb(lp, q) : glp_get_row_ub(lp, q));
+		int n = glp_get_mat_row(lp, q, S->ind, S->val);
+		for (int e = 1; e <= n; e++)
+			r[S->ind[e]] -= y * S->val[e];
+	}
+	for (int c = 1; c <= nc; c++) {
+		int t = glp_get_col_type(lp, c);
+		if (t != GLP_DB && t != GLP_FX)
+			return -INFINITY; /* an unbounded column (no vector set yet): no bound */
+		base += fmin(r[c] * glp_get_col_lb(lp, c), r[c] * glp_get_col_ub(lp, c));
+	}
+	size_t no = in->n_isl + in->n_srv;
+	for (size_t i = 0; i < in->n_tasks; i++)
+		for (size_t o = 0; o < no; o++) {
+			int c = option_col(S, i, o);
+			double l = c ? glp_get_col_lb(lp, c) : 0, u = c ? glp_get_col_ub(lp, c) : 0;
+			out[i * no + o] = u < 1 ? INFINITY : base - fmin(r[c] * l, r[c] * u) + r[c];
+		}
+	return base;
+}
+
+void opt_screen_open(struct opt_screen *S, const struct opt_sol *s, size_t i, size_t o, bool open)
+{
+	int c = option_col(S, i, o);
+	if (!c)
+		return;
+	open = open && opt_option_fits(S->in, s, i, o, 0);
+	glp_set_col_bnds(S->lp, c, open ? GLP_DB : GLP_FX, 0, open ? 1 : 0);
 }
 
 void opt_screen_release(struct opt_screen *S, int r)

@@ -106,3 +106,13 @@ size_t opt_canonical_vectors(const struct opt_inst *in, size_t *ids, size_t cap)
 	free(isl);
 	return n;
 }
+
+/* Cores of identical islands at one OPP are interchangeable in every rule of the model (speed,
+ * power, cap; nothing else tells islands apart), so such islands may share their cores. */
+void opt_twin_pools(const struct opt_inst *in, const struct opt_sol *s, size_t *pool)
+{
+	for (size_t k = 0; k < in->n_isl; k++) {
+		long p = in->isl_prev_twin[k];
+		pool[k] = p >= 0 && s->isl_opp[p] == s->isl_opp[k] ? pool[p] : k;
+	}
+}

@@ -115,6 +115,72 @@ START_TEST(verdicts_match_brute_force_slow_opp)
 }
 END_TEST
 
+/* pd_to_plat2's island split into two identical one-core islands (symmetry.c: twins). */
+static const char twin_plat[] = "platform:\n"
+				"  name: twins\n"
+				"  reference_frequency: 1000MHz\n"
+				"  base_power: 1W\n"
+				"  dl: {max_util_per_cpu: 0.95, job_overhead: 0ns}\n"
+				"  islands:\n"
+				"    - {name: a, cpus: [0], opps: [{freq: 500MHz, busy: 300mW, idle: 100mW}, {freq: 1000MHz, busy: 1W, idle: 200mW}]}\n"
+				"    - {name: b, cpus: [1], opps: [{freq: 500MHz, busy: 300mW, idle: 100mW}, {freq: 1000MHz, busy: 1W, idle: 200mW}]}\n";
+
+/* Identical islands at one OPP share their cores in opt_corepack_pooled (the branch and bound's leaves
+ * on Xavier, where a "cannot be packed" becomes a no-good on the pool: every split of those tasks
+ * between the twins). On the random sets with every task on the first twin, its verdict must match
+ * brute force over both cores (each assignment with the exact deadline LP), and some sets that do
+ * not fit the first twin's core alone (opt_corepack) fit the pool. At different OPPs there is no
+ * pool: the verdict is the single core's. */
+START_TEST(pooled_twins_match_brute_force)
+{
+	char yaml[4096];
+	int packed = 0, unpackable = 0, pool_only = 0;
+	for (uint64_t seed = 1; seed <= 24; seed++) {
+		random_chains(seed, yaml, sizeof(yaml));
+		pd_plan *plan = pd_to_load(yaml, twin_plat);
+		struct opt_inst in;
+		struct opt_sol s, b;
+		pd_err e = {0};
+		ck_assert_msg(opt_inst_build(&in, pd_plan_dags(plan), pd_plan_platform(plan), 1e-5, &e) == 0, "%s", e.msg);
+		ck_assert_int_eq(opt_twin_pairs(&in), 1);
+		ck_assert_int_eq(opt_sol_init(&s, &in), 0);
+		ck_assert_int_eq(opt_sol_init(&b, &in), 0);
+		s.isl_opp[0] = s.isl_opp[1] = b.isl_opp[0] = b.isl_opp[1] = 1;
+		for (size_t i = 0; i < in.n_tasks; i++)
+			s.where[i] = 0; /* the first twin; the pool's two cores are open to every task */
+		int alone = opt_corepack(&in, &s, opt_now_s() + 10.0);
+		for (size_t i = 0; i < in.n_tasks; i++)
+			s.where[i] = 0;
+		int r = opt_corepack_pooled(&in, &s, true, opt_now_s() + 10.0);
+		double m = brute_min(&in, &b); /* cores 0 and 1 are the two islands' */
+		ck_assert_msg(r >= 0 && alone >= 0, "seed %llu: no verdict", (unsigned long long)seed);
+		if (r == 0) {
+			ck_assert_msg(m > 1.0 - 1e-9, "seed %llu: pooled says unpackable, an assignment has %.6f",
+				      (unsigned long long)seed, m);
+			ck_assert_int_eq(alone, 0);
+			unpackable++;
+		} else {
+			ck_assert_msg(m <= 1.0 + 1e-4, "seed %llu: pooled packed, brute force best %.6f", (unsigned long long)seed, m);
+			ck_assert(opt_evaluate(&in, &s, NULL, 0));
+			packed++;
+			pool_only += alone == 0;
+		}
+		/* different OPPs: no pool, the first twin's core alone */
+		s.isl_opp[1] = 0;
+		for (size_t i = 0; i < in.n_tasks; i++)
+			s.where[i] = 0;
+		ck_assert_int_eq(opt_corepack_pooled(&in, &s, true, opt_now_s() + 10.0), alone);
+		opt_sol_free(&s);
+		opt_sol_free(&b);
+		opt_inst_free(&in);
+		pd_plan_free(plan);
+	}
+	printf("pooled corepack: %d packed (%d only with the pool), %d unpackable\n", packed, pool_only, unpackable);
+	ck_assert_int_ge(pool_only, 3);
+	ck_assert_int_ge(unpackable, 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("optimizer_corepack");
@@ -122,6 +188,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, verdicts_match_brute_force);
 	tcase_add_test(tc, verdicts_match_brute_force_slow_opp);
+	tcase_add_test(tc, pooled_twins_match_brute_force);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }

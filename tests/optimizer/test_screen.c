@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 struct fixture {
 	pd_plan *plan;
@@ -262,6 +263,112 @@ START_TEST(symmetric_islands_canonical_and_valid)
 }
 END_TEST
 
+/* The cheapest plan (W) at the vector of f->s with every task on the option (islands, then servers)
+ * its digit in a gives, INFINITY when that assignment has no plan (exact core packing decides). */
+static double assignment_power(struct fixture *f, size_t a, size_t no, struct opt_sol *t)
+{
+	opt_sol_copy(t, &f->s, &f->in);
+	for (size_t i = 0; i < f->in.n_tasks; i++, a /= no) {
+		size_t o = a % no;
+		if (o >= f->in.n_isl && f->in.impl[i * f->in.n_srv + (o - f->in.n_isl)] < 0)
+			return INFINITY;
+		t->where[i] = opt_option_where(&f->in, o);
+	}
+	int r = opt_corepack(&f->in, t, opt_now_s() + 10.0);
+	ck_assert_int_ge(r, 0);
+	return r == 1 ? opt_power_w(&f->in, t) : INFINITY;
+}
+
+/* Checks the option bounds of the LP at the vector of f->s, with task fix_i's option fix_o the only
+ * one open (fix_i = SIZE_MAX: none fixed), against every assignment (power[a]: its cheapest plan,
+ * INFINITY without one): each bound at most the cheapest plan with that task on that option, the bound
+ * on every point at most the cheapest plan. Returns how many option bounds lie above the LP's own
+ * bound (by 0.01 mW: more than rounding). */
+static int check_option_bounds(struct fixture *f, const double *power, size_t fix_i, size_t fix_o)
+{
+	size_t no = f->in.n_isl + f->in.n_srv, n = f->in.n_tasks, na = 1;
+	for (size_t i = 0; i < n; i++)
+		na *= no;
+	double best[64], ob[64], all = INFINITY;
+	ck_assert_uint_le(n * no, 64);
+	for (size_t io = 0; io < n * no; io++)
+		best[io] = INFINITY;
+	for (size_t a = 0; a < na; a++) {
+		size_t dig = a;
+		for (size_t i = 0; i < fix_i && i < n; i++)
+			dig /= no;
+		if (fix_i < n && dig % no != fix_o)
+			continue;
+		all = fmin(all, power[a]);
+		dig = a;
+		for (size_t i = 0; i < n; i++, dig /= no)
+			best[i * no + dig % no] = fmin(best[i * no + dig % no], power[a]);
+	}
+	bool inf;
+	if (fix_i < n)
+		opt_screen_fix(f->S, &f->s, fix_i, (long)fix_o);
+	double lb = opt_screen_resolve(f->S, INFINITY, opt_now_s() + 5.0, &inf);
+	int above = 0;
+	if (!inf) {
+		double base = opt_screen_option_bounds(f->S, ob);
+		ck_assert(isfinite(base));
+		ck_assert_msg(base <= lb + 1e-9 && base <= all * (1 + 1e-9), "bound %.9f W: LP %.9f, best plan %.9f", base, lb, all);
+		for (size_t io = 0; io < n * no; io++) {
+			ck_assert_msg(ob[io] >= base - 1e-9, "task %zu option %zu: %.9f below %.9f", io / no, io % no, ob[io], base);
+			ck_assert_msg(ob[io] <= best[io] * (1 + 1e-9), "task %zu option %zu: bound %.9f W above the best plan %.9f W",
+				      io / no, io % no, ob[io], best[io]);
+			above += isfinite(ob[io]) && ob[io] > lb + 1e-5;
+		}
+	} else {
+		ck_assert_msg(!isfinite(all), "LP without a point, a plan of %.9f W", all);
+	}
+	if (fix_i < n)
+		opt_screen_fix(f->S, &f->s, fix_i, -1);
+	return above;
+}
+
+/* The branch and bound closes an option of a task in a node's subtree when the safe dual bound of the
+ * node's LP with that option at 1 reaches the cut-off (opt_screen_option_bounds). On random 5-task
+ * sets of the XU4 (2 islands) and the ZCU102 (1 island, 2 FPGA slots), at every vector and with each
+ * task fixed to each option in turn, every such bound is at most the cheapest plan that puts the task
+ * there (all assignments, packed exactly), and many are above the LP's own bound (they close
+ * something). Seen failing with the reduced costs taken with the wrong sign (+ A^T y). */
+START_TEST(option_bounds_below_every_plan)
+{
+	const char *plats[] = {"platforms/odroid-xu4.yaml", "platforms/zcu102.yaml"};
+	int above = 0, checked = 0;
+	for (uint64_t seed = 1; seed <= 4; seed++) {
+		struct fixture f;
+		setup(&f, pd_to_generated(1, 5, 5, 0.5, seed % 2 ? 0.0 : 0.4, seed, plats[seed % 2 ? 0 : 1]));
+		size_t nv = opt_vector_count(&f.in), no = f.in.n_isl + f.in.n_srv, na = 1;
+		for (size_t i = 0; i < f.in.n_tasks; i++)
+			na *= no;
+		double *power = malloc(na * sizeof(double));
+		struct opt_sol t;
+		ck_assert_ptr_nonnull(power);
+		ck_assert_int_eq(opt_sol_init(&t, &f.in), 0);
+		for (size_t id = 0; id < nv; id += nv > 8 ? nv / 7 : 1) {
+			opt_vector_decode(&f.in, &f.s, id);
+			for (size_t a = 0; a < na; a++)
+				power[a] = assignment_power(&f, a, no, &t);
+			bool inf;
+			opt_screen_vector(f.S, &f.s, INFINITY, opt_now_s() + 5.0, &inf);
+			above += check_option_bounds(&f, power, SIZE_MAX, 0);
+			for (size_t i = 0; i < f.in.n_tasks; i += 2)
+				for (size_t o = 0; o < no; o++)
+					above += check_option_bounds(&f, power, i, o);
+			checked++;
+		}
+		free(power);
+		opt_sol_free(&t);
+		teardown(&f);
+	}
+	printf("option bounds: %d vectors, %d bounds above the LP's\n", checked, above);
+	ck_assert_int_ge(checked, 8);
+	ck_assert_int_ge(above, 10);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("optimizer_screen");
@@ -273,6 +380,7 @@ int main(void)
 	tcase_add_test(tc, infeasibility_is_monotone);
 	tcase_add_test(tc, bound_below_proven_optimum);
 	tcase_add_test(tc, symmetric_islands_canonical_and_valid);
+	tcase_add_test(tc, option_bounds_below_every_plan);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }
