@@ -194,19 +194,31 @@ int rpt_foreign_stats(const struct rpt_run *r, struct rpt_stats *s)
 	return rc;
 }
 
-/* For each CPU of the plan (cpus[n], plan_cpus order) the largest deadline of a DAG with a task on
- * it, into d[n]: how long the late-instance policy may take to recover from a cause on that CPU. */
-static void recovery_table(const pd_plan *p, const int *cpus, size_t n, int64_t *d, int *scratch)
+/* Extends each interval of v[n] on a CPU of the plan by the largest deadline of a DAG with a task on
+ * that CPU: how long the late-instance policy may take to recover from a cause there. -1 on
+ * out-of-memory. */
+static int extend_by_recovery(const pd_plan *p, struct rpt_steal *v, size_t n)
 {
 	const pd_dagset *ds = pd_plan_dags(p);
-	for (size_t c = 0; c < n; c++)
-		d[c] = 0;
-	for (size_t g = 0; g < pd_dags_count(ds); g++) {
-		size_t k = plan_cpus(p, (long)g, scratch);
-		for (size_t c = 0; c < n; c++)
-			if (has_cpu(scratch, k, cpus[c]) && pd_dags_dag(ds, g)->deadline_ns > d[c])
+	size_t nt = pd_dags_task_count(ds);
+	int *pc = malloc((nt + 1) * sizeof(int)), *dag_cpus = malloc((nt + 1) * sizeof(int));
+	int64_t *d = calloc(nt + 1, sizeof(int64_t));
+	int rc = pc && dag_cpus && d ? 0 : -1;
+	size_t npc = rc ? 0 : plan_cpus(p, -1, pc);
+	for (size_t g = 0; g < pd_dags_count(ds) && npc; g++) {
+		size_t k = plan_cpus(p, (long)g, dag_cpus);
+		for (size_t c = 0; c < npc; c++)
+			if (has_cpu(dag_cpus, k, pc[c]) && pd_dags_dag(ds, g)->deadline_ns > d[c])
 				d[c] = pd_dags_dag(ds, g)->deadline_ns;
 	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t c = 0; c < npc; c++)
+			if (pc[c] == v[i].cpu)
+				v[i].to_ns = add_sat(v[i].to_ns, d[c]); /* |to| <= 2^60 */
+	free(pc);
+	free(dag_cpus);
+	free(d);
+	return rc;
 }
 
 /* One miss may meet a stall, stolen time and another reservation at once: the count of misses with
@@ -230,22 +242,9 @@ int rpt_outside_stats(const struct rpt_run *r, struct rpt_stats *s, const struct
 			memcpy(v + n_stalls, r->steals, ns * sizeof(*v));
 		if (nf)
 			memcpy(v + n_stalls + ns, f, nf * sizeof(*v));
-		size_t nt = pd_dags_task_count(pd_plan_dags(r->plan));
-		int *pc = malloc((nt + 1) * sizeof(int)), *scratch = malloc((nt + 1) * sizeof(int));
-		int64_t *d = malloc((nt + 1) * sizeof(int64_t));
-		if (!pc || !scratch || !d) {
-			free(pc), free(scratch), free(d), free(v), free(f);
-			return -1;
-		}
-		size_t npc = plan_cpus(r->plan, -1, pc);
-		recovery_table(r->plan, pc, npc, d, scratch);
-		for (size_t i = 0; i < n_stalls + ns + nf; i++)
-			for (size_t c = 0; c < npc; c++)
-				if (pc[c] == v[i].cpu)
-					v[i].to_ns = add_sat(v[i].to_ns, d[c]); /* |to| <= 2^60 */
-		free(pc), free(scratch), free(d);
 		int64_t unused = 0;
-		rc = rpt_misses_meeting(r, v, n_stalls + ns + nf, &s->misses_outside, &unused);
+		if (extend_by_recovery(r->plan, v, n_stalls + ns + nf) == 0)
+			rc = rpt_misses_meeting(r, v, n_stalls + ns + nf, &s->misses_outside, &unused);
 	}
 	free(v);
 	free(f);
