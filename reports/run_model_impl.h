@@ -38,6 +38,7 @@ struct rpt_job {
 	int64_t start_ns;    /* first instruction of the job body */
 	int64_t end_ns;      /* completion */
 	int64_t exec_ns;     /* thread CPU time of the job (end - start for accelerated jobs) */
+	int64_t demand_ns;   /* the work the agent asked of it (JOB demand_ns; 0 unknown) */
 	bool overrun;        /* it ran past its SCHED_DEADLINE runtime (flag or SIGXCPU) */
 	bool failed;         /* plugin / accelerator error */
 };
@@ -284,8 +285,16 @@ struct rpt_stats {
 	size_t stall_jobs;
 	int64_t stall_total_ns, stall_max_ns;
 	uint64_t misses_with_stall;
-	/* the misses whose window meets any of the three above (a stall, stolen time, another
-	 * reservation): causes outside the plan's analysis, counted once per miss (steal.c) */
+	/* stretched jobs (stretch.c): builtin:spin jobs charged at least RPT_STRETCH_MIN_NS and
+	 * RPT_STRETCH_MIN_FRAC of their work more CPU time than their work, the sum and largest of those
+	 * excesses, and the misses whose window meets one; stretch_known false when no spin job recorded
+	 * its demand (an agent before the field, or no spin work) */
+	bool stretch_known;
+	size_t stretch_jobs;
+	int64_t stretch_total_ns, stretch_max_ns;
+	uint64_t misses_with_stretch;
+	/* the misses whose window meets any of the four above (a stall, a stretched job, stolen time,
+	 * another reservation): causes outside the plan's analysis, counted once per miss (steal.c) */
 	uint64_t misses_outside;
 };
 
@@ -311,9 +320,9 @@ static inline bool rpt_inst_missed(const struct rpt_inst *in, int64_t deadline_n
 int rpt_steal_stats(const struct rpt_run *r, struct rpt_stats *s);
 /* Other SCHED_DEADLINE threads' figures of s (steal.c): -1 on out-of-memory. */
 int rpt_foreign_stats(const struct rpt_run *r, struct rpt_stats *s);
-/* s->misses_outside from the stalls[n_stalls] and the run's steal and foreign records, after the
- * steal and foreign figures of s: -1 on out-of-memory. */
-int rpt_outside_stats(const struct rpt_run *r, struct rpt_stats *s, const struct rpt_steal *stalls, size_t n_stalls);
+/* s->misses_outside from the intervals own[n_own] (CPU stalls and stretched jobs) and the run's steal
+ * and foreign records, after the steal and foreign figures of s: -1 on out-of-memory. */
+int rpt_outside_stats(const struct rpt_run *r, struct rpt_stats *s, const struct rpt_steal *own, size_t n_own);
 /* The misses whose window [release, release + D] meets one of the intervals v[n] on a CPU of their
  * DAG (only intervals on CPUs of the plan count), and the sum of those intervals' values (steal_ns)
  * added to *sum: -1 on out-of-memory (steal.c). */
@@ -330,8 +339,21 @@ long rpt_stalls(const struct rpt_job *jobs, size_t n, const struct rpt_skip *ski
 		int64_t min_ns, struct rpt_steal **gaps, size_t *n_gaps, int64_t *max_ns);
 /* The measure of the union of the intervals v[n] per CPU, summed over the CPUs (sorts v). */
 int64_t rpt_union_ns(struct rpt_steal *v, size_t n);
-/* Stall figures of s: -1 on out-of-memory. */
-int rpt_stall_stats(const struct rpt_run *r, struct rpt_stats *s);
+/* Stall figures of s; the stall intervals go to *v[*n] (malloc'ed, the caller frees): -1 on
+ * out-of-memory. */
+int rpt_stall_stats(const struct rpt_run *r, struct rpt_stats *s, struct rpt_steal **v, size_t *n);
+
+/* ---------------------------------------------------------------- stretched jobs (stretch.c) */
+/* A spin job is stretched when its CPU time exceeds its work by at least both of these. */
+#define RPT_STRETCH_MIN_NS (1 * PD_NS_PER_MS)
+#define RPT_STRETCH_MIN_FRAC 0.25
+/* Stretched-job figures of s; the jobs' [start, end] go to *v[*n] (malloc'ed, the caller frees;
+ * value = the excess): -1 on out-of-memory. */
+int rpt_stretch_stats(const struct rpt_run *r, struct rpt_stats *s, struct rpt_steal **v, size_t *n);
+/* The figures of the causes outside the plan that the jobs' own records show (CPU stalls, stretched
+ * jobs), then s->misses_outside over those and the run's steal and foreign records (after
+ * rpt_steal_stats and rpt_foreign_stats): -1 on out-of-memory. */
+int rpt_causes_stats(const struct rpt_run *r, struct rpt_stats *s);
 
 /* ---------------------------------------------------------------- model at the measured utilisation
  * (measured_model.c) */

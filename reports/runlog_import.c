@@ -232,6 +232,7 @@ static int import_jobs(struct rpt_run *r, const pd_runlog *log, const struct imp
 			.start_ns = j->start_ns,
 			.end_ns = j->end_ns,
 			.exec_ns = j->cpu >= 0 && j->cpu_ns > 0 ? j->cpu_ns : j->end_ns - j->start_ns,
+			.demand_ns = j->demand_ns > 0 ? j->demand_ns : 0,
 			.overrun = (j->flags & PD_RUNLOG_JOB_OVERRUN) || j->sigxcpu,
 			.failed = (j->flags & PD_RUNLOG_JOB_FAILED) != 0,
 		};

@@ -286,26 +286,23 @@ int64_t rpt_union_ns(struct rpt_steal *v, size_t n)
 	return sum;
 }
 
-int rpt_stall_stats(const struct rpt_run *r, struct rpt_stats *s)
+int rpt_stall_stats(const struct rpt_run *r, struct rpt_stats *s, struct rpt_steal **v, size_t *n)
 {
 	s->stall_jobs = 0;
 	s->stall_total_ns = s->stall_max_ns = 0;
-	s->misses_with_stall = s->misses_outside = 0;
+	s->misses_with_stall = 0;
+	*v = NULL;
+	*n = 0;
 	if (!r->plan || !r->n_jobs)
-		return rpt_outside_stats(r, s, NULL, 0);
-	struct rpt_steal *v = NULL;
-	size_t n = 0;
-	long k = rpt_stalls(r->jobs, r->n_jobs, r->skips, r->n_skips, pd_plan_dags(r->plan), RPT_STALL_MIN_NS, &v, &n,
+		return 0;
+	long k = rpt_stalls(r->jobs, r->n_jobs, r->skips, r->n_skips, pd_plan_dags(r->plan), RPT_STALL_MIN_NS, v, n,
 			    &s->stall_max_ns);
-	int rc = k < 0 ? -1 : 0;
-	if (rc == 0) {
-		int64_t summed = 0;
-		s->stall_jobs = (size_t)k;
-		rc = rpt_misses_meeting(r, v, n, &s->misses_with_stall, &summed);
-		if (rc == 0)
-			rc = rpt_outside_stats(r, s, v, n);
-		s->stall_total_ns = rpt_union_ns(v, n);
-	}
-	free(v);
-	return rc;
+	if (k < 0)
+		return -1;
+	int64_t summed = 0;
+	s->stall_jobs = (size_t)k;
+	if (rpt_misses_meeting(r, *v, *n, &s->misses_with_stall, &summed) < 0)
+		return -1;
+	s->stall_total_ns = rpt_union_ns(*v, *n);
+	return 0;
 }

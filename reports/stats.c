@@ -445,7 +445,7 @@ int rpt_stats_compute(const struct rpt_run *r, struct rpt_stats *s, pd_err *e)
 	memset(s, 0, sizeof(*s));
 	s->busy_sampled = r->busy_period_ns > 0;
 	if (power_stats(r, s) < 0 || gap_stats(r, s) < 0 || task_stats(r, s) < 0 || rpt_steal_stats(r, s) < 0 ||
-	    rpt_foreign_stats(r, s) < 0 || rpt_stall_stats(r, s) < 0)
+	    rpt_foreign_stats(r, s) < 0 || rpt_causes_stats(r, s) < 0)
 		goto oom;
 	const pd_dagset *dset = pd_plan_dags(r->plan);
 	s->n_dags = pd_dags_count(dset);

@@ -222,31 +222,50 @@ static int extend_by_recovery(const pd_plan *p, struct rpt_steal *v, size_t n)
 }
 
 /* One miss may meet a stall, stolen time and another reservation at once: the count of misses with
- * any cause outside the plan is taken over the three kinds of intervals together, not summed. A
- * cause also owns the misses it leaves behind: an instance released up to one deadline after it
- * ends may still be skipped (resync) or late because its predecessors' instance was (docs/MODEL.md
- * rule 3), so each interval is extended by the largest deadline of a DAG on its CPU. */
-int rpt_outside_stats(const struct rpt_run *r, struct rpt_stats *s, const struct rpt_steal *stalls, size_t n_stalls)
+ * any cause outside the plan is taken over the kinds of intervals together, not summed. A cause also
+ * owns the misses it leaves behind: an instance released up to one deadline after it ends may still
+ * be skipped (resync) or late because its predecessors' instance was (docs/MODEL.md rule 3), so each
+ * interval is extended by the largest deadline of a DAG on its CPU. */
+int rpt_outside_stats(const struct rpt_run *r, struct rpt_stats *s, const struct rpt_steal *own, size_t n_own)
 {
 	s->misses_outside = 0;
 	if (!r->plan)
 		return 0;
 	size_t ns = s->steal_sampled ? r->n_steals : 0, nf = s->foreign_scanned ? r->n_foreigns : 0;
-	struct rpt_steal *v = malloc((n_stalls + ns + nf + 1) * sizeof(*v));
+	struct rpt_steal *v = malloc((n_own + ns + nf + 1) * sizeof(*v));
 	struct rpt_steal *f = nf ? foreign_intervals(r) : NULL;
 	int rc = -1;
 	if (v && (f || !nf)) {
-		if (n_stalls) /* memcpy from NULL is undefined even for 0 bytes */
-			memcpy(v, stalls, n_stalls * sizeof(*v));
+		if (n_own) /* memcpy from NULL is undefined even for 0 bytes */
+			memcpy(v, own, n_own * sizeof(*v));
 		if (ns)
-			memcpy(v + n_stalls, r->steals, ns * sizeof(*v));
+			memcpy(v + n_own, r->steals, ns * sizeof(*v));
 		if (nf)
-			memcpy(v + n_stalls + ns, f, nf * sizeof(*v));
+			memcpy(v + n_own + ns, f, nf * sizeof(*v));
 		int64_t unused = 0;
-		if (extend_by_recovery(r->plan, v, n_stalls + ns + nf) == 0)
-			rc = rpt_misses_meeting(r, v, n_stalls + ns + nf, &s->misses_outside, &unused);
+		if (extend_by_recovery(r->plan, v, n_own + ns + nf) == 0)
+			rc = rpt_misses_meeting(r, v, n_own + ns + nf, &s->misses_outside, &unused);
 	}
 	free(v);
 	free(f);
+	return rc;
+}
+
+int rpt_causes_stats(const struct rpt_run *r, struct rpt_stats *s)
+{
+	struct rpt_steal *st = NULL, *sj = NULL, *all = NULL;
+	size_t nst = 0, nsj = 0;
+	int rc = -1;
+	if (rpt_stall_stats(r, s, &st, &nst) == 0 && rpt_stretch_stats(r, s, &sj, &nsj) == 0 &&
+	    (all = malloc((nst + nsj + 1) * sizeof(*all)))) {
+		if (nst)
+			memcpy(all, st, nst * sizeof(*all));
+		if (nsj)
+			memcpy(all + nst, sj, nsj * sizeof(*all));
+		rc = rpt_outside_stats(r, s, all, nst + nsj);
+	}
+	free(st);
+	free(sj);
+	free(all);
 	return rc;
 }

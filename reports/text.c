@@ -167,14 +167,28 @@ static void text_stall(const struct rpt_run *r, const struct rpt_stats *s, pd_bu
 		      (unsigned long long)s->misses_with_stall, (unsigned long long)s->misses);
 }
 
-/* The three causes outside the plan together, each miss counted once: what is left is the misses
- * the plan's own analysis must answer for. */
+/* Stretched jobs (stretch.c): spin jobs charged time their work did not take. Printed when there are
+ * some: "none" on every clean run would be noise. */
+static void text_stretch(const struct rpt_stats *s, pd_buf *o)
+{
+	if (!s->stretch_jobs)
+		return;
+	pd_buf_printf(o, "  stretched jobs: %zu spin job%s charged at least %.0f ms and %.0f %% more CPU time than their "
+			 "work (%.1f ms over in all, the largest %.1f ms: time the CPU was taken from under them, e.g. a "
+			 "stopped vCPU); %llu of %llu misses overlap them\n",
+		      s->stretch_jobs, s->stretch_jobs == 1 ? "" : "s", (double)RPT_STRETCH_MIN_NS / 1e6,
+		      RPT_STRETCH_MIN_FRAC * 100, (double)s->stretch_total_ns / 1e6, (double)s->stretch_max_ns / 1e6,
+		      (unsigned long long)s->misses_with_stretch, (unsigned long long)s->misses);
+}
+
+/* The causes outside the plan together, each miss counted once: what is left is the misses the
+ * plan's own analysis must answer for. */
 static void text_outside(const struct rpt_stats *s, pd_buf *o)
 {
 	if (!s->misses)
 		return;
-	pd_buf_printf(o, "  -> %llu of %llu misses meet a cause outside the plan (a CPU stall, stolen time, another "
-			 "reservation) or follow one within a deadline; %llu meet none\n",
+	pd_buf_printf(o, "  -> %llu of %llu misses meet a cause outside the plan (a CPU stall, a stretched job, stolen "
+			 "time, another reservation) or follow one within a deadline; %llu meet none\n",
 		      (unsigned long long)s->misses_outside, (unsigned long long)s->misses,
 		      (unsigned long long)(s->misses - s->misses_outside));
 }
@@ -196,6 +210,7 @@ static void text_predicted(const struct rpt_run *r, const struct rpt_stats *s, p
 	text_steal(s, o);
 	text_foreign(r, s, o);
 	text_stall(r, s, o);
+	text_stretch(s, o);
 	text_outside(s, o);
 }
 

@@ -251,7 +251,8 @@ static void write_records(FILE *f, struct syn_run *s)
 			if (sj->seq != in->seq || task_dag[sj->task] != in->dag)
 				continue;
 			struct pd_runlog_job_rec rj = {sj->task, 0, sj->seq, sj->release_ns, sj->start_ns, sj->end_ns,
-					       sj->cpu_ns, sj->cpu_ns, sj->cpu, sj->overrun ? PD_RUNLOG_JOB_OVERRUN : 0};
+					       sj->cpu_ns, sj->demand_ns ? sj->demand_ns : sj->cpu_ns, sj->cpu,
+					       sj->overrun ? PD_RUNLOG_JOB_OVERRUN : 0};
 			put_record(f, PD_RUNLOG_JOB, &rj, sizeof(rj));
 		}
 		struct pd_runlog_instance_rec ri = {in->dag, in->finish_ns - in->release_ns > s->deadline_ns[in->dag], in->seq,
@@ -320,6 +321,8 @@ void syn_write(struct syn_run *s)
 		s->pick_busy(s);
 	if (s->pick_foreign)
 		s->pick_foreign(s);
+	if (s->pick_stretch)
+		s->pick_stretch(s);
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/run.pdlog", s->dir);
 	FILE *f = fopen(path, "wb");

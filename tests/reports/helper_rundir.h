@@ -37,6 +37,7 @@ struct syn_job {
 	uint32_t task;
 	uint64_t seq;
 	int64_t release_ns, start_ns, end_ns, cpu_ns;
+	int64_t demand_ns; /* the work asked for; 0 = cpu_ns (a job that took exactly its work) */
 	int32_t cpu; /* -1: on the GPU */
 	bool overrun;
 };
@@ -73,6 +74,9 @@ struct syn_run {
 	 * foreign_period_ns > 0 puts it in the header, foreign[] are written as FOREIGN records after the
 	 * BUSY ones. Without it the log is one of an agent older than FOREIGN. */
 	void (*pick_foreign)(struct syn_run *s);
+	/* Called after pick_foreign (when not NULL): may set jobs' demand_ns below their CPU time
+	 * (stretched spin jobs, docs/REPORTS.md). */
+	void (*pick_stretch)(struct syn_run *s);
 	int64_t foreign_period_ns;
 	size_t n_foreign;
 	struct pd_runlog_foreign_rec foreign[8];

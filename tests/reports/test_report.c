@@ -722,8 +722,9 @@ START_TEST(misses_outside_the_plan_are_counted_once)
 	json_decref(j);
 	char *t = text_report(s.dir);
 	char line[200];
-	snprintf(line, sizeof(line), "-> %d of %d misses meet a cause outside the plan (a CPU stall, stolen time, another "
-		 "reservation) or follow one within a deadline; %d meet none\n", want, cam.misses, cam.misses - want);
+	snprintf(line, sizeof(line), "-> %d of %d misses meet a cause outside the plan (a CPU stall, a stretched job, "
+		 "stolen time, another reservation) or follow one within a deadline; %d meet none\n", want, cam.misses,
+		 cam.misses - want);
 	ck_assert_msg(strstr(t, line), "no '%s' in\n%s", line, t);
 	free(t);
 	static struct syn_run none;
@@ -731,6 +732,103 @@ START_TEST(misses_outside_the_plan_are_counted_once)
 	j = report_json(none.dir);
 	ck_assert_int_eq((int)jnum(j, "measured.misses_outside_plan"), 0);
 	json_decref(j);
+}
+END_TEST
+
+/* Stretched spin jobs: every seventh CPU job charged twice its work (counted when that is 1 ms or
+ * more), every seventh from the fourth 0.9 ms over its work (under RPT_STRETCH_MIN_NS, however large
+ * a fraction), the other jobs of more than 5 ms running all along, 1 ms over their work (under
+ * RPT_STRETCH_MIN_FRAC); the GPU's jobs (no CPU time) told a tiny demand, which must not count. */
+static void pick_stretch(struct syn_run *s)
+{
+	const int64_t ms = PD_NS_PER_MS;
+	for (size_t i = 0; i < s->n_jobs; i++) {
+		struct syn_job *j = &s->jobs[i];
+		if (j->cpu < 0)
+			j->demand_ns = 1000;
+		else if (i % 7 == 0)
+			j->demand_ns = j->cpu_ns / 2;
+		else if (i % 7 == 3 && j->cpu_ns > ms)
+			j->demand_ns = j->cpu_ns - 9 * ms / 10;
+		else if (j->end_ns - j->start_ns > 5 * ms) {
+			j->cpu_ns = j->end_ns - j->start_ns;
+			j->demand_ns = j->cpu_ns - ms;
+		}
+	}
+}
+
+/* docs/REPORTS.md "Stretched jobs": recomputed from the records written (the cam DAG's spin jobs, all
+ * on cpu0), with each threshold turning some job away; the misses that meet one, and the stretched
+ * jobs among the causes outside the plan (extended by cam's deadline like the others). */
+START_TEST(stretched_spin_jobs_are_causes_outside_the_plan)
+{
+	static struct syn_run s;
+	s.pick_stretch = pick_stretch;
+	syn_write(&s);
+	struct dag_truth cam = dag_truth(&s, 0);
+	const int64_t d = s.deadline_ns[0];
+	int jobs = 0, small = 0, slight = 0;
+	double excess = 0, largest = 0;
+	for (size_t i = 0; i < s.n_jobs; i++) {
+		const struct syn_job *j = &s.jobs[i];
+		int64_t x = j->cpu_ns - (j->demand_ns ? j->demand_ns : j->cpu_ns);
+		if (j->cpu < 0 || x <= 0)
+			continue;
+		bool big = x >= PD_NS_PER_MS, frac = (double)x >= 0.25 * (double)j->demand_ns;
+		small += frac && !big;
+		slight += big && !frac;
+		if (big && frac) {
+			jobs++;
+			excess += (double)x / 1e6;
+			largest = fmax(largest, (double)x / 1e6);
+		}
+	}
+	ck_assert_int_ge(jobs, 3);
+	ck_assert_int_ge(small, 1);
+	ck_assert_int_ge(slight, 1);
+	int meet = 0, outside = 0;
+	for (size_t i = 0; i < s.n_inst; i++) {
+		const struct syn_inst *in = &s.inst[i];
+		if (in->dag != 0 || (in->finished && in->finish_ns - in->release_ns <= d))
+			continue;
+		int64_t a = in->release_ns, b = in->release_ns + d;
+		bool m = false, o = false;
+		for (size_t k = 0; k < s.n_jobs; k++) {
+			const struct syn_job *j = &s.jobs[k];
+			int64_t x = j->cpu_ns - (j->demand_ns ? j->demand_ns : j->cpu_ns);
+			if (j->cpu < 0 || x < PD_NS_PER_MS || (double)x < 0.25 * (double)j->demand_ns)
+				continue;
+			m |= meets(j->start_ns, j->end_ns, a, b);
+			o |= meets(j->start_ns, j->end_ns + d, a, b);
+		}
+		meet += m;
+		outside += o;
+	}
+	ck_assert_int_ge(meet, 1);
+	json_t *j = report_json(s.dir);
+	ck_assert_int_eq((int)jnum(j, "measured.stretched_jobs.jobs"), jobs);
+	NEAR(jnum(j, "measured.stretched_jobs.excess_ms"), excess);
+	NEAR(jnum(j, "measured.stretched_jobs.max_excess_ms"), largest);
+	ck_assert_int_eq((int)jnum(j, "measured.stretched_jobs.misses_overlapping"), meet);
+	ck_assert_int_eq((int)jnum(j, "measured.misses_outside_plan"), outside);
+	json_decref(j);
+	char *t = text_report(s.dir);
+	char want[300];
+	snprintf(want, sizeof(want), "stretched jobs: %d spin jobs charged at least 1 ms and 25 %% more CPU time than their "
+		 "work (%.1f ms over in all, the largest %.1f ms", jobs, excess, largest);
+	ck_assert_msg(strstr(t, want), "no '%s' in\n%s", want, t);
+	snprintf(want, sizeof(want), "%d of %d misses overlap them\n", meet, cam.misses);
+	ck_assert_msg(strstr(strstr(t, "stretched jobs:"), want), "no '%s' in\n%s", want, t);
+	free(t);
+	static struct syn_run none; /* every job took exactly its work */
+	syn_write(&none);
+	j = report_json(none.dir);
+	ck_assert_int_eq((int)jnum(j, "measured.stretched_jobs.jobs"), 0);
+	ck_assert_int_eq((int)jnum(j, "measured.misses_outside_plan"), 0);
+	json_decref(j);
+	t = text_report(none.dir);
+	ck_assert_msg(!strstr(t, "stretched jobs:"), "%s", t);
+	free(t);
 }
 END_TEST
 
@@ -922,6 +1020,7 @@ int main(void)
 	tcase_add_test(tc, steal_is_summed_and_matched_to_misses);
 	tcase_add_test(tc, foreign_threads_are_listed_and_matched_to_misses);
 	tcase_add_test(tc, misses_outside_the_plan_are_counted_once);
+	tcase_add_test(tc, stretched_spin_jobs_are_causes_outside_the_plan);
 	tcase_add_test(tc, busy_all_explains_the_rail);
 	tcase_add_test(tc, busy_all_counts_every_sampled_cpu_of_the_island);
 	tcase_add_test(tc, no_busy_records_report_as_before);
