@@ -39,6 +39,9 @@ struct pd_opt_params {
 	enum pd_solver solver;       /* default auto */
 	enum pd_backend backend;     /* default auto */
 	double time_limit_s;         /* wall clock for the whole solve, default 60 */
+	double started_s;            /* CLOCK_MONOTONIC seconds at which time_limit_s started to run: a
+				      * command's start, so that reading its inputs counts against the
+				      * user's limit; 0 (default), or a time in the future: the call */
 	int64_t power_cap_uw;        /* slack objective: P <= cap; -1 none */
 	double eta;                  /* capacity shrink that makes incumbents exactly schedulable, 1e-5 */
 	double gap;                  /* relative optimality tolerance: the exact search stops, and the
