@@ -192,7 +192,7 @@ int pd_report_json(const pd_report *rep, pd_buf *out, pd_err *e)
 						  "threshold_ms", (double)RPT_STALL_MIN_NS / 1e6, "misses_overlapping",
 						  (json_int_t)s->misses_with_stall)
 				      : json_null());
-	/* null when no spin job recorded its demand: nothing was compared */
+	/* null when no builtin job recorded its demand: nothing was compared */
 	json_object_set_new(json_object_get(root, "measured"), "stretched_jobs",
 			    s->stretch_known ? json_pack("{s:I, s:f, s:f, s:f, s:f, s:I}", "jobs", (json_int_t)s->stretch_jobs,
 							 "excess_ms", (double)s->stretch_total_ns / 1e6, "max_excess_ms",

@@ -285,10 +285,10 @@ struct rpt_stats {
 	size_t stall_jobs;
 	int64_t stall_total_ns, stall_max_ns;
 	uint64_t misses_with_stall;
-	/* stretched jobs (stretch.c): builtin:spin jobs charged at least RPT_STRETCH_MIN_NS and
+	/* stretched jobs (stretch.c): builtin:spin/busy jobs charged at least RPT_STRETCH_MIN_NS and
 	 * RPT_STRETCH_MIN_FRAC of their work more CPU time than their work, the sum and largest of those
-	 * excesses, and the misses whose window meets one; stretch_known false when no spin job recorded
-	 * its demand (an agent before the field, or no spin work) */
+	 * excesses, and the misses whose window meets one; stretch_known false when no builtin job
+	 * recorded its demand (an agent before the field, or only plugin work) */
 	bool stretch_known;
 	size_t stretch_jobs;
 	int64_t stretch_total_ns, stretch_max_ns;
@@ -344,7 +344,7 @@ int64_t rpt_union_ns(struct rpt_steal *v, size_t n);
 int rpt_stall_stats(const struct rpt_run *r, struct rpt_stats *s, struct rpt_steal **v, size_t *n);
 
 /* ---------------------------------------------------------------- stretched jobs (stretch.c) */
-/* A spin job is stretched when its CPU time exceeds its work by at least both of these. */
+/* A builtin job is stretched when its CPU time exceeds its work by at least both of these. */
 #define RPT_STRETCH_MIN_NS (1 * PD_NS_PER_MS)
 #define RPT_STRETCH_MIN_FRAC 0.25
 /* Stretched-job figures of s; the jobs' [start, end] go to *v[*n] (malloc'ed, the caller frees;

@@ -167,13 +167,13 @@ static void text_stall(const struct rpt_run *r, const struct rpt_stats *s, pd_bu
 		      (unsigned long long)s->misses_with_stall, (unsigned long long)s->misses);
 }
 
-/* Stretched jobs (stretch.c): spin jobs charged time their work did not take. Printed when there are
+/* Stretched jobs (stretch.c): builtin jobs charged time their work did not take. Printed when there are
  * some: "none" on every clean run would be noise. */
 static void text_stretch(const struct rpt_stats *s, pd_buf *o)
 {
 	if (!s->stretch_jobs)
 		return;
-	pd_buf_printf(o, "  stretched jobs: %zu spin job%s charged at least %.0f ms and %.0f %% more CPU time than their "
+	pd_buf_printf(o, "  stretched jobs: %zu job%s charged at least %.0f ms and %.0f %% more CPU time than their "
 			 "work (%.1f ms over in all, the largest %.1f ms: time the CPU was taken from under them, e.g. a "
 			 "stopped vCPU); %llu of %llu misses overlap them\n",
 		      s->stretch_jobs, s->stretch_jobs == 1 ? "" : "s", (double)RPT_STRETCH_MIN_NS / 1e6,

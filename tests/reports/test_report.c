@@ -814,7 +814,7 @@ START_TEST(stretched_spin_jobs_are_causes_outside_the_plan)
 	json_decref(j);
 	char *t = text_report(s.dir);
 	char want[300];
-	snprintf(want, sizeof(want), "stretched jobs: %d spin jobs charged at least 1 ms and 25 %% more CPU time than their "
+	snprintf(want, sizeof(want), "stretched jobs: %d jobs charged at least 1 ms and 25 %% more CPU time than their "
 		 "work (%.1f ms over in all, the largest %.1f ms", jobs, excess, largest);
 	ck_assert_msg(strstr(t, want), "no '%s' in\n%s", want, t);
 	snprintf(want, sizeof(want), "%d of %d misses overlap them\n", meet, cam.misses);
