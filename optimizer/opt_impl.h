@@ -237,6 +237,14 @@ int opt_corepack(const struct opt_inst *in, struct opt_sol *s, double deadline_s
  * each such run of islands onto that run's cores at all, whichever twin each task's island is. */
 int opt_corepack_pooled(const struct opt_inst *in, struct opt_sol *s, bool pool, double deadline_s);
 
+/* Heuristic packing (corepack_search.c) of the island / server assignment of s with the deadlines in
+ * s->d_ns (path-feasible: every path fits with them; they fix the densities the search balances),
+ * cores of the islands that share a pool (isl_pool[k], as opt_twin_pools) open to each other's
+ * tasks: 1 packed (s has the cores and deadlines and passed the exact evaluator), -1 nothing found
+ * by deadline_s. Never a verdict that no packing exists. seed: its random kicks. */
+int opt_corepack_search(const struct opt_inst *in, struct opt_sol *s, const size_t *isl_pool, uint64_t seed,
+			double deadline_s);
+
 /* Island of a core; placement helpers. */
 static inline size_t opt_core_island(const struct opt_inst *in, int c) { return in->core_isl[c]; }
 
