@@ -295,6 +295,12 @@ size_t opt_canonical_vectors(const struct opt_inst *in, size_t *ids, size_t cap)
  * and once 0.21 s (a Xavier 120-task set, 10.107 s for --time-limit 10, 2026-12-05): so 0.2 s at 10 s,
  * 0.25 s from 12.5 s on. */
 #define OPT_KILL_MARGIN_S 0.25
+/* The float noise allowed on the gap tolerance when calling a plan proven: the searches close a
+ * vector whose bound reaches the cut-off P (1 - gap) and report that cut-off as the bound, and P
+ * (1 - gap) computed twice may differ in the last bits (a ZCU102 20-task set ended at a gap of
+ * 1.0000007e-4 for --gap 1e-4 and was reported "feasible"). Relative to P; far below any gap asked
+ * for (the smallest is 1e-6). */
+#define OPT_GAP_FLOAT_SLACK 1e-9
 /* --solver auto: exact up to this many tasks, or above it when the time limit is at least this long */
 #define OPT_AUTO_TASKS 60
 /* --backend auto runs GLPK and CBC at once on platforms with at most this many OPP vectors */

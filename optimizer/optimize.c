@@ -247,7 +247,7 @@ static int solve_power(struct ctx *c, struct opt_sol *best, double deadline, dou
 		*lb = isfinite(*lb) ? fmax(*lb, mlb) : mlb;
 	if (best->ok)
 		*lb = fmin(*lb, best->power_w);
-	*proven = best->ok && *lb >= best->power_w * (1 - fmax(1e-6, c->p->gap));
+	*proven = best->ok && *lb >= best->power_w * (1 - fmax(1e-6, c->p->gap) - OPT_GAP_FLOAT_SLACK);
 	if (!best->ok && fin)
 		*lb = INFINITY; /* the master proved that nothing is feasible */
 	return 0;
@@ -521,7 +521,8 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 	r->gap = r->lower_bound_w >= 0 ? (best.power_w - r->lower_bound_w) / best.power_w : -1.0;
 	if (r->gap >= 0 && r->gap < 1e-9)
 		r->gap = 0;
-	r->status = proven || (p->objective != PD_OBJ_SLACK && r->lower_bound_w >= 0 && r->gap <= fmax(1e-6, p->gap))
+	r->status = proven || (p->objective != PD_OBJ_SLACK && r->lower_bound_w >= 0 &&
+			       r->gap <= fmax(1e-6, p->gap) + OPT_GAP_FLOAT_SLACK)
 			    ? PD_STATUS_OPTIMAL
 			    : PD_STATUS_FEASIBLE;
 	if (p->objective == PD_OBJ_SLACK)

@@ -329,6 +329,26 @@ START_TEST(gap_tolerance_honoured)
 }
 END_TEST
 
+/* A search that closes everything at the cut-off P (1 - gap) reports that cut-off as its bound: the
+ * gap is then the tolerance itself, up to float noise (this ZCU102 bench set ended at 1.0000007e-4
+ * for --gap 1e-4 and was called "feasible" after 0.1 s of search). Reaching the tolerance is a proof. */
+START_TEST(gap_at_the_tolerance_is_optimal)
+{
+	pd_plan *plan = pd_to_bench_set_accel(2, 10, 5866204, "platforms/zcu102.yaml", 0.2);
+	struct pd_opt_params p;
+	pd_opt_defaults(&p); /* --gap 1e-4, as a user runs it */
+	p.time_limit_s = 10;
+	struct pd_opt_result r;
+	pd_err e = {0};
+	ck_assert_msg(pd_optimize(plan, &p, &r, &e) == 0, "%s", e.msg);
+	ck_assert_msg(r.gap > 0.99e-4, "gap %.9g: the set no longer ends at the tolerance", r.gap);
+	ck_assert_double_le(r.gap, 1e-4 + 1e-9);
+	ck_assert_int_eq(r.status, PD_STATUS_OPTIMAL);
+	assert_verified(plan, r.power_w);
+	pd_plan_free(plan);
+}
+END_TEST
+
 /* --solver auto: a 64-task set (above the exact mode's size) gets the heuristic under a 1 s limit
  * and the exact mode with 6 s, whose plan is then no worse (the exact mode starts from the
  * heuristic's). Only the choice is asserted for the short run: under ASan 1 s may not be enough. */
@@ -754,6 +774,7 @@ int main(void)
 	tcase_add_test(tc, time_limit_honoured);
 	tcase_add_test(tc, small_xu4_exact_checked);
 	tcase_add_test(tc, gap_tolerance_honoured);
+	tcase_add_test(tc, gap_at_the_tolerance_is_optimal);
 	tcase_add_test(tc, auto_picks_by_size_and_time);
 	tcase_add_test(tc, time_limit_short_returns_valid_plan);
 	tcase_add_test(tc, slack_under_cap);
