@@ -29,20 +29,9 @@ pd=$build/powerdag
 [ -x "$pd" ] || { echo "no $pd (build first)" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || { echo "root needed (SCHED_DEADLINE)" >&2; exit 2; }
 work=$(mktemp -d /tmp/pd-bench-chain.XXXXXX)
-jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@"; }
+. "$here/bench/closedloop/lib.sh"
 
-cpus=$(python3 -c 'import os; print(", ".join(str(c) for c in sorted(os.sched_getaffinity(0))))')
-cat > "$work/nominal.yaml" <<EOF
-platform:
-  name: local
-  reference_frequency: 1000MHz
-  dl: {max_util_per_cpu: 0.95}
-  islands:
-    - name: cpu
-      cpus: [$cpus]
-      opps:
-        - {freq: 1000MHz, busy: 1W, idle: 0.1W}
-EOF
+local_nominal "$work/nominal.yaml"
 cp "$here/tests/cli/chain.dags.yaml" "$work/chain.yaml"
 echo "work dir $work; $runs runs of $duration; load $(cut -d' ' -f1-3 /proc/loadavg)"
 "$pd" profile --board local --platform "$work/nominal.yaml" -o "$work/fitted.yaml" > "$work/profile.log" 2>&1 ||

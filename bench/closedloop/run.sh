@@ -50,27 +50,9 @@ work=$(mktemp -d /tmp/pd-bench-loop.XXXXXX)
 state=$work/twin
 cleanup() { "$pd" twin down --state "$state" >/dev/null 2>&1 || true; }
 trap cleanup EXIT INT TERM
-jget() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, {'d': d}))" "$@"; }
+. "$here/bench/closedloop/lib.sh"
 
 echo "seed base $seed_base (seeds base+1, base+2, ... until $plans plans ran, at most $max_draws per board), $duration each; work dir $work"
-
-# The nominal platform for `local`: one island of this machine's online CPUs at its current speed (the
-# fair server of a kernel >= 6.12 is a board fact `profile` adds to the fitted platform).
-local_platform() {
-	local cpus
-	cpus=$(python3 -c 'import os; print(", ".join(str(c) for c in sorted(os.sched_getaffinity(0))))')
-	cat > "$work/local-nominal.yaml" <<EOF
-platform:
-  name: local
-  reference_frequency: 1000MHz
-  dl: {max_util_per_cpu: 0.95}
-  islands:
-    - name: cpu
-      cpus: [$cpus]
-      opps:
-        - {freq: 1000MHz, busy: 1W, idle: 0.1W}
-EOF
-}
 
 board_args() { # board -> deploy/profile arguments
 	if [ "$1" = local ]; then echo "--board local"
@@ -94,8 +76,8 @@ for b in $boards; do
 		nominal=$(jget "$work/twin.json" "d['platform']")
 		ncpu=$(grep -c '^processor' /proc/cpuinfo)
 	else
-		local_platform
 		nominal=$work/local-nominal.yaml
+		local_nominal "$nominal"
 	fi
 	# shellcheck disable=SC2046
 	if ! "$pd" profile $(board_args "$b") --platform "$nominal" -o "$work/$b-fitted.yaml" 2> "$work/$b-profile.log"; then
