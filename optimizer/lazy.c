@@ -30,6 +30,14 @@
 
 /* Vectors with a point kept as a guide for grow (the oldest are kept when full). */
 #define LAZY_FEAS_MAX 4096
+/* Multiplier updates per proof attempt of the path Lagrangian (pathlag.c): Xavier 120 tasks, seed
+ * 778, 10 s: bound 5.5494 / 5.5654 / 5.5814 W with 60 / 30 / 15 rounds of 2 path passes (more
+ * attempts against stronger ones), 5.5754 W with 8. */
+#define LAZY_PL_ROUNDS 15
+/* ... and before a screening LP (100-800 ms where the Lagrangian failed at 15 rounds): 60 rounds
+ * there gave 5.5894 / 5.6343 W on seeds 778 / 5113962 against 5.5494 / 5.6033 W with 15 (200:
+ * the same as 60). */
+#define LAZY_PL_ROUNDS_LP 60
 
 enum { ST_SEP, ST_LAG, ST_SCREENED, ST_INFEAS, ST_CUT };
 
@@ -43,6 +51,8 @@ struct opt_lazy {
 	struct opt_screen *scr;
 	struct opt_bound *lag;
 	struct opt_pathlag *pl; /* cheap "no plan" proofs (pathlag.c; NULL: LPs only) */
+	bool grow_lp;           /* grow's probes use LPs too (the vector grown was an LP's proof) */
+	bool by_lp;             /* screen_at's last "no plan" was its LP's */
 	const size_t *canon;
 	size_t nv, dims;
 	double *lb;           /* [pos] best valid bound so far (INFINITY: closed) */
@@ -248,9 +258,9 @@ void opt_lazy_free(struct opt_lazy *L)
 }
 
 /* Whether the path Lagrangian proves that canonical s (position pos) has no plan; records it. */
-static bool pl_proves(struct opt_lazy *L, struct opt_sol *s, size_t pos)
+static bool pl_proves(struct opt_lazy *L, struct opt_sol *s, size_t pos, int rounds)
 {
-	if (!L->pl || !opt_pathlag_no_plan(L->pl, s))
+	if (!L->pl || !opt_pathlag_no_plan(L->pl, s, rounds))
 		return false;
 	L->stage[pos] = ST_INFEAS, L->lb[pos] = INFINITY;
 	return true;
@@ -271,13 +281,14 @@ static int screen_at(struct opt_lazy *L, struct opt_sol *s, size_t pos, double c
 		return 2;
 	if (L->stage[pos] == ST_CUT && L->lb[pos] < INFINITY)
 		return 0;
-	if (pl_proves(L, s, pos))
+	if (pl_proves(L, s, pos, LAZY_PL_ROUNDS_LP))
 		return 1;
 	bool inf;
 	L->n_lp++;
 	double b = opt_screen_vector(L->scr, s, cut, dl, &inf);
 	if (inf) {
 		L->stage[pos] = ST_INFEAS, L->lb[pos] = INFINITY;
+		L->by_lp = true;
 		return 1;
 	}
 	if (b == -INFINITY)
@@ -333,13 +344,17 @@ static int probe(struct opt_lazy *L, const bool *dir, size_t step, double cut, d
 	if (above_feasible(L, t))
 		return 0;
 	size_t pos = position(L, encode(in, t));
-	if (L->pl && pos != SIZE_MAX) {
+	if (L->pl && !L->grow_lp && pos != SIZE_MAX) {
 		/* the path Lagrangian only: where it finds no proof the LP hardly ever did (Xavier 120
 		 * tasks, seed 778: 1 of 39 LPs after a failed proof), at 100-600 ms per LP against
-		 * 1-30 ms per proof attempt; stopping there only makes the grown vector smaller */
+		 * 1-30 ms per proof attempt; stopping there only makes the grown vector smaller. Not when
+		 * the vector grown was the LP's proof: the Lagrangian failed there, so it would fail at
+		 * every probe above it (those vectors grew by nothing: (0 10 15 15 0), GPU at 0) */
 		if (L->stage[pos] == ST_INFEAS || covered(L, t))
 			return 1;
-		return pl_proves(L, t, pos) ? 1 : 0;
+		if (pl_proves(L, t, pos, LAZY_PL_ROUNDS))
+			return 1;
+		return 0;
 	}
 	int r = pos == SIZE_MAX ? -1 : screen_at(L, t, pos, cut, dl);
 	if (r == 2)
@@ -405,8 +420,12 @@ static void refine(struct opt_lazy *L, size_t pos, double cut, double target, do
 		L->stage[pos] = b >= cut ? ST_CUT : ST_LAG;
 		return;
 	}
-	if (screen_at(L, s, pos, cut, dl) == 1)
+	L->by_lp = false;
+	if (screen_at(L, s, pos, cut, dl) == 1) {
+		L->grow_lp = L->by_lp;
 		grow(L, cut, dl);
+		L->grow_lp = false;
+	}
 }
 
 double opt_lazy_run(struct opt_lazy *L, double cut, double dl)

@@ -34,9 +34,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PL_OUTER 15 /* multiplier updates per vector */
 #define PL_INNER 2  /* path passes per multiplier update */
 #define PL_MARGIN 1e-6
+/* bisection steps of the line searches (any step keeps g valid: only its size is searched) */
+#ifndef PL_BISECT
+#define PL_BISECT 30
+#endif
 
 struct opt_pathlag {
 	const struct opt_inst *in;
@@ -199,7 +202,7 @@ static void path_pass(struct opt_pathlag *P)
 			lo = hi, hi *= 4;
 		if (path_slope(P, sink, hi) > 0)
 			continue; /* the path does not fit even at its fastest options: no step needed here */
-		for (int it = 0; it < 30; it++) {
+		for (int it = 0; it < PL_BISECT; it++) {
 			double mid = 0.5 * (lo + hi);
 			if (path_slope(P, sink, mid) > 0)
 				lo = mid;
@@ -217,7 +220,7 @@ static void scale_pass(struct opt_pathlag *P)
 {
 	const struct opt_inst *in = P->in;
 	double lo = 0, hi = 1;
-	for (int it = 0; it < 30; it++) {
+	for (int it = 0; it <= PL_BISECT; it++) {
 		double s = it == 0 ? 1.0 : 0.5 * (lo + hi), slope = 0, d;
 		size_t o;
 		for (size_t i = 0; i < P->n; i++) {
@@ -262,7 +265,7 @@ static void set_vector(struct opt_pathlag *P, const struct opt_sol *s)
 	}
 }
 
-bool opt_pathlag_no_plan(struct opt_pathlag *P, const struct opt_sol *s)
+bool opt_pathlag_no_plan(struct opt_pathlag *P, const struct opt_sol *s, int rounds)
 {
 	set_vector(P, s);
 	/* neighbours share their proofs: start from the last one (a failed search drifts far from it) */
@@ -270,7 +273,7 @@ bool opt_pathlag_no_plan(struct opt_pathlag *P, const struct opt_sol *s)
 		memcpy(P->z, P->z_ok, P->nz * sizeof(double));
 		memcpy(P->Pi, P->Pi_ok, P->n * sizeof(double));
 	}
-	for (int outer = 0; outer < PL_OUTER; outer++) {
+	for (int outer = 0; outer < rounds; outer++) {
 		for (int r = 0; r < PL_INNER; r++) {
 			path_pass(P);
 			scale_pass(P);
