@@ -22,11 +22,12 @@
  * So g > 0 proves that no plan exists at s (and at every vector nowhere faster: that is the
  * screening LP's monotonicity, which holds for these rows too). g is the Lagrangian of the screening
  * LP's rows (without the symmetry rows, which only cut plans that have an equivalent), with the
- * island choice and the perspective solved exactly per task: as strong as that LP at the best
- * multipliers; here they are searched for cheaply (multiplicative weights on z, normalised to
- * sum z rhs = 1; for each z, path steps with a line search on the flow), and kept from vector to
- * vector. Any (z, Pi) gives a valid g, so the search can only miss proofs, never make a wrong one;
- * a margin covers the rounding of the sums.
+ * island choice and the perspective solved exactly per task: at the best multipliers as strong as
+ * that LP with cap_raw for cap. Here they are searched for cheaply (multiplicative weights on z,
+ * normalised to sum z rhs = 1; for each z, path steps with a line search on the flow), and every
+ * call starts from the multipliers of the last proof (neighbouring vectors share their proofs).
+ * Any (z, Pi) gives a valid g, so the search can only miss proofs, never make a wrong one; a margin
+ * covers the rounding of the sums.
  */
 #include "optimizer/opt_impl.h"
 
@@ -34,12 +35,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PL_INNER 2  /* path passes per multiplier update */
-#define PL_MARGIN 1e-6
+#define PL_INNER 2 /* path passes per multiplier update */
+#define PL_MARGIN 1e-6 /* g must exceed this (sum z rhs = 1) */
 /* bisection steps of the line searches (any step keeps g valid: only its size is searched) */
-#ifndef PL_BISECT
 #define PL_BISECT 30
-#endif
 
 struct opt_pathlag {
 	const struct opt_inst *in;
