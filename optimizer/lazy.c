@@ -258,9 +258,9 @@ void opt_lazy_free(struct opt_lazy *L)
 }
 
 /* Whether the path Lagrangian proves that canonical s (position pos) has no plan; records it. */
-static bool pl_proves(struct opt_lazy *L, struct opt_sol *s, size_t pos, int rounds)
+static bool pl_proves(struct opt_lazy *L, struct opt_sol *s, size_t pos, int rounds, double dl)
 {
-	if (!L->pl || !opt_pathlag_no_plan(L->pl, s, rounds))
+	if (!L->pl || !opt_pathlag_no_plan(L->pl, s, rounds, dl))
 		return false;
 	L->stage[pos] = ST_INFEAS, L->lb[pos] = INFINITY;
 	return true;
@@ -281,7 +281,7 @@ static int screen_at(struct opt_lazy *L, struct opt_sol *s, size_t pos, double c
 		return 2;
 	if (L->stage[pos] == ST_CUT && L->lb[pos] < INFINITY)
 		return 0;
-	if (pl_proves(L, s, pos, LAZY_PL_ROUNDS_LP))
+	if (pl_proves(L, s, pos, LAZY_PL_ROUNDS_LP, dl))
 		return 1;
 	bool inf;
 	L->n_lp++;
@@ -352,7 +352,7 @@ static int probe(struct opt_lazy *L, const bool *dir, size_t step, double cut, d
 		 * every probe above it (those vectors grew by nothing: (0 10 15 15 0), GPU at 0) */
 		if (L->stage[pos] == ST_INFEAS || covered(L, t))
 			return 1;
-		if (pl_proves(L, t, pos, LAZY_PL_ROUNDS))
+		if (pl_proves(L, t, pos, LAZY_PL_ROUNDS, dl))
 			return 1;
 		return 0;
 	}

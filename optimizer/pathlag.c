@@ -264,7 +264,7 @@ static void set_vector(struct opt_pathlag *P, const struct opt_sol *s)
 	}
 }
 
-bool opt_pathlag_no_plan(struct opt_pathlag *P, const struct opt_sol *s, int rounds)
+bool opt_pathlag_no_plan(struct opt_pathlag *P, const struct opt_sol *s, int rounds, double deadline_s)
 {
 	set_vector(P, s);
 	/* neighbours share their proofs: start from the last one (a failed search drifts far from it) */
@@ -272,7 +272,7 @@ bool opt_pathlag_no_plan(struct opt_pathlag *P, const struct opt_sol *s, int rou
 		memcpy(P->z, P->z_ok, P->nz * sizeof(double));
 		memcpy(P->Pi, P->Pi_ok, P->n * sizeof(double));
 	}
-	for (int outer = 0; outer < rounds; outer++) {
+	for (int outer = 0; outer < rounds && opt_now_s() < deadline_s; outer++) {
 		for (int r = 0; r < PL_INNER; r++) {
 			path_pass(P);
 			scale_pass(P);

@@ -83,7 +83,7 @@ START_TEST(proofs_only_where_no_plan)
 					isl[i] = x % 3;
 				plan_exists = assignment_fits(&in, &s, isl);
 			}
-			bool none = opt_pathlag_no_plan(P, &s, 60);
+			bool none = opt_pathlag_no_plan(P, &s, 60, opt_now_s() + 30.0);
 			ck_assert_msg(!none || !plan_exists, "(%zu %zu %zu): proof of no plan, but one exists", s.isl_opp[0],
 				      s.isl_opp[1], s.isl_opp[2]);
 			if (pass == 0) {
