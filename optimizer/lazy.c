@@ -19,6 +19,8 @@
  *     most" holds island by island, and an equivalent of every plan sits at a canonical vector).
  * The loop only reorders work and closes by proofs, so the bound it returns is valid whenever it
  * stops; what it buys is that Xavier's many vectors without a plan close in boxes of hundreds.
+ * Proofs of "no plan" come first from the path Lagrangian (pathlag.c, 1-30 ms), then, for a popped
+ * vector, from its screening LP (100-600 ms at 120 tasks); grow's probes use the Lagrangian alone.
  */
 #include "optimizer/opt_impl.h"
 
@@ -28,6 +30,14 @@
 
 /* Vectors with a point kept as a guide for grow (the oldest are kept when full). */
 #define LAZY_FEAS_MAX 4096
+/* Multiplier updates per proof attempt of the path Lagrangian (pathlag.c): Xavier 120 tasks, seed
+ * 778, 10 s: bound 5.5494 / 5.5654 / 5.5814 W with 60 / 30 / 15 rounds of 2 path passes (more
+ * attempts against stronger ones), 5.5754 W with 8. */
+#define LAZY_PL_ROUNDS 15
+/* ... and before a screening LP (100-800 ms where the Lagrangian failed at 15 rounds): 60 rounds
+ * there gave 5.5894 / 5.6343 W on seeds 778 / 5113962 against 5.5494 / 5.6033 W with 15 (200:
+ * the same as 60). */
+#define LAZY_PL_ROUNDS_LP 60
 
 enum { ST_SEP, ST_LAG, ST_SCREENED, ST_INFEAS, ST_CUT };
 
@@ -40,6 +50,9 @@ struct opt_lazy {
 	const struct opt_inst *in;
 	struct opt_screen *scr;
 	struct opt_bound *lag;
+	struct opt_pathlag *pl; /* cheap "no plan" proofs (pathlag.c; NULL: LPs only) */
+	bool grow_lp;           /* grow's probes use LPs too (the vector grown was an LP's proof) */
+	bool by_lp;             /* screen_at's last "no plan" was its LP's */
 	const size_t *canon;
 	size_t nv, dims;
 	double *lb;           /* [pos] best valid bound so far (INFINITY: closed) */
@@ -212,6 +225,7 @@ struct opt_lazy *opt_lazy_new(const struct opt_inst *in, struct opt_screen *scr,
 	L->stage = calloc(nv, 1);
 	L->heap = malloc(nv * sizeof(struct hent)); /* a vector is in the heap at most once */
 	L->lag = opt_bound_new(in);
+	L->pl = opt_pathlag_new(in); /* optional: without it every verdict is an LP's */
 	L->feas = malloc(LAZY_FEAS_MAX * L->dims);
 	bool small = true; /* the antichain stores OPP indices in bytes */
 	for (size_t c = 0; c < L->dims; c++)
@@ -238,8 +252,18 @@ void opt_lazy_free(struct opt_lazy *L)
 		return;
 	free(L->lb), free(L->stage), free(L->heap), free(L->anti), free(L->feas);
 	opt_bound_free(L->lag);
+	opt_pathlag_free(L->pl);
 	opt_sol_free(&L->s), opt_sol_free(&L->t);
 	free(L);
+}
+
+/* Whether the path Lagrangian proves that canonical s (position pos) has no plan; records it. */
+static bool pl_proves(struct opt_lazy *L, struct opt_sol *s, size_t pos, int rounds, double dl)
+{
+	if (!L->pl || !opt_pathlag_no_plan(L->pl, s, rounds, dl))
+		return false;
+	L->stage[pos] = ST_INFEAS, L->lb[pos] = INFINITY;
+	return true;
 }
 
 /* Screens canonical vector s (position pos) unless known: 1 no plan there, 2 its LP has a point
@@ -257,11 +281,14 @@ static int screen_at(struct opt_lazy *L, struct opt_sol *s, size_t pos, double c
 		return 2;
 	if (L->stage[pos] == ST_CUT && L->lb[pos] < INFINITY)
 		return 0;
+	if (pl_proves(L, s, pos, LAZY_PL_ROUNDS_LP, dl))
+		return 1;
 	bool inf;
 	L->n_lp++;
 	double b = opt_screen_vector(L->scr, s, cut, dl, &inf);
 	if (inf) {
 		L->stage[pos] = ST_INFEAS, L->lb[pos] = INFINITY;
+		L->by_lp = true;
 		return 1;
 	}
 	if (b == -INFINITY)
@@ -317,14 +344,26 @@ static int probe(struct opt_lazy *L, const bool *dir, size_t step, double cut, d
 	if (above_feasible(L, t))
 		return 0;
 	size_t pos = position(L, encode(in, t));
+	if (L->pl && !L->grow_lp && pos != SIZE_MAX) {
+		/* the path Lagrangian only: where it finds no proof the LP hardly ever did (Xavier 120
+		 * tasks, seed 778: 1 of 39 LPs after a failed proof), at 100-600 ms per LP against
+		 * 1-30 ms per proof attempt; stopping there only makes the grown vector smaller. Not when
+		 * the vector grown was the LP's proof: the Lagrangian failed there, so it would fail at
+		 * every probe above it (those vectors grew by nothing: (0 10 15 15 0), GPU at 0) */
+		if (L->stage[pos] == ST_INFEAS || covered(L, t))
+			return 1;
+		if (pl_proves(L, t, pos, LAZY_PL_ROUNDS, dl))
+			return 1;
+		return 0;
+	}
 	int r = pos == SIZE_MAX ? -1 : screen_at(L, t, pos, cut, dl);
 	if (r == 2)
 		note_feasible(L, t);
 	return r == 2 ? 0 : r;
 }
 
-/* Raises the coordinates in dir of infeasible s together, by bisection on the step, as far as the
- * vector stays without a plan; s becomes that vector (sorted). */
+/* Raises the coordinates in dir of infeasible s together, by bisection on the step (after doubling
+ * steps), as far as the vector stays without a plan; s becomes that vector (sorted). */
 static void grow_along(struct opt_lazy *L, const bool *dir, double cut, double dl)
 {
 	const struct opt_inst *in = L->in;
@@ -332,15 +371,24 @@ static void grow_along(struct opt_lazy *L, const bool *dir, double cut, double d
 	for (size_t c = 0; c < L->dims; c++)
 		if (dir[c] && nopp(in, c) - *coord(in, &L->s, c) > hi)
 			hi = nopp(in, c) - *coord(in, &L->s, c);
+	/* with the Lagrangian's probes a failed one (no proof: 5-10 ms) costs several proofs (~1 ms):
+	 * steps 1, 2, 4, ... first, then bisection, fail less where the boundary is near (most single
+	 * coordinates after the diagonal) */
+	bool gallop = L->pl != NULL;
+	size_t jump = 1;
 	while (lo + 1 < hi && opt_now_s() < dl) {
-		size_t mid = lo + (hi - lo) / 2;
+		size_t mid = gallop && lo + jump < hi ? lo + jump : lo + (hi - lo) / 2;
+		if (gallop && mid == lo + jump)
+			jump *= 2;
+		else
+			gallop = false;
 		int r = probe(L, dir, mid, cut, dl);
 		if (r < 0)
 			break; /* unknown: stop here */
 		if (r == 1)
 			lo = mid;
 		else
-			hi = mid;
+			hi = mid, gallop = false;
 	}
 	step_to(L, dir, lo, &L->s, &L->s);
 }
@@ -381,8 +429,12 @@ static void refine(struct opt_lazy *L, size_t pos, double cut, double target, do
 		L->stage[pos] = b >= cut ? ST_CUT : ST_LAG;
 		return;
 	}
-	if (screen_at(L, s, pos, cut, dl) == 1)
+	L->by_lp = false;
+	if (screen_at(L, s, pos, cut, dl) == 1) {
+		L->grow_lp = L->by_lp;
 		grow(L, cut, dl);
+		L->grow_lp = false;
+	}
 }
 
 double opt_lazy_run(struct opt_lazy *L, double cut, double dl)

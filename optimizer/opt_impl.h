@@ -378,6 +378,16 @@ bool opt_screen_deadline(const struct opt_screen *S, size_t i, size_t k, double 
  * roundings that leave room for packing onto cores. */
 void opt_screen_shrink(struct opt_screen *S, double frac);
 
+/* A proof that vector s has no plan, cheaper than the screening LP (pathlag.c): true only when a
+ * Lagrangian of the island, server, cardinality and path rows is positive there (then no plan exists
+ * at s, nor at any vector nowhere faster). rounds: multiplier updates (each a few passes over the
+ * tasks and paths), none past deadline_s; every call starts from the multipliers of the last
+ * proof. */
+struct opt_pathlag;
+struct opt_pathlag *opt_pathlag_new(const struct opt_inst *in);
+void opt_pathlag_free(struct opt_pathlag *P);
+bool opt_pathlag_no_plan(struct opt_pathlag *P, const struct opt_sol *s, int rounds, double deadline_s);
+
 /* Lazy bound loop over the canonical vectors canon[0..nv) (lazy.c), for platforms with identical
  * islands: every vector starts at the valid bound lb0[pos] (INFINITY: closed) and is refined only
  * while it is the smallest open one (option and Lagrangian bounds, then the screening LP, s as
