@@ -244,6 +244,10 @@ static int fill_task(pd_rng *r, const struct pd_gen_params *p, pd_dagset *s, siz
 	t->has_bcet = true;
 	t->bcet_ns = round_us((double)t->wcet_ns * (0.5 + 0.5 * pd_rng_uniform(r)));
 	t->bcet_ns = t->bcet_ns > t->wcet_ns ? t->wcet_ns : t->bcet_ns;
+	if (p->whole_wcet) { /* drawn all the same: the rest of the set does not depend on the choice */
+		t->has_bcet = false;
+		t->bcet_ns = t->wcet_ns;
+	}
 	t->wcet_fixed_ns = llround((double)t->wcet_ns * 0.1 * pd_rng_uniform(r) / 1000.0) * 1000;
 	if (pd_rng_uniform(r) < p->accel_ratio) {
 		enum pd_accel_kind k = pd_rng_uniform(r) < 0.5 ? PD_ACCEL_GPU : PD_ACCEL_FPGA;

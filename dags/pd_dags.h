@@ -196,6 +196,8 @@ struct pd_gen_params {
 	unsigned layers_min, layers_max; /* default 3:5 */
 	double edge_prob;         /* probability of an edge to each node of the previous layer, 0.4 */
 	int64_t min_wcet_ns;      /* smallest WCET (kernel floor margin); 1.024 ms; others shrink to keep util */
+	bool whole_wcet;          /* no bcet: every job does its whole WCET (the demo: work and model agree);
+				   * default false, bcet drawn in [C/2, C] */
 };
 void pd_dags_gen_defaults(struct pd_gen_params *p);
 /* Builds a random set: layered DAGs with exactly one source and one sink each, periods from

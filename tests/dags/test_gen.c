@@ -98,6 +98,39 @@ START_TEST(same_seed_same_bytes)
 }
 END_TEST
 
+/* whole_wcet (the demo's generated set): no bcet, every job does its WCET; the rest of the set is
+ * the one the same seed gives without it (bcet is still drawn, then dropped). */
+START_TEST(whole_wcet_drops_only_bcet)
+{
+	struct pd_gen_params p;
+	pd_err e = {0};
+	pd_dags_gen_defaults(&p);
+	p.seed = 7;
+	p.accel_ratio = 0.3;
+	pd_dagset *a = pd_dags_generate(&p, &e);
+	p.whole_wcet = true;
+	pd_dagset *b = pd_dags_generate(&p, &e);
+	ck_assert_msg(a && b, "%s", e.msg);
+	ck_assert_uint_eq(pd_dags_task_count(a), pd_dags_task_count(b));
+	size_t differed = 0;
+	for (size_t i = 0; i < pd_dags_task_count(a); i++) {
+		const struct pd_task *x = pd_dags_task(a, i), *y = pd_dags_task(b, i);
+		ck_assert(x->has_bcet && !y->has_bcet);
+		ck_assert_int_eq(y->bcet_ns, y->wcet_ns);
+		ck_assert_int_eq(x->wcet_ns, y->wcet_ns);
+		ck_assert_int_eq(x->wcet_fixed_ns, y->wcet_fixed_ns);
+		ck_assert_uint_eq(x->n_impls, y->n_impls);
+		differed += x->bcet_ns < x->wcet_ns;
+	}
+	ck_assert_uint_ge(differed, 1); /* the default really draws a smaller bcet */
+	char *tb = dt_format(b);
+	ck_assert_msg(!strstr(tb, "bcet"), "%s", tb);
+	free(tb);
+	pd_dags_free(a);
+	pd_dags_free(b);
+}
+END_TEST
+
 START_TEST(utilisation_matches_without_clamping)
 {
 	static const double U[] = {0.3, 1.0, 2.5};
@@ -258,6 +291,7 @@ int main(void)
 	TCase *tc = tcase_create("gen");
 	tcase_add_test(tc, hundred_seeds_validate);
 	tcase_add_test(tc, same_seed_same_bytes);
+	tcase_add_test(tc, whole_wcet_drops_only_bcet);
 	tcase_add_test(tc, utilisation_matches_without_clamping);
 	tcase_add_test(tc, utilisation_honoured_with_floor);
 	tcase_add_test(tc, accelerator_ratio);
