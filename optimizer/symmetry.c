@@ -116,3 +116,40 @@ void opt_twin_pools(const struct opt_inst *in, const struct opt_sol *s, size_t *
 		pool[k] = p >= 0 && s->isl_opp[p] == s->isl_opp[k] ? pool[p] : k;
 	}
 }
+
+struct fast_key {
+	size_t sum, idx;
+};
+
+static int cmp_fast_key(const void *a, const void *b)
+{
+	const struct fast_key *x = a, *y = b;
+	if (x->sum != y->sum)
+		return x->sum > y->sum ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+int opt_vectors_fast_first(const struct opt_inst *in, const size_t *ids, size_t n, size_t *perm)
+{
+	struct fast_key *k = malloc((n + 1) * sizeof(*k));
+	struct opt_sol s;
+	if (!k || opt_sol_init(&s, in)) {
+		free(k);
+		return -1;
+	}
+	for (size_t j = 0; j < n; j++) {
+		opt_vector_decode(in, &s, ids[j]);
+		size_t sum = 0;
+		for (size_t c = 0; c < in->n_isl; c++)
+			sum += s.isl_opp[c];
+		for (size_t a = 0; a < in->n_acc; a++)
+			sum += s.acc_opp[a];
+		k[j] = (struct fast_key){sum, j};
+	}
+	qsort(k, n, sizeof(*k), cmp_fast_key);
+	for (size_t j = 0; j < n; j++)
+		perm[j] = k[j].idx;
+	opt_sol_free(&s);
+	free(k);
+	return 0;
+}
