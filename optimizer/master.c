@@ -135,41 +135,13 @@ static void probe_line(struct master *M, struct opt_sol *s, size_t id, double cu
 }
 
 /*
- * Reorders the prefix of vs below cut (sorted by bound) so that no vector comes before one that is
- * at least as fast everywhere (opt_vectors_fast_first). Screened in that order, a vector without a
- * plan is screened before the vectors it dominates, which dominated_infeasible then closes without
- * an LP. Xavier, 30 tasks (seed 219985): in bound order the slowest vectors came first, 56-64 of the
- * 84-104 LPs the screening's share allowed proved a vector infeasible and 30-50 of the 134 vectors
- * below the cut-off were not reached; in this order 73 LPs (16 infeasible) and 61 closures screen all
- * 134 in 2.2-2.5 s. The order changes no verdict, only which vectors need an LP of their own.
- */
-static void order_fast_first(const struct opt_inst *in, struct vec *vs, size_t nv, double cut)
-{
-	size_t n = 0;
-	while (n < nv && vs[n].lb < cut)
-		n++;
-	size_t *ids = malloc((n + 1) * sizeof(size_t)), *perm = malloc((n + 1) * sizeof(size_t));
-	struct vec *o = malloc((n + 1) * sizeof(*o));
-	for (size_t j = 0; ids && j < n; j++)
-		ids[j] = vs[j].id;
-	if (ids && perm && o && opt_vectors_fast_first(in, ids, n, perm) == 0) {
-		for (size_t j = 0; j < n; j++)
-			o[j] = vs[perm[j]];
-		memcpy(vs, o, n * sizeof(*o));
-	}
-	free(ids);
-	free(perm);
-	free(o);
-}
-
-/*
  * Raises the bounds of the vectors in vs[0..nv) (sorted by bound) with the screening LP, in order,
  * while they are below the incumbent and until screen_dl; results are cached in M for the other
  * phase. Re-sorts vs. Every screened bound is valid (screen.c), so pruning on it stays exact. With
  * probe (positions are ids), each vector is first probed along a line of faster vectors (probe_line).
  */
 static void screen_vectors(struct master *M, struct vec *vs, size_t nv, const struct opt_sol *inc, double screen_dl,
-			   bool probe, bool fast_first)
+			   bool probe)
 {
 	const struct opt_inst *in = M->in;
 	struct opt_sol s, tmp;
@@ -187,8 +159,6 @@ static void screen_vectors(struct master *M, struct vec *vs, size_t nv, const st
 		return;
 	}
 	double cut = cut_w(in, inc);
-	if (fast_first)
-		order_fast_first(in, vs, nv, cut);
 	for (size_t j = 0; j < nv && vs[j].lb < cut; j++) {
 		size_t id = vs[j].id, pos = vs[j].pos;
 		if (isnan(M->scr_lb[pos]) && opt_now_s() < screen_dl) {
@@ -522,10 +492,7 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 		 * share, and a changed order moved their branch and bound (XU4 30 tasks, seed 9194263:
 		 * proven in 2.3 s without, open at 0.098 % in 10 s with) */
 		bool probe = !canon && in->n_tasks > OPT_PER_CORE_TASKS;
-		/* small sets over a canonical list (Xavier): fastest first, so that the vectors without a
-		 * plan are closed by dominance rather than one LP each (order_fast_first) */
-		bool fast_first = canon && in->n_tasks <= OPT_PER_CORE_TASKS;
-		screen_vectors(M, vs, nv, inc, opt_now_s() + 0.6 * (deadline_s - opt_now_s()), probe, fast_first);
+		screen_vectors(M, vs, nv, inc, opt_now_s() + 0.6 * (deadline_s - opt_now_s()), probe);
 		double share = in->n_tasks > OPT_PER_CORE_TASKS ? 0.7 : 0.2;
 		round_vectors(M, vs, nv, inc, opt_now_s() + share * (deadline_s - opt_now_s()));
 		/* Above the per-core sizes, the vectors the screening did not reach in its share (a loaded
@@ -535,7 +502,7 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 		 * vectors left unscreened in one run of two, the MILP then closed none, gap 2.8 % against
 		 * 0.02 %). The bounds are the same valid screening bounds, only computed later. */
 		if (in->n_tasks > OPT_PER_CORE_TASKS)
-			screen_vectors(M, vs, nv, inc, deadline_s, probe, false);
+			screen_vectors(M, vs, nv, inc, deadline_s, probe);
 	}
 	publish_bound(in, vs, NULL, 0, nv, inc);
 	double *ob = calloc(nv, sizeof(double)); /* open bound per visited vector (INFINITY: closed) */

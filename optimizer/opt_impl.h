@@ -286,11 +286,6 @@ void opt_twin_pools(const struct opt_inst *in, const struct opt_sol *s, size_t *
 /* The canonical vectors' ids in increasing order into ids[0..cap) (ids may be NULL to count);
  * returns their number, or SIZE_MAX when there are more than cap (or on allocation failure). */
 size_t opt_canonical_vectors(const struct opt_inst *in, size_t *ids, size_t cap);
-/* perm[0..n): the indices of ids[0..n) (OPP vector ids) by decreasing sum of OPP indices, ties in
- * their order in ids. A vector at least as fast everywhere as another (and not equal) has the larger
- * sum, so it comes first: screened in this order, a vector without a plan is reached before every
- * vector it dominates, which then closes without an LP. Returns -1 on allocation failure. */
-int opt_vectors_fast_first(const struct opt_inst *in, const size_t *ids, size_t n, size_t *perm);
 /* Time kept back from --time-limit for the final evaluation and the steps that are not interrupted
  * mid-way (optimize.c). */
 #define OPT_RESERVE_S 0.25

@@ -369,88 +369,6 @@ START_TEST(option_bounds_below_every_plan)
 }
 END_TEST
 
-/* Three identical one-core islands (250 / 500 / 750 / 1000 MHz), six independent tasks of 2 ms at
- * 1000 MHz per 10 ms: a core holds one task at 250 MHz, two at 500, three at 750, four at 1000 MHz,
- * so of the 20 canonical vectors exactly (0 0 0), (0 0 1), (0 0 2) and (0 1 1) have no plan. Screened
- * in the exact mode's fast-first order (opt_vectors_fast_first), with every vector nowhere faster than
- * one whose LP had no point closed without an LP: no vector comes before one that dominates it, every
- * vector closed either way has no plan (brute force over the 729 assignments), and only (0 1 1) and
- * (0 0 2) need an LP to be closed (in the bound order, slowest first, all four did). */
-START_TEST(fast_first_closes_only_vectors_without_plan)
-{
-	char plat[2048];
-	int n = snprintf(plat, sizeof(plat), "platform:\n  name: three\n  reference_frequency: 1000MHz\n  base_power: 1W\n"
-					     "  dl: {max_util_per_cpu: 0.95, job_overhead: 0ns}\n  islands:\n");
-	for (int k = 0; k < 3; k++)
-		n += snprintf(plat + n, sizeof(plat) - (size_t)n,
-			      "    - {name: c%d, cpus: [%d], opps: [{freq: 250MHz, busy: 200mW, idle: 50mW}, "
-			      "{freq: 500MHz, busy: 400mW, idle: 100mW}, {freq: 750MHz, busy: 700mW, idle: 150mW}, "
-			      "{freq: 1000MHz, busy: 1W, idle: 200mW}]}\n",
-			      k, k);
-	struct fixture f;
-	setup(&f, pd_to_load("dags:\n"
-			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
-			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
-			     "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
-			     "  - {name: d, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
-			     "  - {name: e, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
-			     "  - {name: f, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n",
-			     plat));
-	size_t ids[64], perm[64], v[64][3];
-	size_t nc = opt_canonical_vectors(&f.in, ids, 64);
-	ck_assert_uint_eq(nc, 20);
-	ck_assert_int_eq(opt_vectors_fast_first(&f.in, ids, nc, perm), 0);
-	for (size_t j = 0; j < nc; j++) {
-		opt_vector_decode(&f.in, &f.s, ids[perm[j]]);
-		for (size_t k = 0; k < 3; k++)
-			v[j][k] = f.s.isl_opp[k];
-	}
-	ck_assert(v[0][0] == 3 && v[0][1] == 3 && v[0][2] == 3);
-	ck_assert(v[nc - 1][0] == 0 && v[nc - 1][1] == 0 && v[nc - 1][2] == 0);
-	for (size_t j = 0; j < nc; j++)
-		for (size_t l = j + 1; l < nc; l++) {
-			bool geq = true, eq = true;
-			for (size_t k = 0; k < 3; k++)
-				geq = geq && v[l][k] >= v[j][k], eq = eq && v[l][k] == v[j][k];
-			ck_assert_msg(!geq || eq, "position %zu dominates position %zu", l, j);
-		}
-	size_t inf_at[64], n_inf = 0, n_lp_inf = 0, n_dom = 0;
-	for (size_t j = 0; j < nc; j++) {
-		bool closed = false;
-		for (size_t q = 0; q < n_inf && !closed; q++) {
-			bool leq = true;
-			for (size_t k = 0; k < 3; k++)
-				leq = leq && v[j][k] <= v[inf_at[q]][k];
-			closed = leq;
-		}
-		opt_vector_decode(&f.in, &f.s, ids[perm[j]]);
-		if (closed) {
-			n_dom++;
-		} else {
-			bool inf;
-			opt_screen_vector(f.S, &f.s, INFINITY, opt_now_s() + 5.0, &inf);
-			if (!inf)
-				continue;
-			inf_at[n_inf++] = j;
-			n_lp_inf++;
-			closed = true;
-		}
-		bool plan = false; /* brute force: some assignment fits every core */
-		for (int a = 0; a < 729 && !plan; a++) {
-			double load[3] = {0, 0, 0};
-			for (int i = 0, x = a; i < 6; i++, x /= 3)
-				load[x % 3] += (double)runtime_at(&f.in, (size_t)i, (size_t)(x % 3), f.s.isl_opp[x % 3]) /
-					       (double)f.in.T_ns[i];
-			plan = load[0] <= f.in.cap && load[1] <= f.in.cap && load[2] <= f.in.cap;
-		}
-		ck_assert_msg(!plan, "(%zu %zu %zu) closed, has a plan", v[j][0], v[j][1], v[j][2]);
-	}
-	ck_assert_uint_eq(n_lp_inf, 2);
-	ck_assert_uint_eq(n_dom, 2);
-	teardown(&f);
-}
-END_TEST
-
 int main(void)
 {
 	Suite *s = suite_create("optimizer_screen");
@@ -463,7 +381,6 @@ int main(void)
 	tcase_add_test(tc, bound_below_proven_optimum);
 	tcase_add_test(tc, symmetric_islands_canonical_and_valid);
 	tcase_add_test(tc, option_bounds_below_every_plan);
-	tcase_add_test(tc, fast_first_closes_only_vectors_without_plan);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }
