@@ -24,6 +24,7 @@
  */
 #include "reports/run_model_impl.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 /* Whether task i's work is the agent's own, builtin:spin or builtin:busy (NULL is spin,
@@ -42,10 +43,18 @@ static int64_t stretch_of(const pd_dagset *ds, const struct rpt_job *j, bool *kn
 	if (j->cpu < 0 || j->failed || j->demand_ns <= 0 || j->task >= pd_dags_task_count(ds) || !is_builtin(ds, j->task))
 		return 0;
 	*known = true;
+	if (j->exec_ns <= j->demand_ns) /* also keeps the difference below from overflowing (any log) */
+		return 0;
 	int64_t x = j->exec_ns - j->demand_ns;
 	if (x < RPT_STRETCH_MIN_NS || (double)x < RPT_STRETCH_MIN_FRAC * (double)j->demand_ns)
 		return 0;
 	return x;
+}
+
+/* a + b for b > 0, saturating: the sum of a hostile log's excesses must not wrap */
+static int64_t add_sat(int64_t a, int64_t b)
+{
+	return a > INT64_MAX - b ? INT64_MAX : a + b;
 }
 
 int rpt_stretch_stats(const struct rpt_run *r, struct rpt_stats *s, struct rpt_steal **v, size_t *n)
@@ -67,7 +76,7 @@ int rpt_stretch_stats(const struct rpt_run *r, struct rpt_stats *s, struct rpt_s
 		if (!x)
 			continue;
 		(*v)[(*n)++] = (struct rpt_steal){j->cpu, j->start_ns, j->end_ns, x};
-		s->stretch_total_ns += x;
+		s->stretch_total_ns = add_sat(s->stretch_total_ns, x);
 		if (x > s->stretch_max_ns)
 			s->stretch_max_ns = x;
 	}
