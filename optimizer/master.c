@@ -50,11 +50,6 @@ struct vec {
 	double lb;
 };
 
-/* Multiplier updates per path-Lagrangian proof attempt before a screening LP (as lazy.c's before
- * its LPs). Xavier 30 tasks, seed 219985: 46 of the 55 vectors whose LP had no point proven in
- * 0.1-9 ms each (their LPs: 2-53 ms), a failed attempt 4-9 ms. */
-#define SCREEN_PL_ROUNDS 60
-
 static int cmp_vec(const void *a, const void *b)
 {
 	double x = ((const struct vec *)a)->lb, y = ((const struct vec *)b)->lb;
@@ -83,23 +78,14 @@ static bool dominated_infeasible(const struct master *M, const struct opt_sol *s
 
 /* Screens vector id (at position pos, decoded in s) unless done: its bound, INFINITY when it has no
  * plan (its relaxation is infeasible, or it is nowhere faster than a vector that has none), cached in
- * M->scr_lb[pos]; NAN when no LP optimum came in time (screened again later). *by_lp (may be NULL):
- * whether this call's own LP found no point. */
+ * M->scr_lb[pos]; NAN when no LP optimum came in time (screened again later). */
 static double screen_one(struct master *M, const struct opt_sol *s, size_t id, size_t pos, double cut, double dl,
-			 struct opt_sol *tmp, bool *by_lp)
+			 struct opt_sol *tmp)
 {
-	if (by_lp)
-		*by_lp = false;
 	if (!isnan(M->scr_lb[pos]) || opt_now_s() >= dl)
 		return M->scr_lb[pos];
-	bool dom = dominated_infeasible(M, s, tmp), inf = dom;
-	/* the path Lagrangian's proof first where there is one (climbs: canonical lists, 21-30 tasks) */
-	bool pl = !dom && M->scr_pl && opt_pathlag_no_plan(M->scr_pl, s, SCREEN_PL_ROUNDS, dl);
-	inf = inf || pl;
+	bool inf = dominated_infeasible(M, s, tmp);
 	double b = inf ? INFINITY : opt_screen_vector(M->scr, s, cut, dl, &inf);
-	M->scr_n_lp += !dom && !pl;
-	if (by_lp)
-		*by_lp = inf && !dom;
 	if (inf)
 		M->infeas[M->n_infeas++] = id;
 	if (b > -INFINITY || inf) /* -INFINITY: no LP optimum in time, screen again later */
@@ -137,7 +123,7 @@ static void probe_line(struct master *M, struct opt_sol *s, size_t id, double cu
 		size_t a = none + 1 > (long)v_t ? (size_t)(none + 1) : v_t, mid = (a + some) / 2;
 		*x = mid;
 		size_t u = id - v_t * cs + mid * cs;
-		double b = screen_one(M, s, u, u, cut, dl, tmp, NULL);
+		double b = screen_one(M, s, u, u, cut, dl, tmp);
 		if (isnan(b))
 			break;
 		if (b == INFINITY)
@@ -148,90 +134,14 @@ static void probe_line(struct master *M, struct opt_sol *s, size_t id, double cu
 	*x = v_t;
 }
 
-/* The canonical list of a climb (below): ids in increasing order, each position's bound before
- * screening. */
-struct climb_list {
-	const size_t *canon;
-	const double *lb;
-	size_t nv;
-};
-
-static size_t *vec_coord(const struct opt_inst *in, struct opt_sol *s, size_t c)
-{
-	return c < in->n_isl ? &s->isl_opp[c] : &s->acc_opp[c - in->n_isl];
-}
-
-static size_t vec_nopp(const struct opt_inst *in, size_t c)
-{
-	return c < in->n_isl ? in->isl_nopp[c] : in->acc_nopp[c - in->n_isl];
-}
-
-/* Position of vector s in the canonical list (SIZE_MAX: not there), its id in *id. */
-static size_t list_position(const struct opt_inst *in, const struct climb_list *cl, struct opt_sol *s, size_t *id)
-{
-	*id = 0;
-	for (size_t c = in->n_isl + in->n_acc; c-- > 0;)
-		*id = *id * vec_nopp(in, c) + *vec_coord(in, s, c);
-	size_t lo = 0, hi = cl->nv;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (cl->canon[mid] < *id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < cl->nv && cl->canon[lo] == *id ? lo : SIZE_MAX;
-}
-
-/*
- * After vector s's own LP found no point: climbs the infeasibility frontier, nearest first. Each
- * step screens the canonical vector one OPP above the current one in one coordinate (sorted along
- * the twins), among the listed ones not screened yet and below the cut-off; one without a point
- * becomes the current vector (every vector nowhere faster then closes without an LP of its own:
- * dominated_infeasible), the first one with a point (or no verdict in time) ends the climb. Every
- * probe is an LP the bound order would solve anyway (a listed vector below the cut-off), cached for
- * it, so the climb only changes the order; its verdicts are ordinary screening verdicts.
- * Why: in bound order the slowest vectors, each below a later infeasible one, come first, so the
- * closure hardly ever fired (Xavier 30 tasks: 56-64 LPs without a point, 1-140 ms each, and 0-1
- * closures in the screening's 3.3 s share, which then did not reach every vector).
- */
-static void climb(struct master *M, const struct climb_list *cl, struct opt_sol *s, double cut, double dl,
-		  struct opt_sol *t, struct opt_sol *tmp)
-{
-	const struct opt_inst *in = M->in;
-	size_t dims = in->n_isl + in->n_acc;
-	opt_sol_copy(t, s, in);
-	for (bool moved = true; moved && opt_now_s() < dl;) {
-		moved = false;
-		for (size_t c = 0; c < dims && !moved; c++) {
-			if (*vec_coord(in, s, c) + 1 >= vec_nopp(in, c))
-				continue;
-			for (size_t x = 0; x < dims; x++)
-				*vec_coord(in, t, x) = *vec_coord(in, s, x) + (x == c);
-			opt_vector_sort_twins(in, t);
-			size_t id, pos = list_position(in, cl, t, &id);
-			if (pos == SIZE_MAX || !isnan(M->scr_lb[pos]) || cl->lb[pos] >= cut)
-				continue;
-			double b = screen_one(M, t, id, pos, cut, dl, tmp, NULL);
-			if (b != INFINITY)
-				return; /* a point (or no verdict in time): the frontier is here */
-			for (size_t x = 0; x < dims; x++)
-				*vec_coord(in, s, x) = *vec_coord(in, t, x);
-			moved = true;
-		}
-	}
-}
-
 /*
  * Raises the bounds of the vectors in vs[0..nv) (sorted by bound) with the screening LP, in order,
  * while they are below the incumbent and until screen_dl; results are cached in M for the other
  * phase. Re-sorts vs. Every screened bound is valid (screen.c), so pruning on it stays exact. With
- * probe (positions are ids), each vector is first probed along a line of faster vectors (probe_line);
- * with canon (the canonical list, positions index it), every vector whose own LP has no point starts
- * a climb (above).
+ * probe (positions are ids), each vector is first probed along a line of faster vectors (probe_line).
  */
-static void screen_vectors(struct master *M, struct vec *vs, size_t nv, double cut, double screen_dl, bool probe,
-			   const size_t *canon)
+static void screen_vectors(struct master *M, struct vec *vs, size_t nv, const struct opt_sol *inc, double screen_dl,
+			   bool probe)
 {
 	const struct opt_inst *in = M->in;
 	struct opt_sol s, tmp;
@@ -244,28 +154,18 @@ static void screen_vectors(struct master *M, struct vec *vs, size_t nv, double c
 	}
 	if (!M->scr_lb || !M->infeas || !M->scr || opt_sol_init(&s, in))
 		return;
-	struct opt_sol t = {0};
-	double *lb = canon ? malloc(nv * sizeof(double)) : NULL;
-	if (opt_sol_init(&tmp, in) || (canon && (!lb || opt_sol_init(&t, in)))) {
-		opt_sol_free(&s), opt_sol_free(&tmp), opt_sol_free(&t);
-		free(lb);
+	if (opt_sol_init(&tmp, in)) {
+		opt_sol_free(&s);
 		return;
 	}
-	for (size_t j = 0; lb && j < nv; j++)
-		lb[vs[j].pos] = vs[j].lb;
-	if (canon && !M->scr_pl && !(getenv("PD_XAV_MODE") && atoi(getenv("PD_XAV_MODE")) == 1)) /* XAVDBG */
-		M->scr_pl = opt_pathlag_new(in); /* optional: without it every verdict is an LP's */
-	struct climb_list cl = {canon, lb, nv};
+	double cut = cut_w(in, inc);
 	for (size_t j = 0; j < nv && vs[j].lb < cut; j++) {
 		size_t id = vs[j].id, pos = vs[j].pos;
 		if (isnan(M->scr_lb[pos]) && opt_now_s() < screen_dl) {
 			opt_vector_decode(in, &s, id);
 			if (probe && !dominated_infeasible(M, &s, &tmp))
 				probe_line(M, &s, id, cut, screen_dl, &tmp);
-			bool by_lp;
-			screen_one(M, &s, id, pos, cut, screen_dl, &tmp, &by_lp);
-			if (canon && by_lp && !(getenv("PD_XAV_MODE") && atoi(getenv("PD_XAV_MODE")) == 2)) /* XAVDBG */
-				climb(M, &cl, &s, cut, screen_dl, &t, &tmp);
+			screen_one(M, &s, id, pos, cut, screen_dl, &tmp);
 		}
 		if (!isnan(M->scr_lb[pos]))
 			vs[j].lb = fmax(vs[j].lb, M->scr_lb[pos]);
@@ -273,22 +173,6 @@ static void screen_vectors(struct master *M, struct vec *vs, size_t nv, double c
 	qsort(vs, nv, sizeof(*vs), cmp_vec);
 	opt_sol_free(&s);
 	opt_sol_free(&tmp);
-	opt_sol_free(&t);
-	free(lb);
-}
-
-int opt_mst_screen_list(struct master *M, const size_t *canon, const double *lb0, size_t nv, double cut, double dl,
-			bool climb_on)
-{
-	struct vec *vs = malloc(nv * sizeof(*vs));
-	if (!vs)
-		return -1;
-	for (size_t pos = 0; pos < nv; pos++)
-		vs[pos] = (struct vec){canon[pos], pos, lb0[pos]};
-	qsort(vs, nv, sizeof(*vs), cmp_vec);
-	screen_vectors(M, vs, nv, cut, dl, false, climb_on ? canon : NULL);
-	free(vs);
-	return M->scr_lb ? 0 : -1;
 }
 
 /* Capacity held back, in turn, when rounding a vector's LP: the LP optimum fills the islands to the
@@ -608,10 +492,7 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 		 * share, and a changed order moved their branch and bound (XU4 30 tasks, seed 9194263:
 		 * proven in 2.3 s without, open at 0.098 % in 10 s with) */
 		bool probe = !canon && in->n_tasks > OPT_PER_CORE_TASKS;
-		/* climbs on canonical lists from 21 tasks (Xavier 30 tasks, docs/MODEL.md 2026-12-05) */
-		const size_t *climb_list = in->n_tasks > OPT_ISLAND_ONLY_TASKS ? canon : NULL;
-		screen_vectors(M, vs, nv, cut_w(in, inc), opt_now_s() + 0.6 * (deadline_s - opt_now_s()), probe,
-			       climb_list);
+		screen_vectors(M, vs, nv, inc, opt_now_s() + 0.6 * (deadline_s - opt_now_s()), probe);
 		double share = in->n_tasks > OPT_PER_CORE_TASKS ? 0.7 : 0.2;
 		round_vectors(M, vs, nv, inc, opt_now_s() + share * (deadline_s - opt_now_s()));
 		/* Above the per-core sizes, the vectors the screening did not reach in its share (a loaded
@@ -621,7 +502,7 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 		 * vectors left unscreened in one run of two, the MILP then closed none, gap 2.8 % against
 		 * 0.02 %). The bounds are the same valid screening bounds, only computed later. */
 		if (in->n_tasks > OPT_PER_CORE_TASKS)
-			screen_vectors(M, vs, nv, cut_w(in, inc), deadline_s, probe, NULL);
+			screen_vectors(M, vs, nv, inc, deadline_s, probe);
 	}
 	publish_bound(in, vs, NULL, 0, nv, inc);
 	double *ob = calloc(nv, sizeof(double)); /* open bound per visited vector (INFINITY: closed) */

@@ -474,7 +474,6 @@ void opt_mst_free(struct master *M)
 		free(M->cands[c].where), free(M->cands[c].isl_opp), free(M->cands[c].acc_opp);
 	free(M->cands);
 	opt_screen_free(M->scr);
-	opt_pathlag_free(M->scr_pl);
 	free(M->scr_lb), free(M->infeas);
 	free(M->isl_lb), free(M->isl_bb);
 }

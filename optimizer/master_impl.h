@@ -40,8 +40,6 @@ struct master {
 	struct opt_screen *scr;
 	double *scr_lb;
 	size_t *infeas, n_infeas;
-	size_t scr_n_lp; /* screening LPs solved (the others closed by dominance or scr_pl's proofs) */
-	struct opt_pathlag *scr_pl; /* "no plan" proofs before the LPs (NULL: LPs only) */
 	/* What the island search proved, per vector position, for the per-core phase that follows it:
 	 * a valid bound (a vector it closed: its cut-off then, at least every later cut-off) and whether
 	 * its branch and bound already ran there. NULL until the island search has run. */
@@ -101,12 +99,5 @@ double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_so
 /* A plan of a rounded screening LP: the LP's deadlines, packed exactly; with repair, also the
  * heuristic's packing and repair. True when the plan passed the evaluator. */
 bool opt_mst_round_pack(struct master *M, struct opt_sol *s, struct opt_ws *w, double dl, bool repair);
-/* The island search's vector screening over the canonical list canon[0..nv) (increasing ids) in the
- * order of the bounds lb0[pos], until dl, pruning at cut: M->scr_lb[pos] gets each screened vector's
- * bound (INFINITY: no plan there; NAN: not screened). climb: every vector whose own LP has no point
- * starts a climb of the infeasibility frontier (as the search does on canonical lists at 21-30
- * tasks). M needs only M->in set (and M->scr, which it creates when NULL); -1 on allocation failure. */
-int opt_mst_screen_list(struct master *M, const size_t *canon, const double *lb0, size_t nv, double cut, double dl,
-			bool climb);
 
 #endif
