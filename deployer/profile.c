@@ -96,15 +96,28 @@ static int check_output(const char *path, pd_err *e)
 
 /* ---------------------------------------------------------------- board side */
 
+/* Host name and kernel version, then (optional: a board without them still profiles) the load
+ * average and the online CPUs. A fixed command: nothing from a file goes into it. */
 static int board_identity(struct prof *c, pd_err *e)
 {
-	const char *argv[] = {"sh", "-c", "uname -n && uname -v", NULL};
+	const char *argv[] = {"sh", "-c", "uname -n && uname -v && { cat /proc/loadavg && nproc || true; } 2>/dev/null",
+			      NULL};
 	struct pd_deploy_exec_result r;
+	c->load1 = -1;
+	c->cpus_online = -1;
 	int rc = pd_deploy_transport_exec(c->t, argv, &r, e);
 	if (rc == 0 && r.status == 0 && r.out.data) {
 		char *save = NULL, *l1 = strtok_r(r.out.data, "\n", &save), *l2 = strtok_r(NULL, "\n", &save);
+		char *l3 = strtok_r(NULL, "\n", &save), *l4 = strtok_r(NULL, "\n", &save);
 		snprintf(c->hostname, sizeof(c->hostname), "%s", l1 ? l1 : "?");
 		snprintf(c->kernel_version, sizeof(c->kernel_version), "%s", l2 ? l2 : "?");
+		double la;
+		long n;
+		char tail;
+		if (l3 && sscanf(l3, "%lf", &la) == 1 && la >= 0 && la < 1e6)
+			c->load1 = la;
+		if (l4 && sscanf(l4, "%ld%c", &n, &tail) == 1 && n > 0 && n <= 1 << 20)
+			c->cpus_online = n;
 	}
 	pd_deploy_exec_result_free(&r);
 	return rc;

@@ -50,6 +50,10 @@ struct prof {
 	pd_deploy_board *b;
 	char agent[1024], remote_dir[256], remote_agent[300];
 	char hostname[128], kernel_version[256], date[32];
+	/* the board's 1-minute load average and online CPUs before the steps (-1: unreadable): the
+	 * overhead and margin are measured under whatever else runs there (profile_flag_busy) */
+	double load1;
+	long cpus_online;
 	pd_buf state_before, left;
 	int restore_rc;
 	bool state_equal, written;

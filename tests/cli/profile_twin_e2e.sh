@@ -52,6 +52,17 @@ assert len(mg) == 1 and mg[0]["samples"] >= 1000 and 0 <= mg[0]["value"] <= 0.5,
 PY
 expect 0 "$POWERDAG" validate "$F"
 grep -q '^  provenance:' "$F" || fail "no provenance block"
+# the board's load before the steps, read on the board (the twin shares this kernel): recorded, and
+# flagged exactly when above 3/4 of its CPUs
+la=$(sed -n 's/^    load_average: //p' "$F")
+nc=$(sed -n 's/^    cpus_online: //p' "$F")
+[ -n "$la" ] && [ "$nc" = "$(nproc)" ] || fail "provenance lacks load_average / cpus_online ('$la', '$nc')"
+busy=$(awk -v l="$la" -v n="$nc" 'BEGIN { print (l > 0.75 * n) ? 1 : 0 }')
+if [ "$busy" = 1 ]; then
+	grep -q 'the board was busy before the steps' "$F" || fail "load $la on $nc CPUs and no busy flag"
+else
+	! grep -q 'the board was busy before the steps' "$F" || fail "load $la on $nc CPUs flagged busy"
+fi
 grep -q 'job_overhead: ' "$F" || fail "no job_overhead in the fitted platform"
 grep -q '^    budget_margin: ' "$F" || fail "no dl.budget_margin in the fitted platform"
 # the twin's kernel (this machine's, >= 6.12) runs a fair server: the fitted platform declares it,
