@@ -21,6 +21,16 @@ const char *const pd_to_plat2 = "platform:\n"
 				 "        - {freq: 500MHz, busy: 300mW, idle: 100mW}\n"
 				 "        - {freq: 1000MHz, busy: 1W, idle: 200mW}\n";
 
+/* Three identical one-core islands (a canonical list of OPP vectors: test_lazy.c, test_pathlag.c),
+ * 250-1000 MHz in four OPPs; base 1 W; U_max 0.95, no per-job overhead. */
+#define PD_TO_THREE_ISLAND(k)                                                                                   \
+	"    - {name: c" #k ", cpus: [" #k "], opps: [{freq: 250MHz, busy: 200mW, idle: 50mW}, "                  \
+	"{freq: 500MHz, busy: 400mW, idle: 100mW}, {freq: 750MHz, busy: 700mW, idle: 150mW}, "                       \
+	"{freq: 1000MHz, busy: 1W, idle: 200mW}]}\n"
+const char *const pd_to_plat_three = "platform:\n  name: three\n  reference_frequency: 1000MHz\n  base_power: 1W\n"
+				     "  dl: {max_util_per_cpu: 0.95, job_overhead: 0ns}\n  islands:\n" PD_TO_THREE_ISLAND(0)
+					     PD_TO_THREE_ISLAND(1) PD_TO_THREE_ISLAND(2);
+
 pd_plan *pd_to_load(const char *dags, const char *plat)
 {
 	const char *dir = pd_test_tmpdir();

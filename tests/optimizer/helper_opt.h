@@ -12,6 +12,8 @@
 /* One island of two cores (WCETs at 1000 MHz): 500 MHz busy 0.3 W idle 0.1 W, 1000 MHz busy 1 W
  * idle 0.2 W per core; base 1 W; U_max 0.95, no fair server. */
 extern const char *const pd_to_plat2;
+/* Three identical one-core islands c0..c2 of four OPPs (helper_opt.c). */
+extern const char *const pd_to_plat_three;
 /* A plan (no solution yet) from DAG and platform YAML texts; asserts that both load. */
 pd_plan *pd_to_load(const char *dags, const char *plat);
 /* A plan over a seeded powerdag-gen DAG set on a shipped platform file (path from the source root). */

@@ -57,22 +57,45 @@ static double brute_min(const struct opt_inst *in, struct opt_sol *s)
 	return best;
 }
 
+/* One random set (random_chains(seed)) at island OPP opp: its plan, instance, a solution s with
+ * every task on the island (the packers choose the cores) and one b for brute force. */
+struct rset {
+	pd_plan *plan;
+	struct opt_inst in;
+	struct opt_sol s, b;
+};
+
+static void rset_load(struct rset *R, uint64_t seed, size_t opp)
+{
+	char yaml[4096];
+	random_chains(seed, yaml, sizeof(yaml));
+	R->plan = pd_to_load(yaml, pd_to_plat2);
+	pd_err e = {0};
+	ck_assert_msg(opt_inst_build(&R->in, pd_plan_dags(R->plan), pd_plan_platform(R->plan), 1e-5, &e) == 0, "%s",
+		      e.msg);
+	ck_assert_int_eq(opt_sol_init(&R->s, &R->in), 0);
+	ck_assert_int_eq(opt_sol_init(&R->b, &R->in), 0);
+	R->s.isl_opp[0] = R->b.isl_opp[0] = opp;
+	for (size_t i = 0; i < R->in.n_tasks; i++)
+		R->s.where[i] = 0;
+}
+
+static void rset_free(struct rset *R)
+{
+	opt_sol_free(&R->s);
+	opt_sol_free(&R->b);
+	opt_inst_free(&R->in);
+	pd_plan_free(R->plan);
+}
+
 /* Packs every random set at island OPP opp and holds each verdict against brute force; counts them. */
 static void check_verdicts(size_t opp, int *packed, int *unpackable)
 {
-	char yaml[4096];
 	for (uint64_t seed = 1; seed <= 24; seed++) {
-		random_chains(seed, yaml, sizeof(yaml));
-		pd_plan *plan = pd_to_load(yaml, pd_to_plat2);
-		struct opt_inst in;
-		struct opt_sol s, b;
-		pd_err e = {0};
-		ck_assert_msg(opt_inst_build(&in, pd_plan_dags(plan), pd_plan_platform(plan), 1e-5, &e) == 0, "%s", e.msg);
-		ck_assert_int_eq(opt_sol_init(&s, &in), 0);
-		ck_assert_int_eq(opt_sol_init(&b, &in), 0);
-		s.isl_opp[0] = b.isl_opp[0] = opp;
-		for (size_t i = 0; i < in.n_tasks; i++)
-			s.where[i] = 0; /* the island; corepack chooses the cores */
+		struct rset R;
+		rset_load(&R, seed, opp);
+		struct opt_inst in = R.in;
+		struct opt_sol s = R.s, b = R.b;
 		int r = opt_corepack(&in, &s, opt_now_s() + 10.0);
 		double m = brute_min(&in, &b);
 		ck_assert_msg(r >= 0, "seed %llu: no verdict", (unsigned long long)seed);
@@ -86,10 +109,8 @@ static void check_verdicts(size_t opp, int *packed, int *unpackable)
 			ck_assert(opt_evaluate(&in, &s, NULL, 0));
 			(*packed)++;
 		}
-		opt_sol_free(&s);
-		opt_sol_free(&b);
-		opt_inst_free(&in);
-		pd_plan_free(plan);
+		R.s = s; /* the packer may have written through s: free what it holds */
+		rset_free(&R);
 	}
 }
 
@@ -251,24 +272,15 @@ END_TEST
  * finds none, and it must find some. */
 START_TEST(heuristic_never_claims_what_does_not_pack)
 {
-	char yaml[4096];
 	int packed = 0, refused = 0;
 	for (size_t opp = 0; opp < 2; opp++)
 		for (uint64_t seed = 1; seed <= 24; seed++) {
-			random_chains(seed, yaml, sizeof(yaml));
-			pd_plan *plan = pd_to_load(yaml, pd_to_plat2);
-			struct opt_inst in;
-			struct opt_sol s, b;
-			pd_err e = {0};
-			ck_assert_msg(opt_inst_build(&in, pd_plan_dags(plan), pd_plan_platform(plan), 1e-5, &e) == 0, "%s",
-				      e.msg);
-			ck_assert_int_eq(opt_sol_init(&s, &in), 0);
-			ck_assert_int_eq(opt_sol_init(&b, &in), 0);
-			s.isl_opp[0] = b.isl_opp[0] = opp;
+			struct rset R;
+			rset_load(&R, seed, opp);
+			struct opt_inst in = R.in;
+			struct opt_sol s = R.s, b = R.b;
 			int given[16] = {0};
 			ck_assert_uint_le(in.n_tasks, 16);
-			for (size_t i = 0; i < in.n_tasks; i++)
-				s.where[i] = 0;
 			struct opt_ws *w = opt_ws_new(&in);
 			ck_assert_ptr_nonnull(w);
 			double fast = opt_deadlines_fast(&in, &s, w, 0, 4);
@@ -287,10 +299,8 @@ START_TEST(heuristic_never_claims_what_does_not_pack)
 					refused++;
 				}
 			}
-			opt_sol_free(&s);
-			opt_sol_free(&b);
-			opt_inst_free(&in);
-			pd_plan_free(plan);
+			R.s = s; /* the packer may have written through s: free what it holds */
+			rset_free(&R);
 		}
 	printf("corepack_search: %d packed, %d refused (brute force: none packs)\n", packed, refused);
 	ck_assert_int_ge(packed, 4);

@@ -32,15 +32,6 @@ struct fixture {
  * cheapest-option bound closes nothing: the LPs and the dominance of grown vectors must. */
 static void setup(struct fixture *f)
 {
-	char plat[2048];
-	int n = snprintf(plat, sizeof(plat), "platform:\n  name: three\n  reference_frequency: 1000MHz\n  base_power: 1W\n"
-					     "  dl: {max_util_per_cpu: 0.95, job_overhead: 0ns}\n  islands:\n");
-	for (int k = 0; k < 3; k++)
-		n += snprintf(plat + n, sizeof(plat) - (size_t)n,
-			      "    - {name: c%d, cpus: [%d], opps: [{freq: 250MHz, busy: 200mW, idle: 50mW}, "
-			      "{freq: 500MHz, busy: 400mW, idle: 100mW}, {freq: 750MHz, busy: 700mW, idle: 150mW}, "
-			      "{freq: 1000MHz, busy: 1W, idle: 200mW}]}\n",
-			      k, k);
 	f->plan = pd_to_load("dags:\n"
 			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
 			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
@@ -48,7 +39,7 @@ static void setup(struct fixture *f)
 			     "  - {name: d, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
 			     "  - {name: e, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
 			     "  - {name: f, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n",
-			     plat);
+			     pd_to_plat_three);
 	pd_err e = {0};
 	ck_assert_msg(opt_inst_build(&f->in, pd_plan_dags(f->plan), pd_plan_platform(f->plan), 1e-5, &e) == 0, "%s",
 		      e.msg);

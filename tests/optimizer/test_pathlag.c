@@ -45,21 +45,12 @@ static bool assignment_fits(const struct opt_inst *in, const struct opt_sol *s, 
 
 START_TEST(proofs_only_where_no_plan)
 {
-	char plat[2048];
-	int n = snprintf(plat, sizeof(plat), "platform:\n  name: three\n  reference_frequency: 1000MHz\n  base_power: 1W\n"
-					     "  dl: {max_util_per_cpu: 0.95, job_overhead: 0ns}\n  islands:\n");
-	for (int k = 0; k < 3; k++)
-		n += snprintf(plat + n, sizeof(plat) - (size_t)n,
-			      "    - {name: c%d, cpus: [%d], opps: [{freq: 250MHz, busy: 200mW, idle: 50mW}, "
-			      "{freq: 500MHz, busy: 400mW, idle: 100mW}, {freq: 750MHz, busy: 700mW, idle: 150mW}, "
-			      "{freq: 1000MHz, busy: 1W, idle: 200mW}]}\n",
-			      k, k);
 	pd_plan *plan = pd_to_load("dags:\n"
 				   "  - name: ch\n    period: 10ms\n    deadline: 10ms\n"
 				   "    tasks: [{name: a, wcet: 1500us}, {name: b, wcet: 1ms}, {name: c, wcet: 1200us}]\n"
 				   "    edges: [[a, b], [b, c]]\n"
 				   "  - {name: x, period: 10ms, tasks: [{name: t, wcet: 3ms}]}\n",
-				   plat);
+				   pd_to_plat_three);
 	struct opt_inst in;
 	pd_err e = {0};
 	ck_assert_msg(opt_inst_build(&in, pd_plan_dags(plan), pd_plan_platform(plan), 1e-5, &e) == 0, "%s", e.msg);
