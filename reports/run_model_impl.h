@@ -316,6 +316,9 @@ static inline bool rpt_inst_missed(const struct rpt_inst *in, int64_t deadline_n
 	int64_t resp = rpt_inst_response_ns(in);
 	return resp < 0 || resp > deadline_ns;
 }
+/* a + b saturated at the int64 range, for either sign (steal.c; a record's time may be negative:
+ * the reader keeps times within +-2^60, and intervals are widened by scan periods and deadlines). */
+int64_t rpt_add_sat(int64_t a, int64_t b);
 /* Host steal figures of s (steal.c): -1 on out-of-memory. */
 int rpt_steal_stats(const struct rpt_run *r, struct rpt_stats *s);
 /* Other SCHED_DEADLINE threads' figures of s (steal.c): -1 on out-of-memory. */

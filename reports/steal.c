@@ -85,9 +85,7 @@ static bool overlaps(const struct steal_index *ix, int cpu, int64_t a, int64_t b
 	return lo > first && ix->maxto[lo - 1] >= a;
 }
 
-/* a + b saturated at the int64 range, for either sign (a record's time may be negative: the reader
- * keeps times within +-2^60, and a FOREIGN interval is widened by a scan period). */
-static int64_t add_sat(int64_t a, int64_t b)
+int64_t rpt_add_sat(int64_t a, int64_t b)
 {
 	if (b > 0 && a > INT64_MAX - b)
 		return INT64_MAX;
@@ -110,7 +108,7 @@ static uint64_t count_misses(const struct rpt_run *r, const struct steal_index *
 				continue;
 			bool hit = false;
 			for (size_t c = 0; c < nc && !hit; c++)
-				hit = overlaps(ix, cpus[c], in->release_ns, add_sat(in->release_ns, d));
+				hit = overlaps(ix, cpus[c], in->release_ns, rpt_add_sat(in->release_ns, d));
 			hits += hit;
 		}
 	}
@@ -129,7 +127,7 @@ static int index_build(struct steal_index *ix, const struct rpt_steal *v, size_t
 	for (size_t i = 0; i < n; i++)
 		if (has_cpu(cpus, nc, v[i].cpu)) {
 			ix->v[ix->n++] = v[i];
-			*sum = add_sat(*sum, v[i].steal_ns); /* each <= 2^60 (reader) */
+			*sum = rpt_add_sat(*sum, v[i].steal_ns); /* each <= 2^60 (reader) */
 		}
 	qsort(ix->v, ix->n, sizeof(*ix->v), cmp_steal);
 	for (size_t i = 0; i < ix->n; i++)
@@ -174,7 +172,7 @@ static struct rpt_steal *foreign_intervals(const struct rpt_run *r)
 	int64_t p = r->foreign_period_ns;
 	for (size_t i = 0; i < r->n_foreigns; i++) {
 		const struct rpt_foreign *f = &r->foreigns[i];
-		v[i] = (struct rpt_steal){f->cpu, f->from_ns - p, add_sat(f->to_ns, p), 0}; /* |t|, p <= 2^60 */
+		v[i] = (struct rpt_steal){f->cpu, f->from_ns - p, rpt_add_sat(f->to_ns, p), 0}; /* |t|, p <= 2^60 */
 	}
 	return v;
 }
@@ -214,7 +212,7 @@ static int extend_by_recovery(const pd_plan *p, struct rpt_steal *v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		for (size_t c = 0; c < npc; c++)
 			if (pc[c] == v[i].cpu)
-				v[i].to_ns = add_sat(v[i].to_ns, d[c]); /* |to| <= 2^60 */
+				v[i].to_ns = rpt_add_sat(v[i].to_ns, d[c]); /* |to| <= 2^60 */
 	free(pc);
 	free(dag_cpus);
 	free(d);

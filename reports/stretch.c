@@ -24,23 +24,28 @@
  */
 #include "reports/run_model_impl.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 
-/* Whether task i's work is the agent's own, builtin:spin or builtin:busy (NULL is spin,
- * docs/FORMATS.md): work whose CPU time the demand sets. */
-static bool is_builtin(const pd_dagset *ds, size_t i)
+/* Per task of ds, whether its work is the agent's own, builtin:spin or builtin:busy (NULL is spin,
+ * docs/FORMATS.md): work whose CPU time the demand sets. Computed once per report, not per job.
+ * NULL on out-of-memory. */
+static bool *builtin_tasks(const pd_dagset *ds)
 {
-	struct pd_work w;
-	const char *why = NULL;
-	return pd_dags_work_parse(pd_dags_task(ds, i)->work, &w, &why) == 0 && w.kind != PD_WORK_PLUGIN;
+	size_t n = pd_dags_task_count(ds);
+	bool *b = calloc(n + 1, sizeof(*b));
+	for (size_t i = 0; b && i < n; i++) {
+		struct pd_work w;
+		const char *why = NULL;
+		b[i] = pd_dags_work_parse(pd_dags_task(ds, i)->work, &w, &why) == 0 && w.kind != PD_WORK_PLUGIN;
+	}
+	return b;
 }
 
 /* The excess of job j over its work when it counts as stretched, else 0; *known set when j is a
- * builtin job with a recorded demand. */
-static int64_t stretch_of(const pd_dagset *ds, const struct rpt_job *j, bool *known)
+ * builtin job (builtin[nt]) with a recorded demand. */
+static int64_t stretch_of(const bool *builtin, size_t nt, const struct rpt_job *j, bool *known)
 {
-	if (j->cpu < 0 || j->failed || j->demand_ns <= 0 || j->task >= pd_dags_task_count(ds) || !is_builtin(ds, j->task))
+	if (j->cpu < 0 || j->failed || j->demand_ns <= 0 || j->task >= nt || !builtin[j->task])
 		return 0;
 	*known = true;
 	if (j->exec_ns <= j->demand_ns) /* also keeps the difference below from overflowing (any log) */
@@ -49,12 +54,6 @@ static int64_t stretch_of(const pd_dagset *ds, const struct rpt_job *j, bool *kn
 	if (x < RPT_STRETCH_MIN_NS || (double)x < RPT_STRETCH_MIN_FRAC * (double)j->demand_ns)
 		return 0;
 	return x;
-}
-
-/* a + b for b > 0, saturating: the sum of a hostile log's excesses must not wrap */
-static int64_t add_sat(int64_t a, int64_t b)
-{
-	return a > INT64_MAX - b ? INT64_MAX : a + b;
 }
 
 int rpt_stretch_stats(const struct rpt_run *r, struct rpt_stats *s, struct rpt_steal **v, size_t *n)
@@ -70,16 +69,20 @@ int rpt_stretch_stats(const struct rpt_run *r, struct rpt_stats *s, struct rpt_s
 	if (!r->plan)
 		return 0;
 	const pd_dagset *ds = pd_plan_dags(r->plan);
+	bool *builtin = builtin_tasks(ds);
+	if (!builtin)
+		return -1;
 	for (size_t i = 0; i < r->n_jobs; i++) {
 		const struct rpt_job *j = &r->jobs[i];
-		int64_t x = stretch_of(ds, j, &s->stretch_known);
+		int64_t x = stretch_of(builtin, pd_dags_task_count(ds), j, &s->stretch_known);
 		if (!x)
 			continue;
 		(*v)[(*n)++] = (struct rpt_steal){j->cpu, j->start_ns, j->end_ns, x};
-		s->stretch_total_ns = add_sat(s->stretch_total_ns, x);
+		s->stretch_total_ns = rpt_add_sat(s->stretch_total_ns, x);
 		if (x > s->stretch_max_ns)
 			s->stretch_max_ns = x;
 	}
+	free(builtin);
 	s->stretch_jobs = *n;
 	int64_t unused = 0;
 	return rpt_misses_meeting(r, *v, *n, &s->misses_with_stretch, &unused);
