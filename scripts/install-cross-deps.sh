@@ -50,6 +50,6 @@ for a in "${arches[@]}"; do
   done
 done
 
-as_root apt-get update -qq
-as_root apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+apt_update
+apt_install "${pkgs[@]}"
 echo "install-cross-deps.sh: installed cross toolchains for ${arches[*]}$([ "$full" = 1 ] && echo ' (full powerdag)')"

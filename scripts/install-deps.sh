@@ -10,8 +10,8 @@
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 . "$(dirname "$0")/as-root.sh"
-as_root apt-get update -qq
-as_root apt-get install -y -qq --no-install-recommends \
+apt_update
+apt_install \
   build-essential cmake pkg-config git ca-certificates sudo \
   libglpk-dev glpk-utils libyaml-dev libjansson-dev libssh-dev \
   libiio-dev libiio-utils iiod libgpiod-dev check \
@@ -19,8 +19,7 @@ as_root apt-get install -y -qq --no-install-recommends \
   coinor-libcbc-dev graphviz clang libclang-rt-14-dev \
   fuse3 libfuse3-dev rt-app chromium jq python3 util-linux groff-base man-db \
   qemu-system-x86 qemu-system-arm mmdebstrap cpio \
-  lava-server lava-dispatcher lavacli postgresql \
-  >/dev/null
+  lava-server lava-dispatcher lavacli postgresql
 "$(dirname "$0")/install-cross-deps.sh"
 # the whole powerdag for aarch64: the guest binary of `twin up --vm --arch arm64` (tests/vm/vm_arm64_twin.sh)
 "$(dirname "$0")/install-cross-deps.sh" --full aarch64
