@@ -3,7 +3,9 @@
 # user with sudo: its two commands do not start with sudo, .ci/run runs exactly its test command, and
 # scripts/setup.sh (with install-deps.sh, install-cross-deps.sh) runs the package manager and the demo
 # as root without sudo when root, through sudo when not. The system commands are stubs on a PATH that
-# holds nothing else, so the test installs nothing and finds any other command the scripts call.
+# holds nothing else, so the test installs nothing and finds any other command the scripts call. A
+# mirror mid-sync (every `apt-get update` failing) does not stop the set-up; an install that keeps
+# failing does, with apt's status.
 POWERDAG=${POWERDAG:-unused}
 . "$(dirname "$0")/lib/expect.sh"
 
@@ -17,9 +19,12 @@ test_cmd=$(printf '%s\n' "$cmds" | sed -n 2p)
 # 2. scripts/setup.sh with stubs: as root without sudo, then as a user with sudo
 mkbin() { # mkbin DIR UID WITH_SUDO
 	mkdir -p "$1"
-	for c in bash env dirname basename nproc cat; do ln -sf "$(command -v $c)" "$1/$c"; done
+	for c in bash env dirname basename nproc cat sleep; do ln -sf "$(command -v $c)" "$1/$c"; done
 	printf '#!/bin/bash\n[ "$1" = -u ] && echo %s || echo stub\n' "$2" >"$1/id"
 	for c in apt-get dpkg cmake; do printf '#!/bin/bash\necho "%s $*" >>"$LOG"\n' "$c" >"$1/$c"; done
+	# $APT_FAIL: "update" = every `apt-get update` exits 100 (a mirror whose index stays behind its
+	# Release file), "install" = every install does (a package that does not exist)
+	printf '#!/bin/bash\necho "apt-get $*" >>"$LOG"\n[ "$1" = "$APT_FAIL" ] && exit 100\nexit 0\n' >"$1/apt-get"
 	if [ "$3" = 1 ]; then
 		printf '#!/bin/bash\necho "sudo $1" >>"$LOG"\nexec "$@"\n' >"$1/sudo"
 	fi
@@ -50,4 +55,21 @@ grep -q '^sudo cmake' "$T/user.log" && fail "as a user: the build ran as root"
 run_setup nosudo 1000 0
 [ "$rc" -eq 3 ] || fail "setup.sh as a user without sudo: exit $rc (want 3)"
 grep -q 'needs root' "$T/nosudo.out" || fail "as a user without sudo: no message saying root is needed"
+# 3. a mirror mid-sync: every `apt-get update` fails (exit 100); each is tried PD_APT_TRIES times and
+# the set-up goes on with the lists it has, so the install, build and demo still run
+APT_FAIL=update PD_APT_TRIES=2 PD_APT_WAIT_S=0 run_setup mirror 0 0
+[ "$rc" -eq 0 ] || fail "setup.sh with a mirror mid-sync: exit $rc: $(tail -5 "$T/mirror.out")"
+n=$(grep -c '^apt-get update' "$T/mirror.log")
+# three refreshes (install-deps.sh, install-cross-deps.sh twice), two tries each
+[ "$n" -eq 6 ] || fail "with a mirror mid-sync: $n apt-get updates (want 3 refreshes x 2 tries)"
+grep -q 'failed (try 1 of 2), retrying' "$T/mirror.out" || fail "with a mirror mid-sync: no retry message: $(cat "$T/mirror.out")"
+grep -q 'installing from the lists it has' "$T/mirror.out" || fail "with a mirror mid-sync: no message about going on"
+grep -q '^powerdag demo' "$T/mirror.log" || fail "with a mirror mid-sync: demo not run"
+
+# 4. an install that fails every try: refreshed and retried, then the set-up stops with apt's status
+# and builds nothing
+APT_FAIL=install PD_APT_TRIES=2 PD_APT_WAIT_S=0 run_setup noinst 0 0
+[ "$rc" -eq 100 ] || fail "setup.sh with a failing install: exit $rc (want apt's 100)"
+[ "$(grep -c '^apt-get install' "$T/noinst.log")" -eq 2 ] || fail "a failing install not tried twice: $(cat "$T/noinst.log")"
+grep -q '^cmake' "$T/noinst.log" && fail "with a failing install: the build ran"
 finish setup
