@@ -30,10 +30,12 @@ static int run(int argc, char **argv)
 		{"out", required_argument, NULL, 'o'},     {"no-restore", no_argument, NULL, 'n'},
 		{"identity", required_argument, NULL, 'i'}, {"known-hosts", required_argument, NULL, 'k'},
 		{"agent", required_argument, NULL, 'a'},   {"board-root", required_argument, NULL, 'r'},
-		{"cgroup", required_argument, NULL, 'g'},  {NULL, 0, NULL, 0},
+		{"cgroup", required_argument, NULL, 'g'},  {"cpu-map", required_argument, NULL, 'm'},
+		{NULL, 0, NULL, 0},
 	};
 	struct pd_deploy_opts o = {.log = stderr, .interrupted = NULL} /* set once the arguments are checked */;
 	char defout[64];
+	int cpu_map[PD_PLATFORM_MAX_CPU + 1];
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "b:d:o:i:", longopts, NULL)) != -1) {
@@ -60,6 +62,13 @@ static int run(int argc, char **argv)
 			if (pd_deploy_cgroup_name_check(optarg, &ce))
 				return pd_cli_fail("deploy", PD_EXIT_USAGE, "--cgroup: %s", ce.msg);
 			o.board.cgroup_name = optarg;
+			break;
+		}
+		case 'm': {
+			const char *why = "";
+			if (pd_parse_cpuseq(optarg, cpu_map, sizeof(cpu_map) / sizeof(cpu_map[0]), &o.n_cpu_map, &why))
+				return pd_cli_fail("deploy", PD_EXIT_USAGE, "--cpu-map '%s': %s", optarg, why);
+			o.cpu_map = cpu_map;
 			break;
 		}
 		default: return pd_cli_fail("deploy", PD_EXIT_USAGE, "see 'powerdag deploy --help'");
@@ -112,7 +121,8 @@ static int run(int argc, char **argv)
 const struct pd_cmd pd_cmd_deploy = {
 	"deploy", run, "configure a board for a plan, run it, collect the data, restore the board",
 	"deploy PLAN --board URI [--duration T] [--out RUNDIR] [--no-restore]\n"
-	"                [--identity KEY] [--known-hosts FILE] [--agent PATH] [--cgroup NAME]\n\n"
+	"                [--identity KEY] [--known-hosts FILE] [--agent PATH] [--cgroup NAME]\n"
+	"                [--cpu-map LIST]\n\n"
 	"  --board URI         ssh://[user@]host[:port], local (this machine, no SSH), or twin\n"
 	"                      (the board twin that is up, with its key and known_hosts)\n"
 	"  --duration T        run length (10s, 500ms; a bare number is seconds), at most\n"
@@ -130,6 +140,10 @@ const struct pd_cmd pd_cmd_deploy = {
 	"                      powerdag; --board twin: the twin's, powerdag-NETNS with\n"
 	"                      --host-cpus): boards that share one kernel deploy at once, each in\n"
 	"                      its own directory, on disjoint CPUs\n"
+	"  --cpu-map LIST      the board's CPU id of each core of the plan's platform, in the\n"
+	"                      file's order (e.g. 1, or 4-7,0-3): the plan runs on those CPUs,\n"
+	"                      the same plan on another board's numbering (a twin on other\n"
+	"                      host CPUs); RUNDIR/plan.yaml is the renumbered plan\n"
 	"  --board-root DIR    (tests) prefix of every board file: a fake sysfs tree\n\n"
 	"Pre-flight checks the board before touching it (exit 3 with every problem listed), the\n"
 	"plan's plugins included: a plan is code run as root on the board, its plugins must be\n"

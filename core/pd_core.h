@@ -163,6 +163,10 @@ int pd_parse_freq_khz(const char *s, int64_t *out, const char **why);
  * newline) into set[0..n): set[c] = 1 for each CPU named. -1 when malformed, a range runs backwards
  * or a CPU is n or more (never silently dropped); "" is the empty set. */
 int pd_parse_cpulist(const char *s, unsigned char *set, size_t n);
+/* The same syntax read as a sequence, in the order written ("4-7,0-3" -> 4 5 6 7 0 1 2 3; `deploy
+ * --cpu-map`): at most max ids, each < 4096, none twice, the whole string (no blanks). Stores
+ * them in out and their number in *n; -1 otherwise, with a static reason in why. */
+int pd_parse_cpuseq(const char *s, int *out, size_t max, size_t *n, const char **why);
 /* A name that goes unquoted into paths, argument vectors and config files: non-empty, only
  * [A-Za-z0-9._-] (and '/' when slash). Callers add their own rules (length, first character). */
 bool pd_name_chars_ok(const char *s, bool slash);

@@ -270,6 +270,54 @@ int pd_parse_cpulist(const char *s, unsigned char *set, size_t n)
 	return 0;
 }
 
+/* One id of a CPU sequence at *s: digits only, < 4096; advances *s. */
+static int cpuseq_id(const char **s, long *v)
+{
+	if (**s < '0' || **s > '9')
+		return -1;
+	char *end;
+	errno = 0;
+	*v = strtol(*s, &end, 10);
+	if (errno || *v > 4095)
+		return -1;
+	*s = end;
+	return 0;
+}
+
+int pd_parse_cpuseq(const char *s, int *out, size_t max, size_t *n, const char **why)
+{
+	unsigned char seen[4096] = {0};
+	*n = 0;
+	*why = "expected CPU ids and ranges, comma-separated (e.g. 1 or 4-7,0-3), each 0-4095";
+	if (!s || !*s)
+		return -1;
+	for (;;) {
+		long a, z;
+		if (cpuseq_id(&s, &a))
+			return -1;
+		z = a;
+		if (*s == '-') {
+			s++;
+			if (cpuseq_id(&s, &z))
+				return -1;
+		}
+		if (z < a)
+			return (*why = "a range runs backwards"), -1;
+		for (long c = a; c <= z; c++) {
+			if (seen[c])
+				return (*why = "a CPU is named twice"), -1;
+			if (*n == max)
+				return (*why = "too many CPUs"), -1;
+			seen[c] = 1;
+			out[(*n)++] = (int)c;
+		}
+		if (!*s)
+			return 0;
+		if (*s++ != ',')
+			return -1;
+	}
+}
+
 bool pd_name_chars_ok(const char *s, bool slash)
 {
 	if (!s || !*s)

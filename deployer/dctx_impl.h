@@ -31,7 +31,10 @@ struct dctx {
 	struct pd_deploy_result *r;
 	pd_deploy_transport *t;
 	pd_deploy_board *b;
-	pd_plan *plan;
+	pd_plan *plan;          /* the plan the board runs: --cpu-map's copy when there is a map */
+	uint64_t given_hash;    /* pd_plan_hash of the plan file as given (before a CPU map) */
+	int *given_cpus;        /* --cpu-map: the file's CPU ids, core by core (n_cpu_map of them) */
+	char plan_file[1100];   /* local file of `plan`: the given one, or RUNDIR/plan.yaml when remapped */
 	char plan_dir[1024];
 	int out_fd;             /* RUNDIR, opened by pd_dir_open_private: every file is created under it */
 	struct pd_deploy_fault fault;

@@ -60,6 +60,35 @@ static void keep_err(struct dctx *c, int rc, const pd_err *e)
 	}
 }
 
+/* --cpu-map: from here on the deploy holds the plan on the board's CPU ids (docs/DEPLOY.md "CPU
+ * map"); pre-flight, apply, the agent and RUNDIR never see the file's ids. */
+static int remap_plan(struct dctx *c, pd_err *e)
+{
+	pd_diags d;
+	pd_diags_init(&d);
+	pd_plan *q = pd_plan_remap_cpus(c->plan, c->o->cpu_map, c->o->n_cpu_map, "--cpu-map", &d);
+	if (!q) {
+		if (!pd_diags_to_err(&d, e))
+			pd_err_set(e, PD_EXIT_USAGE, "--cpu-map does not fit the plan's platform");
+		e->code = PD_EXIT_USAGE;
+		pd_diags_free(&d);
+		return PD_EXIT_USAGE;
+	}
+	pd_diags_free(&d);
+	const pd_platform *pf = pd_plan_platform(c->plan);
+	c->given_cpus = calloc(c->o->n_cpu_map, sizeof(int));
+	if (!c->given_cpus) {
+		pd_plan_free(q);
+		return pd_err_set(e, PD_EXIT_ENV, "out of memory");
+	}
+	for (size_t k = 0, at = 0; k < pd_platform_island_count(pf); k++)
+		for (size_t j = 0; j < pd_platform_island(pf, k)->n_cpus; j++)
+			c->given_cpus[at++] = pd_platform_island(pf, k)->cpus[j];
+	pd_plan_free(c->plan);
+	c->plan = q;
+	return 0;
+}
+
 static int load_plan(struct dctx *c, pd_err *e)
 {
 	pd_diags d;
@@ -74,10 +103,12 @@ static int load_plan(struct dctx *c, pd_err *e)
 		return PD_EXIT_USAGE;
 	}
 	pd_diags_free(&d);
+	c->given_hash = pd_plan_hash(c->plan);
+	snprintf(c->plan_file, sizeof(c->plan_file), "%s", c->o->plan_path);
 	char tmp[1024];
 	snprintf(tmp, sizeof(tmp), "%s", c->o->plan_path);
 	snprintf(c->plan_dir, sizeof(c->plan_dir), "%s", dirname(tmp));
-	return 0;
+	return c->o->n_cpu_map ? remap_plan(c, e) : 0;
 }
 
 /* RUNDIR is created (or checked: empty, ours, not writable by others) and opened once; every file
@@ -97,8 +128,15 @@ static int make_rundir(struct dctx *c, pd_err *e)
 	}
 	char *text;
 	size_t len;
-	rc = pd_read_file(c->o->plan_path, &text, &len, 0, e);
-	if (rc == 0) {
+	if (c->o->n_cpu_map) { /* the plan the board runs, on its CPU ids: what report must compare */
+		pd_buf b;
+		pd_buf_init(&b);
+		rc = pd_plan_format(c->plan, &b, e);
+		if (rc == 0)
+			rc = pd_write_file_at(c->out_fd, "plan.yaml", b.data, b.len, e);
+		pd_buf_free(&b);
+		snprintf(c->plan_file, sizeof(c->plan_file), "%s/plan.yaml", d);
+	} else if ((rc = pd_read_file(c->o->plan_path, &text, &len, 0, e)) == 0) {
 		rc = pd_write_file_at(c->out_fd, "plan.yaml", text, len, e);
 		free(text);
 	}
@@ -327,6 +365,23 @@ static json_t *record_json(const pd_deploy_board *b)
 	return a;
 }
 
+/* deploy.json "cpu_map": null, or the plan file's CPU ids, the board's and the given plan's hash
+ * (plan_hash is then the hash of the remapped plan, the one in RUNDIR and the run log). */
+static json_t *cpu_map_json(const struct dctx *c)
+{
+	if (!c->o->n_cpu_map || !c->plan)
+		return json_null();
+	json_t *m = json_object(), *from = json_array(), *to = json_array();
+	for (size_t i = 0; i < c->o->n_cpu_map; i++)
+		json_array_append_new(to, json_integer(c->o->cpu_map[i]));
+	for (size_t i = 0; i < c->o->n_cpu_map; i++)
+		json_array_append_new(from, json_integer(c->given_cpus[i]));
+	json_object_set_new(m, "plan_cpus", from);
+	json_object_set_new(m, "board_cpus", to);
+	json_object_set_new(m, "plan_hash", json_sprintf("%016llx", (unsigned long long)c->given_hash));
+	return m;
+}
+
 static int write_meta(struct dctx *c, pd_err *e)
 {
 	const struct pd_deploy_board_info *in = c->b ? pd_deploy_board_info(c->b) : NULL;
@@ -339,6 +394,7 @@ static int write_meta(struct dctx *c, pd_err *e)
 	json_object_set_new(j, "arch", in && in->arch[0] ? json_string(in->arch) : json_null());
 	json_object_set_new(j, "plan", json_string(c->o->plan_path));
 	json_object_set_new(j, "plan_hash", json_sprintf("%016llx", (unsigned long long)(c->plan ? pd_plan_hash(c->plan) : 0)));
+	json_object_set_new(j, "cpu_map", cpu_map_json(c));
 	json_object_set_new(j, "start", json_string(c->start_iso));
 	json_object_set_new(j, "end", json_string(end));
 	json_object_set_new(j, "duration_s", json_real((double)c->duration_ns / 1e9));
@@ -474,6 +530,7 @@ out:
 	pd_deploy_board_free(c.b);
 	pd_deploy_transport_close(c.t);
 	pd_plan_free(c.plan);
+	free(c.given_cpus);
 	pd_buf_free(&c.problems);
 	pd_buf_free(&c.state_before);
 	pd_buf_free(&c.left);

@@ -183,6 +183,11 @@ struct pd_deploy_opts {
 	const char *self_exe;        /* the powerdag binary, for the agent search; NULL = /proc/self/exe */
 	const char *simulate_json;   /* copied to RUNDIR/simulate.json when non-NULL */
 	struct pd_deploy_board_opts board;
+	/* --cpu-map (docs/DEPLOY.md "CPU map"): the board's CPU id of every core of the plan's platform,
+	 * in file order (island by island); n_cpu_map 0 = the plan's ids are the board's. The deploy
+	 * runs pd_plan_remap_cpus' plan: RUNDIR/plan.yaml, the board and the run log see board ids. */
+	const int *cpu_map;
+	size_t n_cpu_map;
 	const char *fault;           /* POWERDAG_FAULT value (tests only) */
 	volatile sig_atomic_t *interrupted; /* set by the caller's SIGINT/SIGTERM handler */
 	FILE *log;                   /* progress lines; NULL = silent */

@@ -41,7 +41,7 @@ int run_upload(struct dctx *c, pd_err *e)
 	if (!rc)
 		rc = fault_admission_plan(c, other, sizeof(other), e);
 	if (!rc)
-		WITH_RECONNECT(c, rc, pd_deploy_transport_upload(c->t, other[0] ? other : c->o->plan_path, c->rp.plan, 0644, e));
+		WITH_RECONNECT(c, rc, pd_deploy_transport_upload(c->t, other[0] ? other : c->plan_file, c->rp.plan, 0644, e));
 	if (other[0])
 		unlink(other);
 	return rc;

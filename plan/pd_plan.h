@@ -122,6 +122,12 @@ size_t pd_plan_slot_bitstreams(const pd_plan *p, size_t accel, int slot, const c
 /* Placement as text: "cpu:4", "gpu:gpu0", "fpga:pl/1". */
 const char *pd_plan_placement_fmt(const pd_plan *p, const struct pd_placement *pl, char *buf, size_t n);
 
+/* The same plan on a board that reaches the platform's cores under other CPU ids (`deploy
+ * --cpu-map`, plan_remap.c): a new plan whose platform is pd_platform_remap_cpus(board, n) and
+ * whose CPU tasks sit on the core at the same position of the same island; every figure unchanged.
+ * NULL with diagnostics naming `file` (which must outlive d) when the map does not fit. */
+pd_plan *pd_plan_remap_cpus(const pd_plan *p, const int *board, size_t n, const char *file, pd_diags *d);
+
 void pd_plan_emit(const pd_plan *p, pd_yemit *y); /* a whole "plan:" document */
 int pd_plan_write_file(const pd_plan *p, const char *path, pd_err *e);
 /* The canonical text of the plan (what pd_plan_write_file writes) appended to out. */

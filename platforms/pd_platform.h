@@ -158,6 +158,13 @@ int pd_platform_draft_add_sensor(pd_platform_draft *dr, const struct pd_sensor *
 pd_platform *pd_platform_draft_finish(pd_platform_draft *dr, const char *file, pd_diags *d);
 void pd_platform_draft_free(pd_platform_draft *dr);
 
+/* The same platform with its cores renumbered (`deploy --cpu-map`, platform_remap.c): the i-th core
+ * over all islands in file order becomes board[i] (n must be the core count); an island's policy
+ * "policy<its first CPU>" follows its first core, a policy named otherwise stays. Figures,
+ * accelerators, sensors and provenance are unchanged. NULL with diagnostics naming `file` (which
+ * must outlive d) for a map of the wrong length, an id out of range or a CPU named twice. */
+pd_platform *pd_platform_remap_cpus(const pd_platform *p, const int *board, size_t n, const char *file, pd_diags *d);
+
 /* Measured values (`powerdag profile`, docs/PROFILE.md). The `provenance` mapping (docs/FORMATS.md
  * §3) is kept as parsed and written back; the model never reads it. set_provenance copies map (a
  * YAML mapping; NULL removes it). set_gpu_opp_power is set_opp_power for a GPU accelerator's OPP

@@ -4,8 +4,8 @@
 # whose deploys use their own cpuset directory, powerdag-NETNS (twin.json "cgroup"), so the
 # two deploys' exclusive cpusets never meet. Checked: bad input exits 2 and creates nothing; each
 # twin's platform names its host CPU, and its /proc/stat that CPU alone; the two 5-s runs overlap in
-# time, each is collected with 0 misses and restored; afterwards the host's sched_load_balance, RT cap
-# and cpuset root are as before.
+# time, each is collected with 0 misses and restored; one plan runs on either twin (`deploy
+# --cpu-map`); afterwards the host's sched_load_balance, RT cap and cpuset root are as before.
 # A run that missed is repeated (both deploys again) up to twice, the rule of the other e2e tests.
 # Root only (SKIP otherwise), at least 2 CPUs; about 40 s. Run under the machine's e2e lock.
 . "$(dirname "$0")/lib/expect.sh"
@@ -89,6 +89,36 @@ if [ $rc = 0 ]; then
 		fail "the two runs did not overlap: $s0..$e0 and $s1..$e1"
 	echo "two twins deployed at once: runs $s0..$e0 and $s1..$e1, 0 misses each"
 fi
+# One plan, either twin (--cpu-map, docs/DEPLOY.md "CPU map"): a plan for twin 0's platform names
+# host CPU 0; twin 1 reaches its one core as CPU 1. Its sensors name the board's own iiod
+# (127.0.0.1 in whichever twin's netns), as the farm's one platform per device type does.
+sed -E "s/'ip:[0-9.]+'/'ip:127.0.0.1'/" "$T/twin0/platform.yaml" >"$T/any.platform.yaml"
+expect 0 "$POWERDAG" optimize "$SRC/tests/cli/light.dags.yaml" "$T/any.platform.yaml" -o "$T/any.yaml" --time-limit 5
+expect 2 env POWERDAG_TWIN_DIR="$T/twin1" "$POWERDAG" deploy "$T/any.yaml" --board twin --cpu-map 0,1 --out "$T/badmap"
+grep -q "a CPU map of 2 CPUs for a platform of 1 cores" "$T/err" || fail "--cpu-map 0,1: $(cat "$T/err")"
+[ ! -e "$T/badmap" ] || fail "a refused --cpu-map left $T/badmap"
+expect 2 env POWERDAG_TWIN_DIR="$T/twin1" "$POWERDAG" deploy "$T/any.yaml" --board twin --cpu-map 1-0 --out "$T/badmap"
+grep -q "backwards" "$T/err" || fail "--cpu-map 1-0: $(cat "$T/err")"
+for try in 1 2 3; do
+	rm -rf "$T/mapped"
+	expect 0 env POWERDAG_TWIN_DIR="$T/twin1" "$POWERDAG" deploy "$T/any.yaml" --board twin --cpu-map 1 --duration 3s \
+		--out "$T/mapped"
+	expect 0 "$POWERDAG" report "$T/mapped" --json
+	python3 - "$T/out" "$T/mapped" <<'PY' && break
+import json, sys
+j = json.load(open(sys.argv[1]))
+d = json.load(open(sys.argv[2] + "/deploy.json"))
+m = d["cpu_map"]
+assert m["plan_cpus"] == [0] and m["board_cpus"] == [1], m
+assert d["result"] == "ok" and d["restore"]["done"], d
+assert j["measured"]["instances"] > 0
+assert j["measured"]["misses"] == 0, ("misses", j["measured"]["misses"])
+PY
+	[ "$try" = 3 ] && fail "the plan mapped onto twin 1: deploy.json or misses in each of 3 tries (above)"
+done
+grep -q "cpus: \[1\]" "$T/mapped/plan.yaml" || fail "RUNDIR/plan.yaml is not the plan on CPU 1"
+grep -q "policy: policy1" "$T/mapped/plan.yaml" || fail "RUNDIR/plan.yaml: the policy did not follow the core"
+grep -q "placement: 'cpu:1'" "$T/mapped/plan.yaml" || fail "RUNDIR/plan.yaml: the tasks are not on CPU 1"
 for i in 0 1; do
 	expect 0 "$POWERDAG" twin down --state "$T/twin$i"
 done

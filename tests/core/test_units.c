@@ -312,6 +312,34 @@ START_TEST(cpulists_and_names)
 }
 END_TEST
 
+/* `deploy --cpu-map`: the order written is kept, ranges expand in it, nothing twice */
+START_TEST(cpu_sequences_keep_their_order)
+{
+	int v[8];
+	size_t n = 0;
+	const char *why = "";
+	ck_assert_int_eq(pd_parse_cpuseq("4-7,0-3", v, 8, &n, &why), 0);
+	ck_assert_uint_eq(n, 8);
+	static const int want[8] = {4, 5, 6, 7, 0, 1, 2, 3};
+	for (size_t i = 0; i < 8; i++)
+		ck_assert_int_eq(v[i], want[i]);
+	ck_assert_int_eq(pd_parse_cpuseq("4095", v, 8, &n, &why), 0);
+	ck_assert(n == 1 && v[0] == 4095);
+	ck_assert_int_eq(pd_parse_cpuseq("2,1", v, 8, &n, &why), 0);
+	ck_assert(n == 2 && v[0] == 2 && v[1] == 1);
+	static const struct {
+		const char *s, *why;
+	} bad[] = {{"", "comma-separated"}, {"4096", "0-4095"},   {"1,1", "twice"},   {"0-3,2", "twice"},
+		   {"3-1", "backwards"},    {"0-8", "too many"},       {"1,", "comma"},    {"1 ", "comma"},
+		   {"-1", "comma"},         {"1;2", "comma"},          {"a", "comma"},     {"1-", "comma"},
+		   {"99999999999999999999", "0-4095"}};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(pd_parse_cpuseq(bad[i].s, v, 8, &n, &why) == -1, "'%s' accepted", bad[i].s);
+		ck_assert_msg(strstr(why, bad[i].why), "'%s': reason '%s'", bad[i].s, why);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("core");
@@ -326,6 +354,7 @@ int main(void)
 	tcase_add_test(tc, yaml_emit_quotes_typed_strings);
 	tcase_add_test(tc, atomic_write_leaves_no_partial);
 	tcase_add_test(tc, cpulists_and_names);
+	tcase_add_test(tc, cpu_sequences_keep_their_order);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }
