@@ -101,8 +101,14 @@ static int spawn_deploy(struct coll *c, struct farm_run *u, const struct farm_de
 	int lf = openat(c->logs_fd, logname, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (lf < 0)
 		return pd_err_set(e, PD_EXIT_ENV, "logs/%s: %s", logname, strerror(errno));
-	const char *argv[] = {c->self, "deploy", plan, "--board", dv->board, "--identity", dv->identity,
-			      "--known-hosts", dv->known_hosts, "--duration", dur, "--out", out, NULL};
+	const char *argv[20] = {c->self, "deploy", plan, "--board", dv->board, "--identity", dv->identity,
+				"--known-hosts", dv->known_hosts, "--duration", dur, "--out", out};
+	size_t n = 13;
+	if (dv->cgroup[0])
+		argv[n++] = "--cgroup", argv[n++] = dv->cgroup;
+	if (dv->cpu_map[0])
+		argv[n++] = "--cpu-map", argv[n++] = dv->cpu_map;
+	argv[n] = NULL;
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(lf);

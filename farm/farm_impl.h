@@ -16,6 +16,11 @@
 struct farm_device {
 	char name[FARM_NAME_MAX], type[FARM_NAME_MAX], group[FARM_NAME_MAX];
 	char *board, *identity, *known_hosts; /* malloc'd */
+	/* `deploy --cgroup` and `--cpu-map` of this board ("" = none): boards of one type that share a
+	 * kernel on disjoint CPUs (twins of `twin up --host-cpus`) each deploy in their own cpuset
+	 * directory, and run the type's plans on their own CPU ids (docs/FARM.md, concurrency) */
+	char cgroup[FARM_NAME_MAX], cpu_map[256];
+	size_t n_cpu_map; /* CPUs cpu_map names: every plan run on the board has that many cores */
 };
 
 struct pd_farm_lab {

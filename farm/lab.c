@@ -116,15 +116,49 @@ static int read_token(pd_farm_lab *l, const pd_ynode *lava, pd_diags *d)
 	return 0;
 }
 
+/* cgroup and cpu_map: checked by deploy's own rules now, so that a lab file that would make every
+ * deploy of a device fail is refused before a job is submitted. */
+static int deploy_fields(struct farm_device *dv, const pd_ynode *m, pd_diags *d)
+{
+	const char *cg = NULL, *map = NULL;
+	int bad = 0;
+	if (pd_yget_str(m, "cgroup", false, &cg, d) < 0)
+		bad = 1;
+	else if (cg) {
+		pd_err ce = {0};
+		if (pd_deploy_cgroup_name_check(cg, &ce) || strlen(cg) >= sizeof(dv->cgroup)) {
+			pd_diags_add(d, pd_ymap_get(m, "cgroup")->loc, "cgroup '%s': %s", cg,
+				     ce.msg[0] ? ce.msg : "too long");
+			bad = 1;
+		} else
+			snprintf(dv->cgroup, sizeof(dv->cgroup), "%s", cg);
+	}
+	if (pd_yget_str(m, "cpu_map", false, &map, d) < 0)
+		return 1;
+	if (map) {
+		int ids[PD_PLATFORM_MAX_CPU + 1];
+		const char *why = "too long";
+		if (strlen(map) >= sizeof(dv->cpu_map) ||
+		    pd_parse_cpuseq(map, ids, sizeof(ids) / sizeof(ids[0]), &dv->n_cpu_map, &why)) {
+			pd_diags_add(d, pd_ymap_get(m, "cpu_map")->loc, "cpu_map '%s': %s", map, why);
+			return 1;
+		}
+		snprintf(dv->cpu_map, sizeof(dv->cpu_map), "%s", map);
+	}
+	return bad;
+}
+
 static int parse_device(struct farm_device *dv, const pd_ynode *m, pd_diags *d)
 {
-	static const char *const keys[] = {"name", "device_type", "board", "identity", "known_hosts", "cpu_group", NULL};
+	static const char *const keys[] = {"name",	"device_type", "board",	  "identity",
+					   "known_hosts", "cpu_group",	 "cgroup", "cpu_map", NULL};
 	if (!pd_ynode_expect(m, PD_Y_MAP, "devices[]", d))
 		return -1;
 	int bad = pd_ymap_check_keys(m, keys, "a device", d) ? 1 : 0;
 	bad |= name_field(m, "name", true, dv->name, d) <= 0;
 	bad |= name_field(m, "device_type", true, dv->type, d) <= 0;
 	bad |= name_field(m, "cpu_group", false, dv->group, d) < 0;
+	bad |= deploy_fields(dv, m, d);
 	const char *b = NULL, *id = NULL, *kh = NULL;
 	if (pd_yget_str(m, "board", true, &b, d) > 0) {
 		pd_err ue = {0};

@@ -52,6 +52,22 @@ static int random_token(char out[33], pd_err *e)
 	return 0;
 }
 
+/* Every board of the matrix's types that renumbers CPUs (cpu_map) must name as many as the plan's
+ * platform has cores: its deploys would all fail otherwise. */
+static int maps_fit(const pd_farm_lab *l, const struct pd_farm_matrix *m, const pd_plan *p, const char *path, pd_err *e)
+{
+	size_t cores = pd_platform_core_count(pd_plan_platform(p));
+	for (size_t t = 0; t < m->n_types; t++)
+		for (size_t i = 0; i < l->n_dev; i++) {
+			const struct farm_device *dv = &l->dev[i];
+			if (strcmp(dv->type, m->device_types[t]) || !dv->cpu_map[0] || dv->n_cpu_map == cores)
+				continue;
+			return pd_err_set(e, PD_EXIT_USAGE, "%s has %zu cores; board %s's cpu_map '%s' names %zu CPUs",
+					  path, cores, dv->name, dv->cpu_map, dv->n_cpu_map);
+		}
+	return 0;
+}
+
 static int check_matrix(const pd_farm_lab *l, const struct pd_farm_matrix *m, char (*stems)[FARM_NAME_MAX], pd_err *e)
 {
 	if (m->n_plans == 0 || m->n_plans > 1000)
@@ -83,7 +99,10 @@ static int check_matrix(const pd_farm_lab *l, const struct pd_farm_matrix *m, ch
 			return PD_EXIT_USAGE;
 		}
 		pd_diags_free(&d);
+		int rc = maps_fit(l, m, p, m->plans[i], e);
 		pd_plan_free(p);
+		if (rc)
+			return rc;
 		plan_stem(m->plans[i], stems[i], FARM_NAME_MAX);
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(stems[i], stems[j]))

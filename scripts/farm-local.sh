@@ -4,7 +4,7 @@
 # one directory, and N board twins registered as SSH devices of device type `twin` with their host
 # keys pinned.
 #
-#   scripts/farm-local.sh up   [--boards N] [--state DIR] [--port P] [--powerdag BIN]
+#   scripts/farm-local.sh up   [--boards N] [--cpus-each K] [--state DIR] [--port P] [--powerdag BIN]
 #   scripts/farm-local.sh down [--state DIR]
 #   scripts/farm-local.sh status [--state DIR]
 #
@@ -12,7 +12,11 @@
 # (lava-server lava-dispatcher lavacli postgresql). `up` writes STATE/farm.env (URL, user, token)
 # STATE/platform-twin.yaml (the twins' platform, to plan for device type twin), and STATE/lab.yaml (the lab file `powerdag farm` reads: the server, each LAVA device's board URI,
 # key, known_hosts)
-# and prints the set-up time. `down` stops every process it started by pid, brings the twins down
+# and prints the set-up time. --cpus-each K gives every twin K host CPUs of its own (`twin up
+# --host-cpus`; N x K at most this machine's CPUs): each device then has its own CPU group, cpuset
+# directory (`cgroup`) and `cpu_map` in the lab file, so LAVA's jobs on different twins deploy at the
+# same time, one plan for the type running on each twin's CPUs. Without it the twins share every CPU
+# and their deploys take turns (one CPU group). `down` stops every process it started by pid, brings the twins down
 # (their netns and veths go with them), and removes STATE with the database cluster in it.
 # Exit codes: 0 ok, 2 bad usage, 3 environment (missing package, not root, port taken, a step failed;
 # `up` then tears down what it had started).
@@ -23,11 +27,13 @@ ACTION=${1:-}
 [ $# -gt 0 ] && shift
 STATE=/run/powerdag-farm
 BOARDS=3
+CPUS_EACH=
 PORT=18080
 PDBIN=${POWERDAG:-$SRC/build/powerdag}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--boards) BOARDS=$2; shift 2 ;;
+	--cpus-each) CPUS_EACH=$2; shift 2 ;;
 	--state) STATE=$2; shift 2 ;;
 	--port) PORT=$2; shift 2 ;;
 	--powerdag) PDBIN=$2; shift 2 ;;
@@ -37,6 +43,11 @@ done
 case "$BOARDS" in ''|*[!0-9]*) echo "farm-local.sh: --boards wants 1..8" >&2; exit 2 ;; esac
 case "$PORT" in ''|*[!0-9]*) echo "farm-local.sh: --port wants a number" >&2; exit 2 ;; esac
 [ "$BOARDS" -ge 1 ] && [ "$BOARDS" -le 8 ] || { echo "farm-local.sh: --boards wants 1..8" >&2; exit 2; }
+if [ -n "$CPUS_EACH" ]; then
+	case "$CPUS_EACH" in *[!0-9]*|0*) echo "farm-local.sh: --cpus-each wants 1..$(nproc)" >&2; exit 2 ;; esac
+	[ $((BOARDS * CPUS_EACH)) -le "$(nproc)" ] ||
+		{ echo "farm-local.sh: $BOARDS boards x $CPUS_EACH CPUs each need $((BOARDS * CPUS_EACH)) CPUs; this machine has $(nproc)" >&2; exit 2; }
+fi
 case "$STATE" in /*) ;; *) STATE=$(pwd)/$STATE ;; esac
 PGBIN=/usr/lib/postgresql/15/bin
 PGPORT=$((PORT + 1))
@@ -162,8 +173,13 @@ up() {
 		echo "devices:"
 	} >"$STATE/lab.yaml"
 	for i in $(seq 1 "$BOARDS"); do
-		local name=twin-$i tdir=$STATE/twin-$i
-		"$PDBIN" twin up --state "$tdir" --netns "pdfarm-$i" --subnet "10.214.77.$((4 * (i - 1)))" \
+		local name=twin-$i tdir=$STATE/twin-$i own=() cpus=
+		if [ -n "$CPUS_EACH" ]; then # host CPUs (i-1)K .. iK-1
+			cpus=$(((i - 1) * CPUS_EACH))
+			[ "$CPUS_EACH" -gt 1 ] && cpus=$cpus-$((i * CPUS_EACH - 1))
+			own=(--host-cpus "$cpus")
+		fi
+		"$PDBIN" twin up --state "$tdir" --netns "pdfarm-$i" --subnet "10.214.77.$((4 * (i - 1)))" ${own[@]+"${own[@]}"} \
 			>"$STATE/log/twin-$i.log" 2>&1 || {
 			# the log goes with the state on tear-down: say its end here
 			sed 's/^/  twin-'"$i"': /' "$STATE/log/twin-$i.log" | tail -20 >&2
@@ -180,15 +196,23 @@ up() {
 {% set ssh_known_hosts = '$tdir/known_hosts' %}
 EOF
 		# a twin shares this machine's CPUs with every other twin: runs on twins of one host are
-		# serialised by powerdag farm through this group (docs/FARM.md, concurrency)
+		# serialised by powerdag farm through this group (docs/FARM.md, concurrency); with CPUs of
+		# its own it is a group of its own, deploys in its own cpuset directory (twin.json "cgroup")
+		# and runs the type's plans (planned on host CPUs 0..K-1) on its CPUs
 		cat >>"$STATE/lab.yaml" <<EOF
   - name: $name
     device_type: twin
     board: ssh://root@$host:22
     identity: $tdir/id_ed25519
     known_hosts: $tdir/known_hosts
-    cpu_group: host-$(hostname -s)
 EOF
+		if [ -n "$CPUS_EACH" ]; then
+			local cg
+			cg=$(jq -r .cgroup "$tdir/twin.json")
+			printf '    cpu_group: %s\n    cgroup: %s\n    cpu_map: "%s"\n' "$name" "$cg" "$cpus" >>"$STATE/lab.yaml"
+		else
+			printf '    cpu_group: host-%s\n' "$(hostname -s)" >>"$STATE/lab.yaml"
+		fi
 		manage devices add --device-type twin --worker "$WORKER" "$name" >/dev/null
 		# Unknown health makes the scheduler run the device type's health check before any job
 		manage devices update --health UNKNOWN "$name" >/dev/null
@@ -292,5 +316,5 @@ case "$ACTION" in
 up) up ;;
 down) down ;;
 status) status ;;
-*) echo "usage: farm-local.sh up|down|status [--boards N] [--state DIR] [--port P] [--powerdag BIN]" >&2; exit 2 ;;
+*) echo "usage: farm-local.sh up|down|status [--boards N] [--cpus-each K] [--state DIR] [--port P] [--powerdag BIN]" >&2; exit 2 ;;
 esac

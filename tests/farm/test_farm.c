@@ -130,6 +130,45 @@ START_TEST(lab_file_checks)
 }
 END_TEST
 
+/* cgroup and cpu_map, the deploy options of boards that share a kernel: deploy's own rules at
+ * load time, and a matrix whose plan has another number of cores than a board's map is refused
+ * before anything is written or submitted */
+START_TEST(lab_deploy_fields)
+{
+	const char *dir = pd_test_tmpdir();
+	chmod(pd_test_write(dir, "token", "abc123\n"), 0600);
+	pd_farm_lab *l = NULL;
+	pd_err e = {0};
+	const char *p = pd_test_write(dir, "labm.yaml", lab_text(dir, "    cgroup: powerdag-pdfarm-1\n    cpu_map: 1\n"));
+	ck_assert_int_eq(pd_farm_lab_load(p, &l, &e), 0);
+	pd_farm_lab_free(l);
+	l = NULL;
+	static const struct {
+		const char *extra, *msg;
+	} bad[] = {{"    cgroup: ../x\n", "labb.yaml:12:13: cgroup '../x'"},
+		   {"    cgroup: cgroup.procs\n", "cgroup 'cgroup.procs'"},
+		   {"    cpu_map: 1,1\n", "labb.yaml:12:14: cpu_map '1,1': a CPU is named twice"},
+		   {"    cpu_map: 0-4096\n", "each 0-4095"},
+		   {"    cpu_map: [1]\n", "cpu_map"}};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		p = pd_test_write(dir, "labb.yaml", lab_text(dir, bad[i].extra));
+		ck_assert_int_eq(pd_farm_lab_load(p, &l, &e), PD_EXIT_USAGE);
+		ck_assert_msg(strstr(e.msg, bad[i].msg), "'%s': %s", bad[i].extra, e.msg);
+		ck_assert_ptr_null(l);
+	}
+	/* a board mapping 2 CPUs, a plan of 8 cores (twin-xu4.plan.yaml: XU4's two islands of 4) */
+	p = pd_test_write(dir, "labm2.yaml", lab_text(dir, "    cpu_map: 0,1\n"));
+	const char *plans[] = {pd_test_src("tests/plan/twin-xu4.plan.yaml")}, *types[] = {"twin"};
+	struct pd_farm_matrix m = {plans, 1, types, 1, 1, PD_NS_PER_S};
+	struct pd_farm_opts o = {.lab_path = p};
+	char out[4200];
+	snprintf(out, sizeof(out), "%s/farmdir", dir);
+	ck_assert_int_eq(pd_farm_submit(&o, &m, out, &e), PD_EXIT_USAGE);
+	ck_assert_msg(strstr(e.msg, "has 8 cores; board twin-1's cpu_map '0,1' names 2 CPUs"), "%s", e.msg);
+	ck_assert_int_eq(access(out, F_OK), -1);
+}
+END_TEST
+
 START_TEST(status_names_missing_runs)
 {
 	const char *dir = pd_test_tmpdir();
@@ -167,6 +206,7 @@ int main(void)
 	tcase_add_test(tc, job_holds_device_with_token);
 	tcase_add_test(tc, job_refuses_unsafe_values);
 	tcase_add_test(tc, lab_file_checks);
+	tcase_add_test(tc, lab_deploy_fields);
 	tcase_add_test(tc, status_names_missing_runs);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
