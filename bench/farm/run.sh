@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # bench/farm/run.sh - the local LAVA farm's set-up time and the overhead LAVA adds per run.
 #
-#   bench/farm/run.sh [BUILD_DIR] [BOARDS] [REPEAT] [ROUNDS]   (root; defaults build, 3, 3, 1)
+#   bench/farm/run.sh [BUILD_DIR] [BOARDS] [REPEAT] [ROUNDS] [CPUS_EACH]
+#                                          (root; defaults build, 3, 3, 1, none)
 #
 # ROUNDS times: scripts/farm-local.sh up (PostgreSQL, LAVA services, BOARDS twins health-checked),
 # a matrix of 3 plans x REPEAT runs of 2 s through `powerdag farm submit`, then down. Prints per
 # round: set-up s, down s, matrix wall s, and per run (from farm.json and the LAVA jobs): hold wait
 # (LAVA starting the job -> the board held: login, overlay, test shell), deploy s (powerdag deploy,
-# the 2-s run included) and LAVA's whole job minus the deploy; median and worst. Run under the
+# the 2-s run included) and LAVA's whole job minus the deploy; median and worst; and the deploys'
+# summed time over the matrix's wall (how many ran at once, on average). CPUS_EACH: the twins get
+# that many host CPUs of their own (farm-local.sh --cpus-each) and deploy at once; the plans are then
+# for a CPUS_EACH-core twin (tests/cli/light.dags.yaml instead of the example set). Run under the
 # machine's e2e lock (it runs the agent).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,6 +19,9 @@ build=${1:-$here/build}
 boards=${2:-3}
 repeat=${3:-3}
 rounds=${4:-1}
+cpus_each=${5:-}
+own=()
+[ -n "$cpus_each" ] && own=(--cpus-each "$cpus_each")
 pd=$build/powerdag
 [ -x "$pd" ] || { echo "no $pd (build first)" >&2; exit 2; }
 work=$(mktemp -d /tmp/pd-bench-farm.XXXXXX)
@@ -23,14 +30,17 @@ state=$work/farm
 cleanup() { "$here/scripts/farm-local.sh" down --state "$state" >/dev/null 2>&1 || true; rm -rf "$work"; }
 trap cleanup EXIT INT TERM
 now() { date +%s.%N; }
-printf '%-6s %8s %7s %9s %5s %13s %13s %13s\n' round setup_s down_s matrix_s runs hold_wait_s deploy_s lava_extra_s
+printf '%-6s %8s %7s %9s %5s %13s %13s %13s %11s\n' round setup_s down_s matrix_s runs hold_wait_s deploy_s lava_extra_s at_once
 for r in $(seq 1 "$rounds"); do
 	t0=$(now)
-	"$here/scripts/farm-local.sh" up --boards "$boards" --state "$state" --port 18380 --powerdag "$pd" >"$work/up.log" 2>&1 ||
+	"$here/scripts/farm-local.sh" up --boards "$boards" ${own[@]+"${own[@]}"} --state "$state" --port 18380 --powerdag "$pd" \
+		>"$work/up.log" 2>&1 ||
 		{ cat "$work/up.log"; exit 3; }
 	t1=$(now)
 	plat=$state/platform-twin.yaml
-	"$pd" optimize "$here/dags/examples/twin.yaml" "$plat" -o "$work/example.yaml" >/dev/null
+	example=$here/dags/examples/twin.yaml
+	[ -n "$cpus_each" ] && example=$here/tests/cli/light.dags.yaml
+	"$pd" optimize "$example" "$plat" -o "$work/example.yaml" >/dev/null
 	for seed in $((r * 10 + 1)) $((r * 10 + 2)); do
 		"$pd" gen --dags 2 --tasks 3:4 --util 0.25 --seed "$seed" -o "$work/set$seed.yaml" >/dev/null
 		"$pd" optimize "$work/set$seed.yaml" "$plat" -o "$work/gen$seed.yaml" >/dev/null
@@ -55,15 +65,15 @@ for r in j["runs"]:
     x = json.load(urllib.request.urlopen(q))
     extra.append((ts(x["end_time"]) - ts(x["start_time"])).total_seconds() - r["deploy_s"])
 n = sum(r["phase"] == "collected" for r in j["runs"])
-print("%d/%d %.1f/%.1f %.1f/%.1f %.1f/%.1f" % (n, len(j["runs"]), med(hold), max(hold or [0]), med(dep), max(dep or [0]), med(extra), max(extra or [0])))
+print("%d/%d %.1f/%.1f %.1f/%.1f %.1f/%.1f %.1f" % (n, len(j["runs"]), med(hold), max(hold or [0]), med(dep), max(dep or [0]), med(extra), max(extra or [0]), sum(dep)))
 PY
 )
 	t4=$(now)
 	"$here/scripts/farm-local.sh" down --state "$state"
 	t5=$(now)
-	read -r runs hw dp ex <<<"$stats"
-	printf '%-6s %8.1f %7.1f %9.1f %5s %13s %13s %13s\n' "$r" "$(echo "$t1 - $t0" | bc)" "$(echo "$t5 - $t4" | bc)" \
-		"$(echo "$t3 - $t2" | bc)" "$runs" "$hw" "$dp" "$ex"
+	read -r runs hw dp ex dsum <<<"$stats"
+	printf '%-6s %8.1f %7.1f %9.1f %5s %13s %13s %13s %11.2f\n' "$r" "$(echo "$t1 - $t0" | bc)" "$(echo "$t5 - $t4" | bc)" \
+		"$(echo "$t3 - $t2" | bc)" "$runs" "$hw" "$dp" "$ex" "$(echo "$dsum / ($t3 - $t2)" | bc -l)"
 done
 echo "(per-run columns: median/worst; lava_extra = LAVA job start..end minus the deploy: login, overlay, hold"
-echo " while the CPU group was busy with other twins' runs, finalize)"
+echo " while the CPU group was busy with other twins' runs, finalize; at_once = summed deploy time / matrix wall)"
