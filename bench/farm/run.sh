@@ -41,8 +41,10 @@ for r in $(seq 1 "$rounds"); do
 	example=$here/dags/examples/twin.yaml
 	[ -n "$cpus_each" ] && example=$here/tests/cli/light.dags.yaml
 	"$pd" optimize "$example" "$plat" -o "$work/example.yaml" >/dev/null
+	util=0.25
+	[ -n "$cpus_each" ] && util=$(echo "0.1 * $cpus_each" | bc) # 0.25 needs 1.16 cores on the twin
 	for seed in $((r * 10 + 1)) $((r * 10 + 2)); do
-		"$pd" gen --dags 2 --tasks 3:4 --util 0.25 --seed "$seed" -o "$work/set$seed.yaml" >/dev/null
+		"$pd" gen --dags 2 --tasks 3:4 --util "$util" --seed "$seed" -o "$work/set$seed.yaml" >/dev/null
 		"$pd" optimize "$work/set$seed.yaml" "$plat" -o "$work/gen$seed.yaml" >/dev/null
 	done
 	t2=$(now)

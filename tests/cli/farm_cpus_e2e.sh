@@ -10,20 +10,9 @@
 # about 3 minutes. Run under the machine's e2e lock.
 . "$(dirname "$0")/lib/expect.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: needs root (the twins' namespaces, SCHED_DEADLINE)"
-	exit 0
-fi
-if [ "$(nproc)" -lt 2 ]; then
-	echo "SKIP: needs 2 CPUs (one per twin)"
-	exit 0
-fi
-for c in lava-server lava-worker lavacli gunicorn3 jq /usr/lib/postgresql/15/bin/initdb; do
-	if ! command -v "$c" >/dev/null; then
-		echo "SKIP: $c is not installed (scripts/install-deps.sh installs it)"
-		exit 0
-	fi
-done
+needs_root "the twins' namespaces, SCHED_DEADLINE"
+needs_cpus 2
+needs_cmds lava-server lava-worker lavacli gunicorn3 jq /usr/lib/postgresql/15/bin/initdb
 chmod 755 "$T" # PostgreSQL runs as postgres and keeps its cluster in the farm's state directory
 S=$T/farm
 PORT=18480

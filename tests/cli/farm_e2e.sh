@@ -10,10 +10,7 @@
 # minutes. Run under the machine's e2e lock.
 . "$(dirname "$0")/lib/expect.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: needs root (the twins' namespaces, SCHED_DEADLINE)"
-	exit 0
-fi
+needs_root "the twins' namespaces, SCHED_DEADLINE"
 for c in lava-server lava-worker lavacli gunicorn3 /usr/lib/postgresql/15/bin/initdb; do
 	if ! command -v "$c" >/dev/null; then
 		echo "SKIP: $c is not installed (scripts/install-deps.sh installs lava-server, lava-dispatcher, lavacli, postgresql)"

@@ -7,10 +7,7 @@
 # exits 3. Root only (SKIP otherwise); about 2 minutes. Run under the machine's e2e lock.
 . "$(dirname "$0")/lib/expect.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: needs root (the twin's namespaces, SCHED_DEADLINE)"
-	exit 0
-fi
+needs_root "the twin's namespaces, SCHED_DEADLINE"
 export POWERDAG_TWIN_DIR="$T/twin" POWERDAG_TWIN_NETNS=pdprof-e2e POWERDAG_TWIN_SUBNET=10.213.81.0
 trap '"$POWERDAG" twin down >/dev/null 2>&1; rm -rf "$T"' EXIT
 PT="$SRC/tests/cli/lib/power_table.py"

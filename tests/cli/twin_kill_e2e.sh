@@ -7,10 +7,7 @@
 # pre-flight. Root only (SKIP otherwise); about 1 minute. Run under the machine's e2e lock.
 . "$(dirname "$0")/lib/expect.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: needs root (the twin's namespaces, SCHED_DEADLINE)"
-	exit 0
-fi
+needs_root "the twin's namespaces, SCHED_DEADLINE"
 export POWERDAG_TWIN_DIR="$T/twin" POWERDAG_TWIN_NETNS=pdkill-e2e POWERDAG_TWIN_SUBNET=10.213.83.0
 trap '"$POWERDAG" twin down >/dev/null 2>&1; rm -rf "$T"' EXIT
 CG=/sys/fs/cgroup/cpuset

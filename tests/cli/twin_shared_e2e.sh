@@ -10,14 +10,8 @@
 # Root only (SKIP otherwise), at least 2 CPUs; about 40 s. Run under the machine's e2e lock.
 . "$(dirname "$0")/lib/expect.sh"
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "SKIP: needs root (the twins' namespaces, SCHED_DEADLINE)"
-	exit 0
-fi
-if [ "$(nproc)" -lt 2 ]; then
-	echo "SKIP: needs 2 CPUs (one per twin)"
-	exit 0
-fi
+needs_root "the twins' namespaces, SCHED_DEADLINE"
+needs_cpus 2
 down_all() { for i in 0 1; do "$POWERDAG" twin down --state "$T/twin$i" >/dev/null 2>&1; done; }
 trap 'down_all; rm -rf "$T"' EXIT
 CG=/sys/fs/cgroup/cpuset

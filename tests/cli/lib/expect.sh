@@ -9,6 +9,18 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# The end-to-end tests' preconditions: exit 0 with SKIP and the reason when they do not hold.
+# needs_root WHAT (what root is for), needs_cpus N (one twin per CPU, say), needs_cmds CMD... (with
+# the package hint of scripts/install-deps.sh).
+needs_root() { [ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root ($*)"; exit 0; }; }
+needs_cpus() { [ "$(nproc)" -ge "$1" ] || { echo "SKIP: needs $1 CPUs (one per twin)"; exit 0; }; }
+needs_cmds() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null ||
+			{ echo "SKIP: $c is not installed (scripts/install-deps.sh installs it)"; exit 0; }
+	done
+}
 
 expect() {
 	local want=$1
