@@ -58,23 +58,7 @@ struct bb {
 	bool unfinished; /* out of time */
 	bool unknown;    /* some leaf's packing was not decided */
 	size_t depth; /* of the current node */
-	size_t sb_depth; /* strong branching above this depth */
-	size_t n_nodes, n_leaves; /* LPs solved at nodes, leaves reached (this vector) */
-	size_t sb_after;          /* strong branching from the first leaf or after this many nodes */
-	bool sb_choose;           /* strong branching picks the task (else it only closes options) */
-	char *sup;       /* strong branching's scratch: support per candidate and option */
-	double *sbv;     /* and a candidate's children's bounds per option */
 };
-/* Strong branching (bb_strong): at most this many candidate tasks per node; from the first leaf
- * on, or after this many nodes (a plain dive first: where the LP's favourites lead to a plan at
- * once, strong branching's other choices found it late, e.g. Xavier 20 tasks seed 418053 0.6 -> 2.9
- * s); only up to this many tasks (at 30 tasks a vector's share of ~0.1-0.7 s went to the root's
- * strong branching LPs, ~40 ms each). */
-#define BB_SB_CANDS 6
-#define BB_SB_AFTER 4
-#define BB_SB_TASKS 20
-
-bool opt_bb_strong = true;
 /* One exact packing check of the branch and bound may take this long (corepack.c decides the
  * benchmark's 30-task packings in 0.01-2 s; GLPK's core-level master sometimes not in 9 s); a leaf
  * left undecided stays open and the search goes on. */
@@ -204,129 +188,11 @@ static void bb_reopen(struct bb *B, size_t n)
 	}
 }
 
-/*
- * Strong branching (near the root): the LP of each child in the LP's support of a few fractional
- * tasks, before the node branches. A child whose bound reaches the cut-off closes its options in
- * the node's subtree (as a dual closure does: no plan of that child is below the cut-off), and the
- * node is solved again; otherwise the node branches on the task with the fewest children left
- * below the cut-off, then the largest rise of its two weakest children's bounds. The children's
- * bounds stay in sb[group] for the chosen task. Returns 0 (branch on *bi, its favourite *o_top),
- * 1 (options closed: solve the node again), -1 (out of time). The node's LP is no longer the
- * current one afterwards: its dual bounds must have been taken (bb_close) before.
- */
-static int bb_strong(struct bb *B, double lb, double cut, size_t *bi, long *o_top, double *sb)
-{
-	const struct opt_inst *in = B->M->in;
-	size_t no = n_options(in), cand[BB_SB_CANDS], nc = 0;
-	long fav[BB_SB_CANDS];
-	double frac[BB_SB_CANDS];
-	/* candidates: the most fractional free tasks, with their favourite group (from the node's LP) */
-	for (size_t i = 0; i < in->n_tasks; i++) {
-		if (B->fixed[i] >= 0)
-			continue;
-		double top = 0;
-		long o_t = 0;
-		for (size_t o = 0; o < no; o++) {
-			if (bb_group(B, o) != o)
-				continue;
-			double sh = 0;
-			for (size_t q = o; q < no; q++)
-				sh += bb_group(B, q) == o ? opt_screen_share(B->M->scr, i, q) : 0;
-			if (sh > top)
-				top = sh, o_t = (long)o;
-		}
-		double f = 1 - top;
-		if (f <= 1e-6)
-			continue;
-		size_t at = nc < BB_SB_CANDS ? nc++ : BB_SB_CANDS;
-		if (at == BB_SB_CANDS && f <= frac[BB_SB_CANDS - 1])
-			continue;
-		if (at == BB_SB_CANDS)
-			at = BB_SB_CANDS - 1;
-		for (; at > 0 && frac[at - 1] < f; at--)
-			cand[at] = cand[at - 1], fav[at] = fav[at - 1], frac[at] = frac[at - 1];
-		cand[at] = i, fav[at] = o_t, frac[at] = f;
-	}
-	/* the support of each candidate, also from the node's LP */
-	char *sup = B->sup;
-	for (size_t c = 0; c < nc; c++)
-		for (size_t o = 0; o < no; o++) {
-			double sh = 0;
-			for (size_t q = o; q < no && bb_group(B, o) == o; q++)
-				sh += bb_group(B, q) == o ? opt_screen_share(B->M->scr, cand[c], q) : 0;
-			sup[c * no + o] = sh > 1e-6;
-		}
-	bool closed_any = false;
-	size_t best_alive = SIZE_MAX;
-	double best_score = -1;
-	double *cbv = B->sbv;
-	for (size_t c = 0; c < nc; c++) {
-		size_t i = cand[c];
-		for (size_t o = 0; o < no; o++) /* dual bounds first: the smallest over a group's open islands */
-			cbv[o] = INFINITY;
-		for (size_t o = 0; o < no; o++)
-			if (!B->closed[i * no + o])
-				cbv[bb_group(B, o)] = fmin(cbv[bb_group(B, o)], B->ob[i * no + o]);
-		for (size_t o = 0; o < no; o++) {
-			if (!sup[c * no + o] || cbv[o] >= cut)
-				continue;
-			B->fixed[i] = (long)o;
-			bb_open_task(B, i);
-			bool inf;
-			double z = opt_screen_resolve(B->M->scr, cut, B->dl, &inf);
-			B->fixed[i] = -1;
-			bb_open_task(B, i);
-			if (!inf && !isfinite(z))
-				return -1;
-			cbv[o] = inf ? INFINITY : fmax(cbv[o], z);
-		}
-		size_t alive = 0;
-		double m1 = INFINITY, m2 = INFINITY;
-		for (size_t o = 0; o < no; o++) {
-			if (bb_group(B, o) != o)
-				continue;
-			if (cbv[o] >= cut) {
-				for (size_t q = o; q < no; q++) /* the whole group closed in this subtree */
-					if (bb_group(B, q) == o && !B->closed[i * no + q] && bb_admits(B, i, q)) {
-						B->closed[i * no + q] = 1;
-						B->stack[B->n_stack++] = i * no + q;
-						opt_screen_open(B->M->scr, &B->s, i, q, false);
-						closed_any = true;
-					}
-				continue;
-			}
-			alive++;
-			double d = fmax(cbv[o] - lb, 1e-9);
-			if (d < m1)
-				m2 = m1, m1 = d;
-			else if (d < m2)
-				m2 = d;
-		}
-		double score = m1 * (isfinite(m2) ? m2 : 1.0);
-		if (B->sb_choose && (alive < best_alive || (alive == best_alive && score > best_score))) {
-			best_alive = alive, best_score = score, *bi = i, *o_top = fav[c];
-			memcpy(sb, cbv, no * sizeof(double));
-		}
-	}
-	return closed_any ? 1 : 0;
-}
-
-static void bb_node_in(struct bb *B);
-
 static void bb_node(struct bb *B)
-{
-	size_t n_stack = B->n_stack; /* closures made at this node (dual or strong) end with it */
-	bb_node_in(B);
-	bb_reopen(B, n_stack);
-}
-
-static void bb_node_in(struct bb *B)
 {
 	const struct opt_inst *in = B->M->in;
 	long o_top = 0;
 	size_t bi = in->n_tasks;
-	bool strong = false;
-	double *sb = B->ob + in->n_tasks * n_options(in) + (size_t)B->depth * n_options(in);
 	for (;;) { /* again after a no-good row: the same node has a new LP */
 		if (B->unfinished || opt_now_s() >= B->dl) {
 			B->unfinished = true;
@@ -342,35 +208,9 @@ static void bb_node_in(struct bb *B)
 			return;
 		}
 		bi = bb_branch_task(B, &o_top);
-		B->n_nodes++;
-		if (bi < in->n_tasks && B->depth < B->sb_depth && (B->n_leaves > 0 || B->n_nodes > B->sb_after)) {
-			bb_close(B, cut);
-			int r = bb_strong(B, lb, cut, &bi, &o_top, sb);
-			if (r < 0) {
-				B->unfinished = true;
-				return;
-			}
-			if (r == 1)
-				continue;
-			strong = B->sb_choose;
-			if (!strong) { /* the node's LP again: its dual bounds for the children */
-				bool inf2;
-				double lb2 = opt_screen_resolve(B->M->scr, cut, B->dl, &inf2);
-				if (inf2 || lb2 >= cut)
-					return;
-				if (!isfinite(lb2)) {
-					B->unfinished = true;
-					return;
-				}
-				bi = bb_branch_task(B, &o_top);
-				if (bi >= in->n_tasks)
-					continue;
-			}
-		}
 		if (bi < in->n_tasks)
 			break;
 		int r = bb_leaf(B);
-		B->n_leaves++;
 		if (r == 1)
 			return;
 		if (r < 0) { /* this leaf stays open: the vector cannot be closed, the search goes on */
@@ -378,18 +218,16 @@ static void bb_node_in(struct bb *B)
 			return;
 		}
 	}
-	size_t no = n_options(in);
+	size_t no = n_options(in), n_stack = B->n_stack;
+	bb_close(B, cut_w(in, B->inc));
 	/* the branching task's bounds: a child is skipped when its bound reaches the cut-off, which
 	 * falls as the earlier children find plans */
 	double *cb = B->ob + in->n_tasks * no + (size_t)B->depth * no;
-	if (!strong) { /* with strong branching: sb (== cb) holds them, dual and the children's LPs */
-		bb_close(B, cut_w(in, B->inc));
-		for (size_t o = 0; o < no; o++) /* a pool's bound: the smallest of its islands' that are open */
-			cb[o] = INFINITY;
-		for (size_t o = 0; o < no; o++)
-			if (!B->closed[bi * no + o])
-				cb[bb_group(B, o)] = fmin(cb[bb_group(B, o)], B->ob[bi * no + o]);
-	}
+	for (size_t o = 0; o < no; o++) /* a pool's bound: the smallest of its islands' that are open */
+		cb[o] = INFINITY;
+	for (size_t o = 0; o < no; o++)
+		if (!B->closed[bi * no + o])
+			cb[bb_group(B, o)] = fmin(cb[bb_group(B, o)], B->ob[bi * no + o]);
 	B->depth++;
 	/* children: the LP's favourite option first, then the others */
 	for (size_t t = 0; t < no && !B->unfinished; t++) {
@@ -405,6 +243,7 @@ static void bb_node_in(struct bb *B)
 	B->depth--;
 	B->fixed[bi] = -1;
 	bb_open_task(B, bi);
+	bb_reopen(B, n_stack);
 }
 
 /* Returns INFINITY when the search closed vector s (any better plan is now the incumbent), else
@@ -426,15 +265,7 @@ double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_so
 	/* the last node's bounds, then one row of the branching task's per depth (at most n_tasks) */
 	B.ob = malloc((nio + (in->n_tasks + 1) * n_options(in)) * sizeof(double));
 	B.pool = malloc((in->n_isl + 1) * sizeof(size_t));
-	B.sup = malloc(BB_SB_CANDS * n_options(in) + 1);
-	B.sbv = malloc((n_options(in) + 1) * sizeof(double));
-	/* strong branching at every depth, up to BB_SB_TASKS tasks */
-	B.sb_depth = opt_bb_strong && in->n_tasks <= BB_SB_TASKS ? in->n_tasks : 0;
-	if (getenv("PD_SB_OFF")) B.sb_depth = 0; /* TEMP A/B */
-	B.sb_after = BB_SB_AFTER;
-	B.sb_choose = true;
-	if (getenv("PD_SB_ROOT")) B.sb_depth = 1, B.sb_after = 0, B.sb_choose = false; /* TEMP */
-	if (!B.w || !B.fixed || !B.nogood || !B.closed || !B.stack || !B.ob || !B.pool || !B.sup || !B.sbv || opt_sol_init(&B.s, in) ||
+	if (!B.w || !B.fixed || !B.nogood || !B.closed || !B.stack || !B.ob || !B.pool || opt_sol_init(&B.s, in) ||
 	    opt_sol_init(&B.tmp, in) || opt_mst_cand_alloc(&B.cd, in))
 		goto out;
 	memcpy(B.s.isl_opp, s->isl_opp, in->n_isl * sizeof(size_t));
@@ -467,8 +298,6 @@ out:
 	free(B.pool);
 	free(B.stack);
 	free(B.ob);
-	free(B.sup);
-	free(B.sbv);
 	opt_mst_cand_free(&B.cd);
 	opt_sol_free(&B.s);
 	opt_sol_free(&B.tmp);

@@ -261,9 +261,6 @@ double opt_now_s(void);
  * vector with the core-level master directly (its optimum packs by construction), then runs the
  * island master plus exact packing checks; the larger of the two valid bounds is reported. */
 #define OPT_PER_CORE_SHARE 0.4
-/* Strong branching in the per-vector branch and bound of the small sets (master_bb.c), on by
- * default; a switch for tests (both settings must prove the same optimum). */
-extern bool opt_bb_strong;
 #ifndef OPT_PER_CORE_TASKS /* overridable at build time (-DOPT_PER_CORE_TASKS=0: island search only) */
 #define OPT_PER_CORE_TASKS 30
 #endif

@@ -8,7 +8,6 @@
  * the optimizer's own exact evaluator" on random instances (also after a write/read round trip).
  */
 #include "optimizer/checker/pd_check.h"
-#include "optimizer/opt_impl.h"
 #include "optimizer/pd_optimizer.h"
 #include "helper_opt.h"
 #include "pd_test.h"
@@ -698,47 +697,6 @@ START_TEST(identical_islands_sorted_and_exact)
 }
 END_TEST
 
-/*
- * Strong branching in the small sets' per-vector branch and bound (master_bb.c) changes only the
- * search order and closes children by their own LPs: with and without it the exact mode (default
- * tolerance 1e-4) proves Xavier 20-task bench sets (pools of Carmel twins), at plans within the
- * tolerance of each other, and each run's bound lies below both plans and below the cheapest plan
- * measured for the set (bench 2026-12-05: seed 4791911 5.17944726 W, strong branching closes its
- * hardest vector at the root; seed 418053 5.16768696 W, found with strong branching only).
- */
-START_TEST(strong_branching_same_optimum)
-{
-	static const struct {
-		uint64_t seed;
-		double best_w;
-	} sets[] = {{4791911, 5.17944726}, {418053, 5.16768696}};
-	for (size_t t = 0; t < sizeof(sets) / sizeof(sets[0]); t++) {
-		struct pd_opt_result r[2];
-		for (int sb = 0; sb < 2; sb++) {
-			opt_bb_strong = sb;
-			pd_plan *plan = pd_to_bench_set_accel(2, 10, sets[t].seed, "platforms/xavier-agx.yaml", 0.1);
-			struct pd_opt_params p;
-			pd_opt_defaults(&p);
-			p.solver = PD_SOLVER_EXACT;
-			p.time_limit_s = 30;
-			pd_err e = {0};
-			ck_assert_msg(pd_optimize(plan, &p, &r[sb], &e) == 0, "pd_optimize: %s", e.msg);
-			ck_assert_msg(r[sb].status == PD_STATUS_OPTIMAL, "seed %llu, strong %d: not proven",
-				      (unsigned long long)sets[t].seed, sb);
-			assert_verified(plan, r[sb].power_w);
-			pd_plan_free(plan);
-		}
-		opt_bb_strong = true;
-		for (int sb = 0; sb < 2; sb++) {
-			ck_assert_double_le(r[sb].lower_bound_w, sets[t].best_w + 1e-9);
-			ck_assert_double_le(r[sb].lower_bound_w, r[1 - sb].power_w + 1e-9);
-			ck_assert_double_ge(r[sb].power_w, sets[t].best_w * (1 - 2e-4));
-		}
-		ck_assert_double_eq_tol(r[0].power_w, r[1].power_w, 1e-4 * r[0].power_w);
-	}
-}
-END_TEST
-
 /* Plans carry the budget law: the issue's chain a -> b -> c (1, 2, 1 ms; T = D = 20 ms) on two cores
  * with the island's job_overhead 40 us (overriding dl's 10 us) and a 5 % margin gets wcet = C,
  * overhead = 40 us, runtime = ceil((C + 40 us) x 1.05) (1.092 / 2.142 / 1.092 ms), every deadline
@@ -825,7 +783,6 @@ int main(void)
 	tcase_add_test(tc, evaluator_rejects_tampering);
 	tcase_add_test(tc, solver_failure_returns_incumbent);
 	tcase_add_test(tc, identical_islands_sorted_and_exact);
-	tcase_add_test(tc, strong_branching_same_optimum);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }
