@@ -104,10 +104,14 @@ static int spawn_deploy(struct coll *c, struct farm_run *u, const struct farm_de
 	const char *argv[20] = {c->self, "deploy", plan, "--board", dv->board, "--identity", dv->identity,
 				"--known-hosts", dv->known_hosts, "--duration", dur, "--out", out};
 	size_t n = 13;
-	if (dv->cgroup[0])
-		argv[n++] = "--cgroup", argv[n++] = dv->cgroup;
-	if (dv->cpu_map[0])
-		argv[n++] = "--cpu-map", argv[n++] = dv->cpu_map;
+	if (dv->cgroup[0]) {
+		argv[n++] = "--cgroup";
+		argv[n++] = dv->cgroup;
+	}
+	if (dv->cpu_map[0]) {
+		argv[n++] = "--cpu-map";
+		argv[n++] = dv->cpu_map;
+	}
 	argv[n] = NULL;
 	pid_t pid = fork();
 	if (pid < 0) {
