@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # bench/farm/run.sh - the local LAVA farm's set-up time and the overhead LAVA adds per run.
 #
-#   bench/farm/run.sh [BUILD_DIR] [BOARDS] [REPEAT] [ROUNDS] [CPUS_EACH]
-#                                          (root; defaults build, 3, 3, 1, none)
+#   bench/farm/run.sh [BUILD_DIR] [BOARDS] [REPEAT] [ROUNDS] [CPUS_EACH] [RUN_S]
+#                                          (root; defaults build, 3, 3, 1, none, 2)
 #
 # ROUNDS times: scripts/farm-local.sh up (PostgreSQL, LAVA services, BOARDS twins health-checked),
-# a matrix of 3 plans x REPEAT runs of 2 s through `powerdag farm submit`, then down. Prints per
+# a matrix of 3 plans x REPEAT runs of RUN_S seconds through `powerdag farm submit`, then down. Prints per
 # round: set-up s, down s, matrix wall s, and per run (from farm.json and the LAVA jobs): hold wait
 # (LAVA starting the job -> the board held: login, overlay, test shell), deploy s (powerdag deploy,
-# the 2-s run included) and LAVA's whole job minus the deploy; median and worst; and the deploys'
+# the run included) and LAVA's whole job minus the deploy; median and worst; and the deploys'
 # summed time over the matrix's wall (how many ran at once, on average). CPUS_EACH: the twins get
 # that many host CPUs of their own (farm-local.sh --cpus-each) and deploy at once. The plans:
 # tests/cli/light.dags.yaml planned for power, slack and balance. Run under the
@@ -20,6 +20,8 @@ boards=${2:-3}
 repeat=${3:-3}
 rounds=${4:-1}
 cpus_each=${5:-}
+run_s=${6:-2}
+case "$run_s" in ''|*[!0-9]*|0) echo "RUN_S: whole seconds, at least 1" >&2; exit 2 ;; esac
 own=()
 [ -n "$cpus_each" ] && own=(--cpus-each "$cpus_each")
 pd=$build/powerdag
@@ -46,7 +48,7 @@ for r in $(seq 1 "$rounds"); do
 	"$pd" optimize "$light" "$plat" -o "$work/slack.yaml" --objective slack --power-cap 100W >/dev/null
 	"$pd" optimize "$light" "$plat" -o "$work/balanced.yaml" --objective balanced >/dev/null
 	t2=$(now)
-	"$pd" farm submit --lab "$state/lab.yaml" --out "$work/m$r" --repeat "$repeat" --duration 2s \
+	"$pd" farm submit --lab "$state/lab.yaml" --out "$work/m$r" --repeat "$repeat" --duration "${run_s}s" \
 		"$work/power.yaml" "$work/slack.yaml" "$work/balanced.yaml" >"$work/m$r.out" 2>"$work/m$r.err" || true
 	t3=$(now)
 	. "$state/farm.env"
