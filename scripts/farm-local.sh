@@ -53,6 +53,11 @@ PGBIN=/usr/lib/postgresql/15/bin
 PGPORT=$((PORT + 1))
 PUBPORT=$((PORT + 2)) # lava-publisher's websocket (the worker wakes up on its events)
 ZPORT=$((PORT + 3))   # lava-publisher's ZMQ events (the scheduler wakes up on them)
+# where lava-server's processes push their events to the publisher. TCP, not LAVA's usual ipc://
+# file: the publisher drops privileges to lavaserver before it binds, and an ipc socket under STATE
+# (root's) then fails inside an asyncio task nobody awaits, silently: no event ever reached the
+# scheduler, which then only scheduled on its 20-s tick (a job waited 10-20 s to start)
+IPORT=$((PORT + 4))
 WORKER=farm-worker
 
 # exit 3; during `up`, after the first thing was made, everything made so far is torn down
@@ -75,8 +80,8 @@ lava_env() {
 	SECRET_KEY=$(cat "$STATE/secret_key")
 	export ALLOWED_HOSTS="127.0.0.1,localhost"
 	local js
-	js=$(printf '{"DEVICES_PATH": "%s/devices", "DEVICE_TYPES_PATHS": ["%s/device-types", "/usr/share/lava-server/device-types"], "HEALTH_CHECKS_PATH": "%s/health-checks", "MEDIA_ROOT": "%s/media", "DJANGO_LOGFILE": "%s/log/django.log", "EVENT_NOTIFICATION": true, "EVENT_SOCKET": "tcp://127.0.0.1:%s", "INTERNAL_EVENT_SOCKET": "ipc://%s/internal.events"}' \
-		"$STATE" "$STATE" "$STATE" "$STATE" "$STATE" "$ZPORT" "$STATE")
+	js=$(printf '{"DEVICES_PATH": "%s/devices", "DEVICE_TYPES_PATHS": ["%s/device-types", "/usr/share/lava-server/device-types"], "HEALTH_CHECKS_PATH": "%s/health-checks", "MEDIA_ROOT": "%s/media", "DJANGO_LOGFILE": "%s/log/django.log", "EVENT_NOTIFICATION": true, "EVENT_SOCKET": "tcp://127.0.0.1:%s", "INTERNAL_EVENT_SOCKET": "tcp://127.0.0.1:%s"}' \
+		"$STATE" "$STATE" "$STATE" "$STATE" "$STATE" "$ZPORT" "$IPORT")
 	export LAVA_JSON_SETTINGS
 	LAVA_JSON_SETTINGS=$(printf '%s' "$js" | base64 -w0)
 }
@@ -108,7 +113,7 @@ up() {
 		command -v "$c" >/dev/null || die "'$c' not found (scripts/install-deps.sh installs LAVA and PostgreSQL; build powerdag first)"
 	done
 	[ -e "$STATE/farm.env" ] || [ -e "$STATE/pids" ] && die "a farm is already recorded in $STATE (farm-local.sh down --state $STATE)"
-	for p in $PORT $PGPORT $PUBPORT $ZPORT; do
+	for p in $PORT $PGPORT $PUBPORT $ZPORT $IPORT; do
 		if ss -Hltn "sport = :$p" | grep -q .; then die "TCP port $p is taken (choose another --port)"; fi
 	done
 	local t0
