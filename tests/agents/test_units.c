@@ -235,12 +235,14 @@ START_TEST(spin_rate_tracks_the_jobs_on_the_twin)
 		work_spin_observe(&w, 1500000, 1000000);
 	ck_assert_double_eq_tol(w.iters_per_ref_ns, 3.0, 1e-12);
 
-	/* and for real: a calibration 1.4 x too fast makes the first 2-ms job (at f_ref, 4 ms at the
-	 * OPP) take 1.4 x its CPU time; once 3 jobs are seen, they take what the plan says again */
+	/* and for real: a calibration 2 x too fast makes the first 2-ms job take about 2 x its CPU time;
+	 * once 3 jobs are seen, they take what the plan says again. 2 x, not less: the calibration itself
+	 * can come out 0.7 x slow on a loaded CPU (ASan with a test beside it: 1.4 x then made a first
+	 * job of 2.02 ms, within 15 % of the corrected ones) */
 	put(root, "devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", "2000000\n");
 	ck_assert_int_eq(work_init(&w, &t, 1, 0, &e), 0);
 	work_calibrate(&w, 0, root);
-	w.iters_per_ref_ns *= 1.4;
+	w.iters_per_ref_ns *= 2.0;
 	int64_t took[6];
 	for (int k = 0; k < 6; k++) {
 		int64_t c0 = tcpu(), c1;
