@@ -229,6 +229,17 @@ static void assert_packed(const struct opt_inst *in, struct opt_sol *s, const in
  * it packed them after 210 s (seed 219985) and 11 s (seed 3024769). With the heuristic packer
  * (corepack_search.c) in between, both must be packed within the branch and bound's 2 s, with
  * plans that hold every core within cap_raw. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SANITIZED_BUILD 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SANITIZED_BUILD 1
+#endif
+#endif
+#ifndef SANITIZED_BUILD
+#define SANITIZED_BUILD 0
+#endif
+
 START_TEST(heuristic_packs_tight_xu4_leaves)
 {
 	static const struct {
@@ -257,8 +268,15 @@ START_TEST(heuristic_packs_tight_xu4_leaves)
 		double t0 = opt_now_s();
 		int r = opt_corepack_pooled(&in, &s, false, t0 + 2.0);
 		printf("leaf of seed %llu: verdict %d in %.3f s\n", (unsigned long long)leaves[q].seed, r, opt_now_s() - t0);
-		ck_assert_int_eq(r, 1);
-		assert_packed(&in, &s, given);
+		/* The 2 s are the normal build's promise. A sanitized build runs the packer's fixed 0.1-s
+		 * local search several times slower (beside another test on a 2-CPU CI machine it once
+		 * left a leaf undecided): there only a wrong verdict fails. */
+		if (r == -1 && SANITIZED_BUILD) {
+			printf("  undecided in 2 s under the sanitizers (the normal build must pack it)\n");
+		} else {
+			ck_assert_int_eq(r, 1);
+			assert_packed(&in, &s, given);
+		}
 		opt_sol_free(&s);
 		opt_inst_free(&in);
 		pd_plan_free(plan);
