@@ -528,11 +528,13 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 		bool bb = in->n_tasks <= OPT_PER_CORE_TASKS && (!per_core || (M->isl_bb && !M->isl_bb[vs[j].pos]));
 		double bb_share = in->n_tasks <= OPT_ISLAND_ONLY_TASKS ? 1.0 : OPT_BB_SHARE;
 		double bb_dl = opt_now_s() + bb_share * (dl - opt_now_s());
-		if (bb && opt_mst_vector_bb(M, C, &s, inc, bb_dl) == INFINITY) {
+		/* an unfinished branch and bound still bounds the vector (the open parts of its tree) */
+		double bbv = bb ? opt_mst_vector_bb(M, C, &s, inc, bb_dl) : -INFINITY;
+		if (bbv == INFINITY) {
 			ob[j] = INFINITY;
 			continue;
 		}
-		ob[j] = solve_vector(V, P, inc, dl, deadline_s, &cd, &tmp);
+		ob[j] = fmax(bbv, solve_vector(V, P, inc, dl, deadline_s, &cd, &tmp));
 		publish_bound(in, vs, ob, j + 1, nv, inc);
 	}
 	/* Vectors left open (time) get the rest of the budget, best bound first: the cuts and no-goods

@@ -188,34 +188,49 @@ static void bb_reopen(struct bb *B, size_t n)
 	}
 }
 
-static void bb_node(struct bb *B)
+/*
+ * The node's subtree, searched depth first. Returns a valid lower bound on every plan of the subtree
+ * that the search has not accounted for (INFINITY: none left below the cut-off; the caller takes it
+ * with min(., cut-off), and the cut-off only falls, so a subtree closed at an earlier cut-off stays
+ * closed). `floor` is a bound the caller already has for this subtree (its LP bound, raised by the
+ * branching option's dual bound): what a node returns when the clock stops it before its own LP.
+ * Why: a search stopped by the clock used to leave its vector at the root's bound, however much of
+ * the tree it had closed (Xavier 20 tasks, seed 5518925: 669 nodes, bound still the root's 5.18410 W
+ * with the plan at 5.18518 W). The children not yet searched keep their own floors, so the vector's
+ * bound is the smallest of those and of the open leaves, never less than the root's.
+ */
+static double bb_node(struct bb *B, double floor)
 {
 	const struct opt_inst *in = B->M->in;
 	long o_top = 0;
 	size_t bi = in->n_tasks;
+	double lb;
 	for (;;) { /* again after a no-good row: the same node has a new LP */
 		if (B->unfinished || opt_now_s() >= B->dl) {
 			B->unfinished = true;
-			return;
+			return floor;
 		}
 		double cut = cut_w(in, B->inc);
 		bool inf;
-		double lb = opt_screen_resolve(B->M->scr, cut, B->dl, &inf);
+		lb = opt_screen_resolve(B->M->scr, cut, B->dl, &inf);
 		if (inf || lb >= cut)
-			return;
+			return INFINITY;
 		if (!isfinite(lb)) {
 			B->unfinished = true;
-			return;
+			return floor;
 		}
+		lb = fmax(lb, floor);
+		if (lb >= cut)
+			return INFINITY;
 		bi = bb_branch_task(B, &o_top);
 		if (bi < in->n_tasks)
 			break;
 		int r = bb_leaf(B);
-		if (r == 1)
-			return;
+		if (r == 1) /* the best plan of the subtree, now the incumbent (or one as good) */
+			return INFINITY;
 		if (r < 0) { /* this leaf stays open: the vector cannot be closed, the search goes on */
 			B->unknown = true;
-			return;
+			return lb;
 		}
 	}
 	size_t no = n_options(in), n_stack = B->n_stack;
@@ -229,25 +244,35 @@ static void bb_node(struct bb *B)
 		if (!B->closed[bi * no + o])
 			cb[bb_group(B, o)] = fmin(cb[bb_group(B, o)], B->ob[bi * no + o]);
 	B->depth++;
-	/* children: the LP's favourite option first, then the others */
-	for (size_t t = 0; t < no && !B->unfinished; t++) {
+	double res = INFINITY;
+	/* children: the LP's favourite option first, then the others; once out of time, the children
+	 * left count with their floors */
+	for (size_t t = 0; t < no; t++) {
 		long o = t == 0 ? o_top : (long)(t - 1 < (size_t)o_top ? t - 1 : t);
 		if (bb_group(B, (size_t)o) != (size_t)o)
 			continue;
 		if (cb[o] >= cut_w(in, B->inc)) /* every island of the pool closed, or its bound at the cut-off */
 			continue;
+		double f = fmax(lb, cb[o]);
+		if (B->unfinished) {
+			res = fmin(res, f);
+			continue;
+		}
 		B->fixed[bi] = o;
 		bb_open_task(B, bi);
-		bb_node(B);
+		res = fmin(res, fmax(f, bb_node(B, f)));
 	}
 	B->depth--;
 	B->fixed[bi] = -1;
 	bb_open_task(B, bi);
 	bb_reopen(B, n_stack);
+	return res;
 }
 
-/* Returns INFINITY when the search closed vector s (any better plan is now the incumbent), else
- * -INFINITY (unfinished: the caller keeps the vector's other bounds). */
+/* Returns INFINITY when the search closed vector s (any better plan is now the incumbent), else a
+ * valid lower bound on the plans at s that the search did not rule out (the smallest bound of its
+ * open leaves and of the subtrees it did not finish; take it with min(., cut-off)), or -INFINITY
+ * when it has none (no root LP in time). */
 double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_sol *s, struct opt_sol *inc, double dl)
 {
 	const struct opt_inst *in = M->in;
@@ -284,7 +309,7 @@ double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_so
 	if (inf || lb >= cut)
 		res = INFINITY;
 	else if (isfinite(lb)) {
-		bb_node(&B);
+		res = bb_node(&B, lb);
 		if (!B.unfinished && !B.unknown)
 			res = INFINITY;
 	}

@@ -697,6 +697,36 @@ START_TEST(identical_islands_sorted_and_exact)
 }
 END_TEST
 
+/* Bounds of a search that the clock stops stay valid: on 16-task Xavier and XU4 sets of the bench's shape proven optimal
+ * (gap 0) with time to spare, runs stopped after 0.3 / 0.6 / 1.2 s return bounds at or below that
+ * optimum and plans at or above it. The island search's branch and bound then reports what it left
+ * open (its unfinished subtrees and undecided leaves) rather than its root's bound. */
+START_TEST(stopped_search_bounds_below_optimum)
+{
+	const char *plats[] = {"platforms/xavier-agx.yaml", "platforms/odroid-xu4.yaml"};
+	int compared = 0;
+	for (uint64_t seed = 31; seed <= 34; seed++) {
+		pd_plan *plan = pd_to_bench_set_accel(2, 8, seed, plats[seed % 2], seed % 2 ? 0.0 : 0.1);
+		struct pd_opt_result ex;
+		if (solve(plan, PD_SOLVER_EXACT, 6.0, &ex) != 0 || ex.status != PD_STATUS_OPTIMAL) {
+			pd_plan_free(plan);
+			continue;
+		}
+		for (double tl = 0.3; tl < 2; tl *= 2) {
+			struct pd_opt_result r;
+			ck_assert_int_eq(solve(plan, PD_SOLVER_EXACT, tl, &r), 0);
+			ck_assert_msg(r.lower_bound_w <= ex.power_w * (1 + 1e-9),
+				      "seed %d, %.1f s: bound %.9f above the optimum %.9f", (int)seed, tl,
+				      r.lower_bound_w, ex.power_w);
+			ck_assert_double_ge(r.power_w, ex.power_w * (1 - 1e-9));
+		}
+		compared++;
+		pd_plan_free(plan);
+	}
+	ck_assert_int_ge(compared, 2);
+}
+END_TEST
+
 /* Plans carry the budget law: the issue's chain a -> b -> c (1, 2, 1 ms; T = D = 20 ms) on two cores
  * with the island's job_overhead 40 us (overriding dl's 10 us) and a 5 % margin gets wcet = C,
  * overhead = 40 us, runtime = ceil((C + 40 us) x 1.05) (1.092 / 2.142 / 1.092 ms), every deadline
@@ -783,6 +813,7 @@ int main(void)
 	tcase_add_test(tc, evaluator_rejects_tampering);
 	tcase_add_test(tc, solver_failure_returns_incumbent);
 	tcase_add_test(tc, identical_islands_sorted_and_exact);
+	tcase_add_test(tc, stopped_search_bounds_below_optimum);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }
