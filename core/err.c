@@ -39,6 +39,13 @@ void pd_diags_init(pd_diags *d)
 	memset(d, 0, sizeof(*d));
 }
 
+void pd_diags_rebase(pd_diags *d, size_t from, const char *old_file, const char *new_file)
+{
+	for (size_t i = from; old_file && i < d->n; i++)
+		if (d->v[i].loc.file == old_file)
+			d->v[i].loc.file = new_file;
+}
+
 void pd_diags_free(pd_diags *d)
 {
 	for (size_t i = 0; i < d->n; i++)

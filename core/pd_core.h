@@ -69,6 +69,10 @@ void pd_diags_add(pd_diags *d, struct pd_loc loc, const char *fmt, ...) __attrib
 void pd_diags_vadd(pd_diags *d, struct pd_loc loc, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
 /* Prints "file:line:col: error: msg" per diagnostic, in the order recorded. */
 void pd_diags_print(const pd_diags *d, FILE *out);
+/* Diagnostics made while a document was loaded name the document's copy of its file name, which
+ * dies with the document: points those from index `from` on (the ones whose file is old_file, when
+ * not NULL) at new_file, a string the caller keeps as long as the diagnostics. */
+void pd_diags_rebase(pd_diags *d, size_t from, const char *old_file, const char *new_file);
 /* Copies the first diagnostic into e (code PD_EXIT_USAGE) and returns it; returns 0 when empty. */
 int pd_diags_to_err(const pd_diags *d, pd_err *e);
 

@@ -360,9 +360,7 @@ pd_dagset *pd_dags_from_node(const pd_ynode *seq, pd_diags *d)
 	bool bad = errors(d) != before || pd_dags__link(p.s, d) < 0 || errors(d) != before;
 	/* diagnostics made from stored locations name the set's copy of the file: point them back at
 	 * the document's, which the caller keeps, before the set (maybe) goes */
-	for (size_t i = first; i < d->n; i++)
-		if (d->v[i].loc.file == p.file)
-			d->v[i].loc.file = seq->loc.file;
+	pd_diags_rebase(d, first, p.file, seq->loc.file);
 	if (bad) {
 		pd_dags_free(p.s);
 		return NULL;
@@ -399,10 +397,7 @@ pd_dagset *pd_dags_load_file(const char *path, pd_diags *d)
 	size_t first = d->n;
 	if (pd_yaml_load_file(&doc, path, d) == 0)
 		s = pd_dags_from_doc(&doc, d);
-	/* diagnostics point into the document's copy of the name, which dies with it: use the caller's */
-	for (size_t i = first; i < d->n; i++)
-		if (d->v[i].loc.file && doc.file && d->v[i].loc.file == doc.file)
-			d->v[i].loc.file = path;
+	pd_diags_rebase(d, first, doc.file, path);
 	pd_yaml_free(&doc);
 	return s;
 }

@@ -528,10 +528,7 @@ pd_plan *pd_plan_load_file(const char *path, pd_diags *d)
 		pd_plan_free(p);
 		p = NULL;
 	}
-	/* diagnostics point into the document's copy of the file name, which dies with it */
-	for (size_t i = first; i < d->n; i++)
-		if (d->v[i].loc.file == doc.file)
-			d->v[i].loc.file = path;
+	pd_diags_rebase(d, first, doc.file, path);
 	pd_yaml_free(&doc);
 	return p;
 }

@@ -27,9 +27,7 @@ static pd_plan *plan_copy(const pd_plan *p, const char *file, pd_diags *d)
 		size_t before = d->n;
 		if (pd_yaml_load(&doc, file, b.data, b.len, d) == 0 && doc.root)
 			q = pd_plan_from_node(pd_ymap_get(doc.root, "plan"), d);
-		for (size_t i = before; i < d->n; i++) /* they outlive doc */
-			if (d->v[i].loc.file == doc.file)
-				d->v[i].loc.file = file;
+		pd_diags_rebase(d, before, doc.file, file); /* they outlive doc */
 		pd_yaml_free(&doc);
 	}
 	pd_buf_free(&b);

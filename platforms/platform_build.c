@@ -162,7 +162,7 @@ pd_platform *pd_platform_draft_finish(pd_platform_draft *dr, const char *file, p
 		size_t before = d->n;
 		if (pd_yaml_load(&doc, file, b.data, b.len, d) == 0 && doc.root)
 			p = pd_platform_from_node(pd_ymap_get(doc.root, "platform"), d);
-		platform_rebase_diags(d, before, doc.file, file); /* they outlive doc */
+		pd_diags_rebase(d, before, doc.file, file); /* they outlive doc */
 		pd_yaml_free(&doc);
 	}
 	pd_buf_free(&b);

@@ -26,10 +26,6 @@ struct pd_platform {
 	struct pd_loc loc;
 };
 
-/* platform_parse.c: diagnostics from index `from` on that name old_file (a YAML document's copy of
- * its name, freed with the document) name new_file instead, which outlives them. */
-void platform_rebase_diags(pd_diags *d, size_t from, const char *old_file, const char *new_file);
-
 /* provenance.c */
 int platform_parse_provenance(pd_platform *p, const pd_ynode *platform_map, pd_diags *d);
 void platform_emit_provenance(const pd_platform *p, pd_yemit *y);

@@ -546,15 +546,6 @@ pd_platform *pd_platform_from_node(const pd_ynode *map, pd_diags *d)
 	return p;
 }
 
-/* Diagnostics point into the document's arena, which dies with it: repoint them at the caller's
- * path string, which lives as long as the caller keeps the diagnostics. */
-void platform_rebase_diags(pd_diags *d, size_t from, const char *old_file, const char *new_file)
-{
-	for (size_t i = from; i < d->n; i++)
-		if (d->v[i].loc.file == old_file)
-			d->v[i].loc.file = new_file;
-}
-
 static const char *const file_keys[] = {"platform", NULL};
 
 pd_platform *pd_platform_load_file(const char *path, pd_diags *d)
@@ -568,7 +559,7 @@ pd_platform *pd_platform_load_file(const char *path, pd_diags *d)
 		else if (pd_ymap_check_keys(doc.root, file_keys, "a platform file", d) == 0)
 			p = pd_platform_from_node(pd_ymap_get(doc.root, "platform"), d);
 	}
-	platform_rebase_diags(d, before, doc.file, path);
+	pd_diags_rebase(d, before, doc.file, path);
 	pd_yaml_free(&doc);
 	return p;
 }
