@@ -312,6 +312,32 @@ START_TEST(cpulists_and_names)
 }
 END_TEST
 
+/* A loaded document's diagnostics outlive it: pd_diags_rebase repoints those from index `from` that
+ * name the document's copy of the file at the caller's string, and nothing else (earlier ones,
+ * other files, file-less ones; a NULL old name changes nothing). */
+START_TEST(diags_rebase_only_the_documents)
+{
+	pd_diags d;
+	pd_diags_init(&d);
+	char doc_copy[] = "a.yaml", other[] = "b.yaml";
+	const char *keep = "a.yaml (caller)";
+	pd_diags_add(&d, (struct pd_loc){.file = doc_copy, .line = 1}, "before");
+	size_t from = d.n;
+	pd_diags_add(&d, (struct pd_loc){.file = doc_copy, .line = 2}, "mine");
+	pd_diags_add(&d, (struct pd_loc){.file = other, .line = 3}, "other file");
+	pd_diags_add(&d, (struct pd_loc){0}, "no file");
+	pd_diags_rebase(&d, from, NULL, keep);
+	ck_assert_ptr_eq(d.v[1].loc.file, doc_copy);
+	ck_assert_ptr_null(d.v[3].loc.file);
+	pd_diags_rebase(&d, from, doc_copy, keep);
+	ck_assert_ptr_eq(d.v[0].loc.file, doc_copy);
+	ck_assert_ptr_eq(d.v[1].loc.file, keep);
+	ck_assert_ptr_eq(d.v[2].loc.file, other);
+	ck_assert_ptr_null(d.v[3].loc.file);
+	pd_diags_free(&d);
+}
+END_TEST
+
 /* `deploy --cpu-map`: the order written is kept, ranges expand in it, nothing twice */
 START_TEST(cpu_sequences_keep_their_order)
 {
@@ -355,6 +381,7 @@ int main(void)
 	tcase_add_test(tc, atomic_write_leaves_no_partial);
 	tcase_add_test(tc, cpulists_and_names);
 	tcase_add_test(tc, cpu_sequences_keep_their_order);
+	tcase_add_test(tc, diags_rebase_only_the_documents);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }
