@@ -4,8 +4,9 @@
 # scripts/setup.sh (with install-deps.sh, install-cross-deps.sh) runs the package manager and the demo
 # as root without sudo when root, through sudo when not. The system commands are stubs on a PATH that
 # holds nothing else, so the test installs nothing and finds any other command the scripts call. A
-# mirror mid-sync (every `apt-get update` failing) does not stop the set-up; an install that keeps
-# failing does, with apt's status.
+# mirror mid-sync (every `apt-get update` failing) does not stop the set-up, nor does one cross
+# architecture whose packages cannot be had; an install of the host's packages that keeps failing
+# does, with apt's status.
 POWERDAG=${POWERDAG:-unused}
 . "$(dirname "$0")/lib/expect.sh"
 
@@ -24,7 +25,14 @@ mkbin() { # mkbin DIR UID WITH_SUDO
 	for c in apt-get dpkg cmake; do printf '#!/bin/bash\necho "%s $*" >>"$LOG"\n' "$c" >"$1/$c"; done
 	# $APT_FAIL: "update" = every `apt-get update` exits 100 (a mirror whose index stays behind its
 	# Release file), "install" = every install does (a package that does not exist)
-	printf '#!/bin/bash\necho "apt-get $*" >>"$LOG"\n[ "$1" = "$APT_FAIL" ] && exit 100\nexit 0\n' >"$1/apt-get"
+	# "armhf" = every install that names an :armhf package does (a mirror whose armhf lists cannot be had)
+	cat >"$1/apt-get" <<'STUB'
+#!/bin/bash
+echo "apt-get $*" >>"$LOG"
+[ "$1" = "$APT_FAIL" ] && exit 100
+[ "$APT_FAIL" = armhf ] && [ "$1" = install ] && [[ " $* " == *:armhf\ * ]] && exit 100
+exit 0
+STUB
 	if [ "$3" = 1 ]; then
 		printf '#!/bin/bash\necho "sudo $1" >>"$LOG"\nexec "$@"\n' >"$1/sudo"
 	fi
@@ -60,13 +68,27 @@ grep -q 'needs root' "$T/nosudo.out" || fail "as a user without sudo: no message
 APT_FAIL=update PD_APT_TRIES=2 PD_APT_WAIT_S=0 run_setup mirror 0 0
 [ "$rc" -eq 0 ] || fail "setup.sh with a mirror mid-sync: exit $rc: $(tail -5 "$T/mirror.out")"
 n=$(grep -c '^apt-get update' "$T/mirror.log")
-# three refreshes (install-deps.sh, install-cross-deps.sh twice), two tries each
-[ "$n" -eq 6 ] || fail "with a mirror mid-sync: $n apt-get updates (want 3 refreshes x 2 tries)"
+# four refreshes (install-deps.sh; install-cross-deps.sh once per architecture: aarch64 and armhf, then
+# aarch64 for --full), two tries each
+[ "$n" -eq 8 ] || fail "with a mirror mid-sync: $n apt-get updates (want 4 refreshes x 2 tries)"
 grep -q 'failed (try 1 of 2), retrying' "$T/mirror.out" || fail "with a mirror mid-sync: no retry message: $(cat "$T/mirror.out")"
 grep -q 'installing from the lists it has' "$T/mirror.out" || fail "with a mirror mid-sync: no message about going on"
 grep -q '^powerdag demo' "$T/mirror.log" || fail "with a mirror mid-sync: demo not run"
 
-# 4. an install that fails every try: refreshed and retried, then the set-up stops with apt's status
+# 4. one architecture's cross packages cannot be had (armhf): the others are installed, a warning
+# names it, and the build and demo still run (its cross tests print SKIP)
+APT_FAIL=armhf PD_APT_TRIES=2 PD_APT_WAIT_S=0 run_setup armhf 0 0
+[ "$rc" -eq 0 ] || fail "setup.sh without the armhf packages: exit $rc: $(tail -5 "$T/armhf.out")"
+grep -q 'WARNING: could not install the cross toolchains for armhf' "$T/armhf.out" ||
+	fail "no warning naming armhf: $(cat "$T/armhf.out")"
+grep -q 'installed cross toolchains for aarch64' "$T/armhf.out" || fail "aarch64 not installed beside the armhf failure"
+grep -q '^apt-get install .*gcc-aarch64-linux-gnu' "$T/armhf.log" || fail "no aarch64 install tried"
+[ "$(grep -c '^apt-get install .*:armhf' "$T/armhf.log")" -eq 2 ] || fail "the armhf install not tried twice: $(cat "$T/armhf.log")"
+grep -q '^apt-get install .*:arm64.*:armhf\|^apt-get install .*:armhf.*:arm64' "$T/armhf.log" &&
+	fail "arm64 and armhf packages in one transaction"
+grep -q '^powerdag demo' "$T/armhf.log" || fail "without the armhf packages: demo not run"
+
+# 5. an install that fails every try: refreshed and retried, then the set-up stops with apt's status
 # and builds nothing
 APT_FAIL=install PD_APT_TRIES=2 PD_APT_WAIT_S=0 run_setup noinst 0 0
 [ "$rc" -eq 100 ] || fail "setup.sh with a failing install: exit $rc (want apt's 100)"
