@@ -52,6 +52,8 @@
 /* Time of the exact search before the heuristic packer, and the heuristic's (exact_then_search). */
 #define CP_EXACT_FIRST_S 0.05
 #define CP_SEARCH_S 0.1
+/* Share of what is left that each pool's projection (project_pool) may take after those two. */
+#define CP_PROJECT_SHARE 0.3
 
 struct cp {
 	const struct opt_inst *in;
@@ -62,6 +64,7 @@ struct cp {
 	double *C;        /* per task: execution time (ms) */
 	size_t *order, n_cpu;
 	int *core_of;     /* per task: core, or -1 while free */
+	bool project;     /* a leaf only says "this part packs in the relaxation" (project_pool) */
 	size_t *pool;     /* per island: the island whose cores it shares (itself, or its pool's first) */
 	int *ind;
 	double *val, *x;
@@ -221,7 +224,7 @@ static int dfs(struct cp *P, size_t pos)
 	if (r <= 0)
 		return r;
 	if (pos == P->n_cpu)
-		return leaf(P);
+		return P->project ? 1 : leaf(P);
 	const struct opt_inst *in = P->in;
 	size_t i = P->order[pos], k = P->pool[in->core_isl[P->s->where[i]]];
 	/* the pool's used cores by the LP's load, least loaded first, then one empty core */
@@ -273,6 +276,46 @@ static void sort_desc(size_t *order, size_t n, const double *key)
 }
 
 /*
+ * Projection onto one pool k: the same search over the tasks of k alone, every other task left to
+ * its island's density row (and the paths) as at the root. Every packing of the whole assignment,
+ * restricted to k, is a point of each node LP of this search, so when it closes every packing of k
+ * (0) no packing of the whole exists; its leaves prove nothing (1: k packs in the relaxation).
+ * Why: when one island alone cannot be packed, the whole search, whose order interleaves the
+ * islands' tasks by density, proves it only after enumerating the other islands' packings in
+ * between. XU4 20 tasks, seed 1627767: a leaf whose LITTLE island has 4 tasks above half a core,
+ * one per core, and 5 more that must fill the rest exactly stayed undecided after 2 s of exact search
+ * and 2 s of GLPK's core-level master; its projection proves it in 0.02-0.06 s.
+ */
+static int project_pool(struct cp *P, size_t k, size_t *part, double deadline_s)
+{
+	const struct opt_inst *in = P->in;
+	size_t *all = P->order, n_all = P->n_cpu, n = 0;
+	for (size_t q = 0; q < n_all; q++)
+		if (P->pool[in->core_isl[P->s->where[all[q]]]] == k)
+			part[n++] = all[q];
+	if (n < 2 || n == n_all) /* one task always fits a core alone; all of them is the whole search */
+		return 1;
+	P->order = part, P->n_cpu = n, P->project = true, P->deadline_s = deadline_s;
+	int r = dfs(P, 0);
+	P->order = all, P->n_cpu = n_all, P->project = false;
+	return r;
+}
+
+/* 0 when some pool alone cannot be packed, else 1 (nothing proven); each pool's search gets at most
+ * `share` of what is left before deadline_s. */
+static int project_pools(struct cp *P, double share, double deadline_s)
+{
+	const struct opt_inst *in = P->in;
+	size_t *part = calloc(P->n_cpu + 1, sizeof(size_t));
+	int res = 1;
+	for (size_t k = 0; part && k < in->n_isl && res != 0 && opt_now_s() < deadline_s; k++)
+		if (P->pool[k] == k)
+			res = project_pool(P, k, part, fmin(deadline_s, opt_now_s() + share * (deadline_s - opt_now_s())));
+	free(part);
+	return res == 0 ? 0 : 1;
+}
+
+/*
  * The exact search, with the heuristic packer (corepack_search.c) in between: first CP_EXACT_FIRST_S
  * of exact search (most assignments that cannot be packed are proven so by then: on the branch and
  * bound leaves of fifteen 20 / 30-task bench sets, 50 of 73 in under 0.05 s), then CP_SEARCH_S of
@@ -283,6 +326,9 @@ static void sort_desc(size_t *order, size_t n, const double *key)
  * Not with pools of twins (Xavier's leaves up to 20 tasks): there every packable leaf of those sets
  * was packed by the exact search in 7-15 ms, while 21 of 59 that cannot be packed took over 0.05 s,
  * each of which the heuristic would have made 0.1 s longer.
+ * Then, before the exact search's second run, each pool's projection (project_pool) with up to
+ * CP_PROJECT_SHARE of what is left: it costs little where it proves nothing (a packable pool's first
+ * descent is a leaf), and it decides leaves the whole search does not.
  * root_ok: the root LP is at its optimum (its deadlines are path-feasible).
  */
 static int exact_then_search(struct cp *P, bool root_ok, double deadline_s)
@@ -292,26 +338,28 @@ static int exact_then_search(struct cp *P, bool root_ok, double deadline_s)
 	bool pooled = false;
 	for (size_t k = 0; k < in->n_isl; k++)
 		pooled = pooled || P->pool[k] != k;
-	if (!root_ok || pooled || opt_sol_init(&h, in)) {
-		P->deadline_s = deadline_s;
-		return dfs(P, 0);
+	bool heur = root_ok && !pooled && opt_sol_init(&h, in) == 0;
+	if (heur) {
+		opt_sol_copy(&h, P->s, in);
+		for (size_t i = 0; i < in->n_tasks; i++)
+			if (P->d[i])
+				h.d_ns[i] = glp_get_col_prim(P->lp, P->d[i]) * 1e6;
 	}
-	opt_sol_copy(&h, P->s, in);
-	for (size_t i = 0; i < in->n_tasks; i++)
-		if (P->d[i])
-			h.d_ns[i] = glp_get_col_prim(P->lp, P->d[i]) * 1e6;
 	P->deadline_s = fmin(deadline_s, opt_now_s() + CP_EXACT_FIRST_S);
 	int res = dfs(P, 0);
-	if (res < 0 && opt_now_s() < deadline_s) {
-		if (opt_corepack_search(in, &h, P->pool, 1, fmin(deadline_s, opt_now_s() + CP_SEARCH_S)) == 1) {
-			opt_sol_copy(P->s, &h, in);
-			res = 1;
-		} else {
-			P->deadline_s = deadline_s;
-			res = dfs(P, 0);
-		}
+	if (res < 0 && heur && opt_now_s() < deadline_s &&
+	    opt_corepack_search(in, &h, P->pool, 1, fmin(deadline_s, opt_now_s() + CP_SEARCH_S)) == 1) {
+		opt_sol_copy(P->s, &h, in);
+		res = 1;
 	}
-	opt_sol_free(&h);
+	if (res < 0 && opt_now_s() < deadline_s && project_pools(P, CP_PROJECT_SHARE, deadline_s) == 0)
+		res = 0;
+	if (res < 0 && opt_now_s() < deadline_s) {
+		P->deadline_s = deadline_s;
+		res = dfs(P, 0);
+	}
+	if (heur)
+		opt_sol_free(&h);
 	return res;
 }
 
@@ -320,7 +368,8 @@ int opt_corepack(const struct opt_inst *in, struct opt_sol *s, double deadline_s
 	return opt_corepack_pooled(in, s, false, deadline_s);
 }
 
-int opt_corepack_pooled(const struct opt_inst *in, struct opt_sol *s, bool pool, double deadline_s)
+/* Set-up, root LP and order of both entry points; project_only: the projections alone. */
+static int corepack_run(const struct opt_inst *in, struct opt_sol *s, bool pool, bool project_only, double deadline_s)
 {
 	struct cp P = {.in = in, .s = s, .deadline_s = deadline_s};
 	size_t n = in->n_tasks;
@@ -366,11 +415,21 @@ int opt_corepack_pooled(const struct opt_inst *in, struct opt_sol *s, bool pool,
 		if (P.u[i])
 			key[i] = glp_get_col_prim(P.lp, P.u[i]);
 	sort_desc(P.order, P.n_cpu, key);
-	res = exact_then_search(&P, r0 > 0, deadline_s);
+	res = project_only ? project_pools(&P, 1.0, deadline_s) : exact_then_search(&P, r0 > 0, deadline_s);
 out:
 	if (P.lp)
 		glp_delete_prob(P.lp);
 	free(r_ns), free(key), free(P.d), free(P.u), free(P.F), free(P.core_row), free(P.C), free(P.order);
 	free(P.core_of), free(P.ind), free(P.val), free(P.pool);
 	return res;
+}
+
+int opt_corepack_pooled(const struct opt_inst *in, struct opt_sol *s, bool pool, double deadline_s)
+{
+	return corepack_run(in, s, pool, false, deadline_s);
+}
+
+int opt_corepack_project(const struct opt_inst *in, struct opt_sol *s, double deadline_s)
+{
+	return corepack_run(in, s, false, true, deadline_s);
 }

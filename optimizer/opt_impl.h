@@ -236,6 +236,10 @@ int opt_corepack(const struct opt_inst *in, struct opt_sol *s, double deadline_s
  * rule of the model (same speed, power and cap), so 0 then means that no plan puts the tasks of
  * each such run of islands onto that run's cores at all, whichever twin each task's island is. */
 int opt_corepack_pooled(const struct opt_inst *in, struct opt_sol *s, bool pool, double deadline_s);
+/* The projections of opt_corepack alone (each island's tasks packed with the others left to their
+ * islands' density rows): 0 when some island alone cannot be packed (so the whole cannot), else 1.
+ * For tests; the packers run them between their first and second exact search. */
+int opt_corepack_project(const struct opt_inst *in, struct opt_sol *s, double deadline_s);
 
 /* Heuristic packing (corepack_search.c) of the island / server assignment of s with the deadlines in
  * s->d_ns (path-feasible: every path fits with them; they fix the densities the search balances),

@@ -204,6 +204,100 @@ START_TEST(pooled_twins_match_brute_force)
 }
 END_TEST
 
+/* Two islands of two cores each (different power: no twins). */
+static const char two_isl_plat[] = "platform:\n"
+				   "  name: two-islands\n"
+				   "  reference_frequency: 1000MHz\n"
+				   "  base_power: 1W\n"
+				   "  dl: {max_util_per_cpu: 0.95, job_overhead: 0ns}\n"
+				   "  islands:\n"
+				   "    - {name: a, cpus: [0, 1], opps: [{freq: 500MHz, busy: 300mW, idle: 100mW}, {freq: 1000MHz, busy: 1W, idle: 200mW}]}\n"
+				   "    - {name: b, cpus: [2, 3], opps: [{freq: 500MHz, busy: 310mW, idle: 110mW}, {freq: 1000MHz, busy: 1.1W, idle: 210mW}]}\n";
+
+/* The smallest max density / cap over every core assignment that keeps each task on its island
+ * (where[i]: the island's first core; each island's first task on that core), each with the exact
+ * deadline LP. */
+static double brute_min_islands(const struct opt_inst *in, const int *isl_of, struct opt_sol *s)
+{
+	size_t n = in->n_tasks, free_bits = 0, first[2] = {SIZE_MAX, SIZE_MAX};
+	for (size_t i = 0; i < n; i++)
+		if (first[isl_of[i]] == SIZE_MAX)
+			first[isl_of[i]] = i;
+		else
+			free_bits++;
+	double best = INFINITY;
+	for (unsigned long m = 0; m < (1UL << free_bits); m++) {
+		size_t b = 0;
+		for (size_t i = 0; i < n; i++) {
+			int c0 = (int)in->isl_core0[isl_of[i]];
+			s->where[i] = i == first[isl_of[i]] ? c0 : c0 + (int)((m >> b++) & 1);
+		}
+		best = fmin(best, opt_deadlines_lp(in, s, 0, opt_now_s() + 5.0));
+	}
+	return best;
+}
+
+/*
+ * Projections (corepack.c, project_pool): each island's tasks packed with the other island's left
+ * to its density row. On random three-chain sets split over two islands of two cores (the first
+ * chain and every other task of the rest on island a), "some island alone cannot be packed" (0) must
+ * mean that brute force over both islands' cores finds no packing, and it must happen (sets where
+ * island a is over-full alone); opt_corepack's verdict on the whole must match brute force too.
+ */
+START_TEST(projections_match_brute_force)
+{
+	char yaml[4096];
+	int proj0 = 0, packed = 0, unpackable = 0;
+	for (uint64_t seed = 1; seed <= 24; seed++) {
+		random_chains(seed, yaml, sizeof(yaml));
+		pd_plan *plan = pd_to_load(yaml, two_isl_plat);
+		struct opt_inst in;
+		struct opt_sol s, b;
+		pd_err e = {0};
+		ck_assert_msg(opt_inst_build(&in, pd_plan_dags(plan), pd_plan_platform(plan), 1e-5, &e) == 0, "%s", e.msg);
+		ck_assert_int_eq(opt_sol_init(&s, &in), 0);
+		ck_assert_int_eq(opt_sol_init(&b, &in), 0);
+		int isl_of[16];
+		ck_assert_uint_le(in.n_tasks, 16);
+		size_t chain0 = pd_dags_dag(pd_plan_dags(plan), 0)->n_tasks;
+		for (size_t i = 0; i < in.n_tasks; i++)
+			isl_of[i] = i < chain0 || i % 2 ? 0 : 1;
+		s.isl_opp[0] = s.isl_opp[1] = b.isl_opp[0] = b.isl_opp[1] = seed % 3 ? 1 : 0;
+		for (size_t i = 0; i < in.n_tasks; i++)
+			s.where[i] = (int)in.isl_core0[isl_of[i]];
+		int p = opt_corepack_project(&in, &s, opt_now_s() + 10.0);
+		for (size_t i = 0; i < in.n_tasks; i++)
+			s.where[i] = (int)in.isl_core0[isl_of[i]];
+		int r = opt_corepack(&in, &s, opt_now_s() + 10.0);
+		double m = brute_min_islands(&in, isl_of, &b);
+		ck_assert_msg(r >= 0, "seed %llu: no verdict", (unsigned long long)seed);
+		if (p == 0) {
+			ck_assert_msg(m > 1.0 - 1e-9, "seed %llu: a projection says unpackable, an assignment has %.6f",
+				      (unsigned long long)seed, m);
+			ck_assert_int_eq(r, 0);
+			proj0++;
+		}
+		if (r == 0) {
+			ck_assert_msg(m > 1.0 - 1e-9, "seed %llu: corepack says unpackable, an assignment has %.6f",
+				      (unsigned long long)seed, m);
+			unpackable++;
+		} else {
+			ck_assert_msg(m <= 1.0 + 1e-4, "seed %llu: corepack packed, brute force best %.6f",
+				      (unsigned long long)seed, m);
+			ck_assert(opt_evaluate(&in, &s, NULL, 0));
+			packed++;
+		}
+		opt_sol_free(&s);
+		opt_sol_free(&b);
+		opt_inst_free(&in);
+		pd_plan_free(plan);
+	}
+	printf("projections: %d proven by one island, %d unpackable, %d packed\n", proj0, unpackable, packed);
+	ck_assert_int_ge(proj0, 2);
+	ck_assert_int_ge(packed, 3);
+}
+END_TEST
+
 /* The plan's own check, computed here from its floored deadlines: every CPU task on a core of the
  * island it was given (island_core0: that island's first core, as the leaf gave it), every core's
  * density sum Q / dl within cap_raw; the exact evaluator on top (paths, floors, servers). */
@@ -358,6 +452,7 @@ int main(void)
 	tcase_add_test(tc, verdicts_match_brute_force);
 	tcase_add_test(tc, verdicts_match_brute_force_slow_opp);
 	tcase_add_test(tc, pooled_twins_match_brute_force);
+	tcase_add_test(tc, projections_match_brute_force);
 	tcase_add_test(tc, heuristic_packs_tight_xu4_leaves);
 	tcase_add_test(tc, heuristic_never_claims_what_does_not_pack);
 	tcase_add_test(tc, exact_mode_reaches_the_packed_leaf_plan);
