@@ -11,9 +11,12 @@
  *          v_ik >= a_ik^2 / d_ik                            perspective of 1/d (tangents below)
  *          sum_i C_ik v_ik <= n_k cap                       island density
  *          sum_i (L_is / T_i) z_is <= 1                     FIFO utilisation
- *          F_i >= F_p + sum_k d_ik + sum_s L_is z_is, F_i <= D   finish potentials
- * Every plan at the vector is a point of it (a, z 0/1, d its deadlines, v = 1/d; the FIFO response
- * R_i >= L_i and the reconfiguration time are dropped, which only relaxes), so its optimum - and, as
+ *          w_ijs >= z_is + z_js - 1, 0 <= w_ijs <= 1          both on server s (i < j)
+ *          F_i >= F_p + sum_k d_ik + sum_s (L_is z_is + sum_{j != i} L_js w_ijs), F_i <= D
+ *                                                           finish potentials, FIFO response
+ * Every plan at the vector is a point of it (a, z 0/1, d its deadlines, v = 1/d, w_ijs = z_is z_js:
+ * a request waits for every request on its FIFO server, R_i = sum_j L_js z_js; the reconfiguration
+ * time is dropped, which only relaxes), so its optimum - and, as
  * the tangents v >= 2a/t - d/t^2 under-estimate the perspective, every LP optimum of the Kelley loop
  * below - plus the vector's idle power is a valid lower bound on every plan at that vector.
  *
@@ -38,6 +41,8 @@
 #define SCREEN_ROWS_PER_TASK 60
 /* Cardinality rows per island: p = 1 .. CARD_P. */
 #define CARD_P 2
+/* Entries of the FIFO pair map (servers x tasks x tasks) up to which the pairs are modelled. */
+#define SCREEN_FIFO_MAP_MAX ((size_t)4 << 20)
 
 struct opt_screen {
 	const struct opt_inst *in;
@@ -51,6 +56,7 @@ struct opt_screen {
 	int *F;          /* [i] */
 	int *card;       /* [k * CARD_P + p - 1]: at most p n_k tasks of density > cap / (p + 1) on k */
 	int *sym;        /* [i * n_isl + k]: a_ik <= sum_{j<i} a_jp, p = k's previous twin (0: none) */
+	int *w;          /* [(s * n + i) * n + j]: both i and j on server s (symmetric; 0: none) */
 	int n_static;    /* rows up to here survive a pool reset */
 	double idle_w;   /* idle power of the vector set last (added to every LP value) */
 	int *ind;
@@ -153,9 +159,15 @@ static void path_rows(struct opt_screen *S, const struct opt_sol *s)
 				S->ind[++n] = S->F[t->preds[p]], S->val[n] = -1.0;
 			for (size_t k = 0; k < in->n_isl; k++)
 				S->ind[++n] = S->d[i * in->n_isl + k], S->val[n] = -1.0;
-			for (size_t v = 0; s && v < in->n_srv; v++)
-				if (S->z[i * in->n_srv + v])
-					S->ind[++n] = S->z[i * in->n_srv + v], S->val[n] = -ms(lat(in, s, i, v));
+			for (size_t v = 0; s && v < in->n_srv; v++) {
+				if (!S->z[i * in->n_srv + v])
+					continue;
+				S->ind[++n] = S->z[i * in->n_srv + v], S->val[n] = -ms(lat(in, s, i, v));
+				for (size_t j = 0; S->w && j < in->n_tasks; j++) /* the requests i waits for */
+					if (S->w[(v * in->n_tasks + i) * in->n_tasks + j])
+						S->ind[++n] = S->w[(v * in->n_tasks + i) * in->n_tasks + j],
+						S->val[n] = -ms(lat(in, s, j, v));
+			}
 			/* a task's rows are consecutive: path0[i] + p */
 			if (s)
 				glp_set_mat_row(S->lp, S->path0[i] + (int)p, n, S->ind, S->val);
@@ -193,6 +205,31 @@ static void sym_rows(struct opt_screen *S)
 	}
 }
 
+/*
+ * FIFO pairs: a request on server s waits for every other request there (opt_fifo_response), so the
+ * delay of i on s is L_is + sum_j L_js z_is z_js. The products get McCormick's lower envelope
+ * w >= z_is + z_js - 1 (exact at 0/1): without it an LP optimum that put two or three of Xavier's
+ * GPU tasks on the GPU, each with its own latency alone on the path, was integral in the branch and
+ * bound and every such leaf went to the exact packer, whose first LP (with the real FIFO response)
+ * had no point: 391 leaves of a 20-task set in 10 s, each closed by a no-good of its own.
+ */
+static void fifo_pairs(struct opt_screen *S)
+{
+	const struct opt_inst *in = S->in;
+	size_t n = in->n_tasks;
+	for (size_t v = 0; S->w && v < in->n_srv; v++)
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = i + 1; j < n && S->z[i * in->n_srv + v]; j++) {
+				if (!S->z[j * in->n_srv + v])
+					continue;
+				int c = col(S->lp, 0, 1);
+				S->w[(v * n + i) * n + j] = S->w[(v * n + j) * n + i] = c;
+				int ih[4] = {0, c, S->z[i * in->n_srv + v], S->z[j * in->n_srv + v]};
+				double vh[4] = {0, 1.0, -1.0, -1.0};
+				row(S->lp, GLP_LO, -1.0, 3, ih, vh);
+			}
+}
+
 static void build_rows(struct opt_screen *S)
 {
 	const struct opt_inst *in = S->in;
@@ -204,6 +241,7 @@ static void build_rows(struct opt_screen *S)
 		for (int p = 1; p <= CARD_P; p++)
 			S->card[k * CARD_P + (size_t)p - 1] =
 				row(S->lp, GLP_UP, (double)(p * (int)in->isl_ncores[k]), 0, S->ind, S->val);
+	fifo_pairs(S);
 	path_rows(S, NULL);
 	sym_rows(S);
 }
@@ -222,6 +260,12 @@ struct opt_screen *opt_screen_new(const struct opt_inst *in)
 	S->cap = calloc(in->n_isl + 1, sizeof(int)), S->srv = calloc(in->n_srv + 1, sizeof(int));
 	S->path0 = calloc(in->n_tasks + 1, sizeof(int)), S->F = calloc(in->n_tasks + 1, sizeof(int));
 	S->ind = calloc(wide + 1, sizeof(int)), S->val = calloc(wide + 1, sizeof(double));
+	/* the FIFO pair map while it stays small (4 servers x 1000 tasks); without it the LP keeps R >= L */
+	size_t nw = in->n_srv * in->n_tasks * in->n_tasks;
+	if (nw && nw <= SCREEN_FIFO_MAP_MAX && !(S->w = calloc(nw, sizeof(int)))) {
+		opt_screen_free(S);
+		return NULL;
+	}
 	S->lp = glp_create_prob();
 	if (!S->a || !S->d || !S->v || !S->dlo || !S->z || !S->sym || !S->card || !S->cap || !S->srv || !S->path0 || !S->F || !S->ind ||
 	    !S->val || !S->lp) {
@@ -248,7 +292,7 @@ void opt_screen_free(struct opt_screen *S)
 	if (S->lp)
 		glp_delete_prob(S->lp);
 	free(S->a), free(S->d), free(S->v), free(S->dlo), free(S->z), free(S->sym), free(S->card), free(S->cap), free(S->srv);
-	free(S->path0), free(S->F), free(S->ind), free(S->val), free(S->x);
+	free(S->path0), free(S->F), free(S->ind), free(S->val), free(S->x), free(S->w);
 	free(S);
 }
 

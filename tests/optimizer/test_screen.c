@@ -71,6 +71,61 @@ START_TEST(one_island_bound_is_exact)
 }
 END_TEST
 
+/* A chain a -> b whose tasks fit only the GPU (9 ms on the CPU, 2 ms there): each request waits for
+ * the other on the FIFO server, so the path takes 4 + 4 ms. With D = 10 ms the plan "both on the
+ * GPU" exists and the relaxation's bound stays at or below its power; with D = 7 ms no plan exists,
+ * and the relaxation must see it (without the FIFO pairs it took each request's own 2 ms: 4 ms). */
+static const char gpu_plat[] = "platform:\n"
+			       "  name: gpu\n"
+			       "  reference_frequency: 1000MHz\n"
+			       "  base_power: 1W\n"
+			       "  dl: {job_overhead: 0ns}\n"
+			       "  islands:\n"
+			       "    - {name: cpu, cpus: [0, 1], opps: [{freq: 1000MHz, busy: 2W, idle: 200mW}]}\n"
+			       "  accelerators:\n"
+			       "    - {name: gpu0, kind: gpu, opps: [{freq: 500MHz, busy: 1W, idle: 300mW}]}\n";
+
+static pd_plan *gpu_chain(const char *deadline)
+{
+	char dags[512];
+	snprintf(dags, sizeof(dags),
+		 "dags:\n"
+		 "  - name: v\n"
+		 "    period: 10ms\n"
+		 "    deadline: %s\n"
+		 "    tasks:\n"
+		 "      - {name: a, wcet: 9ms, accel: [{kind: gpu, latency: 2ms}]}\n"
+		 "      - {name: b, wcet: 9ms, accel: [{kind: gpu, latency: 2ms}]}\n"
+		 "    edges: [[a, b]]\n",
+		 deadline);
+	return pd_to_load(dags, gpu_plat);
+}
+
+START_TEST(fifo_requests_wait_for_each_other)
+{
+	struct fixture f;
+	setup(&f, gpu_chain("10ms"));
+	ck_assert_uint_eq(f.in.n_srv, 1);
+	bool inf = true;
+	double lb = screen(&f, 0, &inf);
+	ck_assert(!inf);
+	struct opt_sol p;
+	ck_assert_int_eq(opt_sol_init(&p, &f.in), 0);
+	p.isl_opp[0] = 0, p.acc_opp[0] = 0;
+	p.where[0] = p.where[1] = opt_where_server(0);
+	char why[256] = "";
+	ck_assert_msg(opt_evaluate(&f.in, &p, why, sizeof(why)), "both on the GPU: %s", why);
+	ck_assert_msg(lb <= p.power_w * (1 + 1e-9), "bound %.9f above the plan's %.9f W", lb, p.power_w);
+	opt_sol_free(&p);
+	teardown(&f);
+
+	setup(&f, gpu_chain("7ms"));
+	screen(&f, 0, &inf);
+	ck_assert_msg(inf, "D = 7 ms: the FIFO path (8 ms) cannot fit, the relaxation has a point");
+	teardown(&f);
+}
+END_TEST
+
 /* Six tasks C = 3 ms at 1000 MHz need density >= 1.8 of the island's 1.9 (three per core, 0.9 each):
  * feasible, but not once 10 % of the capacity is held back (1.71); restoring it makes the vector
  * feasible again. */
@@ -375,6 +430,7 @@ int main(void)
 	TCase *tc = tcase_create("screen");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, one_island_bound_is_exact);
+	tcase_add_test(tc, fifo_requests_wait_for_each_other);
 	tcase_add_test(tc, shrink_holds_capacity_back);
 	tcase_add_test(tc, cardinality_rows_see_half_core_tasks);
 	tcase_add_test(tc, infeasibility_is_monotone);
