@@ -193,7 +193,8 @@ static void bb_reopen(struct bb *B, size_t n)
  * that the search has not accounted for (INFINITY: none left below the cut-off; the caller takes it
  * with min(., cut-off), and the cut-off only falls, so a subtree closed at an earlier cut-off stays
  * closed). `floor` is a bound the caller already has for this subtree (its LP bound, raised by the
- * branching option's dual bound): what a node returns when the clock stops it before its own LP.
+ * branching option's dual bound): what a node returns when the clock stops it before its own LP,
+ * and the least it returns otherwise (its LP is a restriction of its parent's, raised to floor).
  * Why: a search stopped by the clock used to leave its vector at the root's bound, however much of
  * the tree it had closed (Xavier 20 tasks, seed 5518925: 669 nodes, bound still the root's 5.18410 W
  * with the plan at 5.18518 W). The children not yet searched keep their own floors, so the vector's
@@ -213,14 +214,12 @@ static double bb_node(struct bb *B, double floor)
 		double cut = cut_w(in, B->inc);
 		bool inf;
 		lb = opt_screen_resolve(B->M->scr, cut, B->dl, &inf);
-		if (inf || lb >= cut)
-			return INFINITY;
-		if (!isfinite(lb)) {
+		if (!inf && (isnan(lb) || lb == -INFINITY)) { /* no LP optimum in time */
 			B->unfinished = true;
 			return floor;
 		}
 		lb = fmax(lb, floor);
-		if (lb >= cut)
+		if (inf || lb >= cut)
 			return INFINITY;
 		bi = bb_branch_task(B, &o_top);
 		if (bi < in->n_tasks)
@@ -260,7 +259,7 @@ static double bb_node(struct bb *B, double floor)
 		}
 		B->fixed[bi] = o;
 		bb_open_task(B, bi);
-		res = fmin(res, fmax(f, bb_node(B, f)));
+		res = fmin(res, bb_node(B, f)); /* never below f */
 	}
 	B->depth--;
 	B->fixed[bi] = -1;
