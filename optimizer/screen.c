@@ -57,6 +57,7 @@ struct opt_screen {
 	int *card;       /* [k * CARD_P + p - 1]: at most p n_k tasks of density > cap / (p + 1) on k */
 	int *sym;        /* [i * n_isl + k]: a_ik <= sum_{j<i} a_jp, p = k's previous twin (0: none) */
 	int *w;          /* [(s * n + i) * n + j]: both i and j on server s (symmetric; 0: none) */
+	size_t *mem, *n_mem; /* [s * n + q]: the tasks that can run on server s, n_mem[s] of them */
 	int n_static;    /* rows up to here survive a pool reset */
 	double idle_w;   /* idle power of the vector set last (added to every LP value) */
 	int *ind;
@@ -163,10 +164,12 @@ static void path_rows(struct opt_screen *S, const struct opt_sol *s)
 				if (!S->z[i * in->n_srv + v])
 					continue;
 				S->ind[++n] = S->z[i * in->n_srv + v], S->val[n] = -ms(lat(in, s, i, v));
-				for (size_t j = 0; S->w && j < in->n_tasks; j++) /* the requests i waits for */
-					if (S->w[(v * in->n_tasks + i) * in->n_tasks + j])
+				for (size_t q = 0; S->w && q < S->n_mem[v]; q++) { /* the requests i waits for */
+					size_t j = S->mem[v * in->n_tasks + q];
+					if (j != i)
 						S->ind[++n] = S->w[(v * in->n_tasks + i) * in->n_tasks + j],
 						S->val[n] = -ms(lat(in, s, j, v));
+				}
 			}
 			/* a task's rows are consecutive: path0[i] + p */
 			if (s)
@@ -219,9 +222,12 @@ static void fifo_pairs(struct opt_screen *S)
 	size_t n = in->n_tasks;
 	for (size_t v = 0; S->w && v < in->n_srv; v++)
 		for (size_t i = 0; i < n; i++)
-			for (size_t j = i + 1; j < n && S->z[i * in->n_srv + v]; j++) {
-				if (!S->z[j * in->n_srv + v])
-					continue;
+			if (S->z[i * in->n_srv + v])
+				S->mem[v * n + S->n_mem[v]++] = i;
+	for (size_t v = 0; S->w && v < in->n_srv; v++)
+		for (size_t a = 0; a < S->n_mem[v]; a++)
+			for (size_t b = a + 1; b < S->n_mem[v]; b++) {
+				size_t i = S->mem[v * n + a], j = S->mem[v * n + b];
 				int c = col(S->lp, 0, 1);
 				S->w[(v * n + i) * n + j] = S->w[(v * n + j) * n + i] = c;
 				int ih[4] = {0, c, S->z[i * in->n_srv + v], S->z[j * in->n_srv + v]};
@@ -262,7 +268,9 @@ struct opt_screen *opt_screen_new(const struct opt_inst *in)
 	S->ind = calloc(wide + 1, sizeof(int)), S->val = calloc(wide + 1, sizeof(double));
 	/* the FIFO pair map while it stays small (4 servers x 1000 tasks); without it the LP keeps R >= L */
 	size_t nw = in->n_srv * in->n_tasks * in->n_tasks;
-	if (nw && nw <= SCREEN_FIFO_MAP_MAX && !(S->w = calloc(nw, sizeof(int)))) {
+	if (nw && nw <= SCREEN_FIFO_MAP_MAX &&
+	    (!(S->w = calloc(nw, sizeof(int))) || !(S->mem = calloc(in->n_srv * in->n_tasks, sizeof(size_t))) ||
+	     !(S->n_mem = calloc(in->n_srv, sizeof(size_t))))) {
 		opt_screen_free(S);
 		return NULL;
 	}
@@ -293,6 +301,7 @@ void opt_screen_free(struct opt_screen *S)
 		glp_delete_prob(S->lp);
 	free(S->a), free(S->d), free(S->v), free(S->dlo), free(S->z), free(S->sym), free(S->card), free(S->cap), free(S->srv);
 	free(S->path0), free(S->F), free(S->ind), free(S->val), free(S->x), free(S->w);
+	free(S->mem), free(S->n_mem);
 	free(S);
 }
 
