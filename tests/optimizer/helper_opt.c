@@ -21,6 +21,17 @@ const char *const pd_to_plat2 = "platform:\n"
 				 "        - {freq: 500MHz, busy: 300mW, idle: 100mW}\n"
 				 "        - {freq: 1000MHz, busy: 1W, idle: 200mW}\n";
 
+const char *const pd_to_plat_acc = "platform:\n"
+				   "  name: acc\n"
+				   "  reference_frequency: 1000MHz\n"
+				   "  base_power: 1W\n"
+				   "  dl: {job_overhead: 0ns}\n"
+				   "  islands:\n"
+				   "    - {name: cpu, cpus: [0, 1], opps: [{freq: 1000MHz, busy: 2W, idle: 200mW}]}\n"
+				   "  accelerators:\n"
+				   "    - {name: gpu0, kind: gpu, opps: [{freq: 500MHz, busy: 1W, idle: 300mW}]}\n"
+				   "    - {name: pl, kind: fpga, slots: 2, reconfig_time: 5ms, idle_power: 400mW}\n";
+
 /* Three identical one-core islands (a canonical list of OPP vectors: test_lazy.c, test_pathlag.c),
  * 250-1000 MHz in four OPPs; base 1 W; U_max 0.95, no per-job overhead. */
 #define PD_TO_THREE_ISLAND(k)                                                                                   \

@@ -12,6 +12,9 @@
 /* One island of two cores (WCETs at 1000 MHz): 500 MHz busy 0.3 W idle 0.1 W, 1000 MHz busy 1 W
  * idle 0.2 W per core; base 1 W; U_max 0.95, no fair server. */
 extern const char *const pd_to_plat2;
+/* One island of two cores (1000 MHz: busy 2 W, idle 0.2 W), a GPU (500 MHz: busy 1 W, idle 0.3 W)
+ * and a two-slot FPGA (reconfiguration 5 ms, idle 0.4 W); base 1 W, no per-job overhead. */
+extern const char *const pd_to_plat_acc;
 /* Three identical one-core islands c0..c2 of four OPPs (helper_opt.c). */
 extern const char *const pd_to_plat_three;
 /* A plan (no solution yet) from DAG and platform YAML texts; asserts that both load. */

@@ -57,27 +57,35 @@ static double brute_min(const struct opt_inst *in, struct opt_sol *s)
 	return best;
 }
 
-/* One random set (random_chains(seed)) at island OPP opp: its plan, instance, a solution s with
- * every task on the island (the packers choose the cores) and one b for brute force. */
+/* One random set (random_chains(seed)) on platform plat, every island at OPP opp: its plan,
+ * instance, a solution s with every task on the first island (the packers choose the cores) and one
+ * b for brute force. */
 struct rset {
 	pd_plan *plan;
 	struct opt_inst in;
 	struct opt_sol s, b;
 };
 
-static void rset_load(struct rset *R, uint64_t seed, size_t opp)
+static void rset_load_on(struct rset *R, uint64_t seed, const char *plat, size_t opp)
 {
 	char yaml[4096];
 	random_chains(seed, yaml, sizeof(yaml));
-	R->plan = pd_to_load(yaml, pd_to_plat2);
+	R->plan = pd_to_load(yaml, plat);
 	pd_err e = {0};
 	ck_assert_msg(opt_inst_build(&R->in, pd_plan_dags(R->plan), pd_plan_platform(R->plan), 1e-5, &e) == 0, "%s",
 		      e.msg);
 	ck_assert_int_eq(opt_sol_init(&R->s, &R->in), 0);
 	ck_assert_int_eq(opt_sol_init(&R->b, &R->in), 0);
-	R->s.isl_opp[0] = R->b.isl_opp[0] = opp;
+	for (size_t k = 0; k < R->in.n_isl; k++)
+		R->s.isl_opp[k] = R->b.isl_opp[k] = opp;
 	for (size_t i = 0; i < R->in.n_tasks; i++)
 		R->s.where[i] = 0;
+}
+
+/* The same on pd_to_plat2 (one island of two cores). */
+static void rset_load(struct rset *R, uint64_t seed, size_t opp)
+{
+	rset_load_on(R, seed, pd_to_plat2, opp);
 }
 
 static void rset_free(struct rset *R)
@@ -88,28 +96,32 @@ static void rset_free(struct rset *R)
 	pd_plan_free(R->plan);
 }
 
+/* Holds a packer's verdict r on set `seed` (s: what it wrote) against brute force's smallest max
+ * density m: a verdict at all, "cannot be packed" only where no assignment fits, "packed" only where
+ * one does, with a plan the exact evaluator accepts; counts it. */
+static void hold_verdict(const char *who, uint64_t seed, int r, double m, const struct opt_inst *in,
+			 struct opt_sol *s, int *packed, int *unpackable)
+{
+	unsigned long long sd = (unsigned long long)seed;
+	ck_assert_msg(r >= 0, "seed %llu: %s: no verdict", sd, who);
+	if (r == 0) {
+		ck_assert_msg(m > 1.0 - 1e-9, "seed %llu: %s says unpackable, an assignment has %.6f", sd, who, m);
+		(*unpackable)++;
+	} else {
+		ck_assert_msg(m <= 1.0 + 1e-4, "seed %llu: %s packed, brute force best %.6f", sd, who, m);
+		ck_assert(opt_evaluate(in, s, NULL, 0));
+		(*packed)++;
+	}
+}
+
 /* Packs every random set at island OPP opp and holds each verdict against brute force; counts them. */
 static void check_verdicts(size_t opp, int *packed, int *unpackable)
 {
 	for (uint64_t seed = 1; seed <= 24; seed++) {
 		struct rset R;
 		rset_load(&R, seed, opp);
-		struct opt_inst in = R.in;
-		struct opt_sol s = R.s, b = R.b;
-		int r = opt_corepack(&in, &s, opt_now_s() + 10.0);
-		double m = brute_min(&in, &b);
-		ck_assert_msg(r >= 0, "seed %llu: no verdict", (unsigned long long)seed);
-		if (r == 0) {
-			ck_assert_msg(m > 1.0 - 1e-9, "seed %llu: corepack says unpackable, an assignment has %.6f",
-				      (unsigned long long)seed, m);
-			(*unpackable)++;
-		} else {
-			ck_assert_msg(m <= 1.0 + 1e-4, "seed %llu: corepack packed, brute force best %.6f",
-				      (unsigned long long)seed, m);
-			ck_assert(opt_evaluate(&in, &s, NULL, 0));
-			(*packed)++;
-		}
-		R.s = s; /* the packer may have written through s: free what it holds */
+		int r = opt_corepack(&R.in, &R.s, opt_now_s() + 10.0);
+		hold_verdict("corepack", seed, r, brute_min(&R.in, &R.b), &R.in, &R.s, packed, unpackable);
 		rset_free(&R);
 	}
 }
@@ -156,47 +168,29 @@ static const char twin_plat[] = "platform:\n"
  * pool: the verdict is the single core's. */
 START_TEST(pooled_twins_match_brute_force)
 {
-	char yaml[4096];
 	int packed = 0, unpackable = 0, pool_only = 0;
 	for (uint64_t seed = 1; seed <= 24; seed++) {
-		random_chains(seed, yaml, sizeof(yaml));
-		pd_plan *plan = pd_to_load(yaml, twin_plat);
-		struct opt_inst in;
-		struct opt_sol s, b;
-		pd_err e = {0};
-		ck_assert_msg(opt_inst_build(&in, pd_plan_dags(plan), pd_plan_platform(plan), 1e-5, &e) == 0, "%s", e.msg);
-		ck_assert_int_eq(opt_twin_pairs(&in), 1);
-		ck_assert_int_eq(opt_sol_init(&s, &in), 0);
-		ck_assert_int_eq(opt_sol_init(&b, &in), 0);
-		s.isl_opp[0] = s.isl_opp[1] = b.isl_opp[0] = b.isl_opp[1] = 1;
-		for (size_t i = 0; i < in.n_tasks; i++)
-			s.where[i] = 0; /* the first twin; the pool's two cores are open to every task */
-		int alone = opt_corepack(&in, &s, opt_now_s() + 10.0);
-		for (size_t i = 0; i < in.n_tasks; i++)
-			s.where[i] = 0;
-		int r = opt_corepack_pooled(&in, &s, true, opt_now_s() + 10.0);
-		double m = brute_min(&in, &b); /* cores 0 and 1 are the two islands' */
-		ck_assert_msg(r >= 0 && alone >= 0, "seed %llu: no verdict", (unsigned long long)seed);
-		if (r == 0) {
-			ck_assert_msg(m > 1.0 - 1e-9, "seed %llu: pooled says unpackable, an assignment has %.6f",
-				      (unsigned long long)seed, m);
+		struct rset R;
+		rset_load_on(&R, seed, twin_plat, 1);
+		ck_assert_int_eq(opt_twin_pairs(&R.in), 1);
+		/* every task on the first twin; the pool's two cores are open to every task */
+		int alone = opt_corepack(&R.in, &R.s, opt_now_s() + 10.0);
+		ck_assert_msg(alone >= 0, "seed %llu: no verdict alone", (unsigned long long)seed);
+		for (size_t i = 0; i < R.in.n_tasks; i++)
+			R.s.where[i] = 0;
+		int r = opt_corepack_pooled(&R.in, &R.s, true, opt_now_s() + 10.0);
+		int was_packed = packed;
+		/* cores 0 and 1 are the two islands' */
+		hold_verdict("pooled", seed, r, brute_min(&R.in, &R.b), &R.in, &R.s, &packed, &unpackable);
+		if (r == 0)
 			ck_assert_int_eq(alone, 0);
-			unpackable++;
-		} else {
-			ck_assert_msg(m <= 1.0 + 1e-4, "seed %llu: pooled packed, brute force best %.6f", (unsigned long long)seed, m);
-			ck_assert(opt_evaluate(&in, &s, NULL, 0));
-			packed++;
-			pool_only += alone == 0;
-		}
+		pool_only += packed > was_packed && alone == 0;
 		/* different OPPs: no pool, the first twin's core alone */
-		s.isl_opp[1] = 0;
-		for (size_t i = 0; i < in.n_tasks; i++)
-			s.where[i] = 0;
-		ck_assert_int_eq(opt_corepack_pooled(&in, &s, true, opt_now_s() + 10.0), alone);
-		opt_sol_free(&s);
-		opt_sol_free(&b);
-		opt_inst_free(&in);
-		pd_plan_free(plan);
+		R.s.isl_opp[1] = 0;
+		for (size_t i = 0; i < R.in.n_tasks; i++)
+			R.s.where[i] = 0;
+		ck_assert_int_eq(opt_corepack_pooled(&R.in, &R.s, true, opt_now_s() + 10.0), alone);
+		rset_free(&R);
 	}
 	printf("pooled corepack: %d packed (%d only with the pool), %d unpackable\n", packed, pool_only, unpackable);
 	ck_assert_int_ge(pool_only, 3);
@@ -246,51 +240,30 @@ static double brute_min_islands(const struct opt_inst *in, const int *isl_of, st
  */
 START_TEST(projections_match_brute_force)
 {
-	char yaml[4096];
 	int proj0 = 0, packed = 0, unpackable = 0;
 	for (uint64_t seed = 1; seed <= 24; seed++) {
-		random_chains(seed, yaml, sizeof(yaml));
-		pd_plan *plan = pd_to_load(yaml, two_isl_plat);
-		struct opt_inst in;
-		struct opt_sol s, b;
-		pd_err e = {0};
-		ck_assert_msg(opt_inst_build(&in, pd_plan_dags(plan), pd_plan_platform(plan), 1e-5, &e) == 0, "%s", e.msg);
-		ck_assert_int_eq(opt_sol_init(&s, &in), 0);
-		ck_assert_int_eq(opt_sol_init(&b, &in), 0);
+		struct rset R;
+		rset_load_on(&R, seed, two_isl_plat, seed % 3 ? 1 : 0);
 		int isl_of[16];
-		ck_assert_uint_le(in.n_tasks, 16);
-		size_t chain0 = pd_dags_dag(pd_plan_dags(plan), 0)->n_tasks;
-		for (size_t i = 0; i < in.n_tasks; i++)
+		ck_assert_uint_le(R.in.n_tasks, 16);
+		size_t chain0 = pd_dags_dag(pd_plan_dags(R.plan), 0)->n_tasks;
+		for (size_t i = 0; i < R.in.n_tasks; i++)
 			isl_of[i] = i < chain0 || i % 2 ? 0 : 1;
-		s.isl_opp[0] = s.isl_opp[1] = b.isl_opp[0] = b.isl_opp[1] = seed % 3 ? 1 : 0;
-		for (size_t i = 0; i < in.n_tasks; i++)
-			s.where[i] = (int)in.isl_core0[isl_of[i]];
-		int p = opt_corepack_project(&in, &s, opt_now_s() + 10.0);
-		for (size_t i = 0; i < in.n_tasks; i++)
-			s.where[i] = (int)in.isl_core0[isl_of[i]];
-		int r = opt_corepack(&in, &s, opt_now_s() + 10.0);
-		double m = brute_min_islands(&in, isl_of, &b);
-		ck_assert_msg(r >= 0, "seed %llu: no verdict", (unsigned long long)seed);
+		for (size_t i = 0; i < R.in.n_tasks; i++)
+			R.s.where[i] = (int)R.in.isl_core0[isl_of[i]];
+		int p = opt_corepack_project(&R.in, &R.s, opt_now_s() + 10.0);
+		for (size_t i = 0; i < R.in.n_tasks; i++)
+			R.s.where[i] = (int)R.in.isl_core0[isl_of[i]];
+		int r = opt_corepack(&R.in, &R.s, opt_now_s() + 10.0);
+		double m = brute_min_islands(&R.in, isl_of, &R.b);
 		if (p == 0) {
 			ck_assert_msg(m > 1.0 - 1e-9, "seed %llu: a projection says unpackable, an assignment has %.6f",
 				      (unsigned long long)seed, m);
 			ck_assert_int_eq(r, 0);
 			proj0++;
 		}
-		if (r == 0) {
-			ck_assert_msg(m > 1.0 - 1e-9, "seed %llu: corepack says unpackable, an assignment has %.6f",
-				      (unsigned long long)seed, m);
-			unpackable++;
-		} else {
-			ck_assert_msg(m <= 1.0 + 1e-4, "seed %llu: corepack packed, brute force best %.6f",
-				      (unsigned long long)seed, m);
-			ck_assert(opt_evaluate(&in, &s, NULL, 0));
-			packed++;
-		}
-		opt_sol_free(&s);
-		opt_sol_free(&b);
-		opt_inst_free(&in);
-		pd_plan_free(plan);
+		hold_verdict("corepack", seed, r, m, &R.in, &R.s, &packed, &unpackable);
+		rset_free(&R);
 	}
 	printf("projections: %d proven by one island, %d unpackable, %d packed\n", proj0, unpackable, packed);
 	ck_assert_int_ge(proj0, 2);

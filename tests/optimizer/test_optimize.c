@@ -152,16 +152,7 @@ START_TEST(accelerator_used_when_cheaper)
 			     "      - {name: pre, wcet: 1ms}\n"
 			     "      - {name: conv, wcet: 8ms, accel: [{kind: gpu, latency: 1ms}, {kind: fpga, latency: 2ms, bitstream: c.bin, power: 2W}]}\n"
 			     "    edges: [[pre, conv]]\n",
-			     "platform:\n"
-			     "  name: acc\n"
-			     "  reference_frequency: 1000MHz\n"
-			     "  base_power: 1W\n"
-			     "  dl: {job_overhead: 0ns}\n"
-			     "  islands:\n"
-			     "    - {name: cpu, cpus: [0, 1], opps: [{freq: 1000MHz, busy: 2W, idle: 200mW}]}\n"
-			     "  accelerators:\n"
-			     "    - {name: gpu0, kind: gpu, opps: [{freq: 500MHz, busy: 1W, idle: 300mW}]}\n"
-			     "    - {name: pl, kind: fpga, slots: 2, reconfig_time: 5ms, idle_power: 400mW}\n");
+			     pd_to_plat_acc);
 	struct pd_opt_result r;
 	ck_assert_int_eq(solve(plan, PD_SOLVER_EXACT, 10, &r), 0);
 	const struct pd_plan_task *conv = pd_plan_task_c(plan, 1), *pre = pd_plan_task_c(plan, 0);

@@ -75,16 +75,6 @@ END_TEST
  * the other on the FIFO server, so the path takes 4 + 4 ms. With D = 10 ms the plan "both on the
  * GPU" exists and the relaxation's bound stays at or below its power; with D = 7 ms no plan exists,
  * and the relaxation must see it (without the FIFO pairs it took each request's own 2 ms: 4 ms). */
-static const char gpu_plat[] = "platform:\n"
-			       "  name: gpu\n"
-			       "  reference_frequency: 1000MHz\n"
-			       "  base_power: 1W\n"
-			       "  dl: {job_overhead: 0ns}\n"
-			       "  islands:\n"
-			       "    - {name: cpu, cpus: [0, 1], opps: [{freq: 1000MHz, busy: 2W, idle: 200mW}]}\n"
-			       "  accelerators:\n"
-			       "    - {name: gpu0, kind: gpu, opps: [{freq: 500MHz, busy: 1W, idle: 300mW}]}\n";
-
 static pd_plan *gpu_chain(const char *deadline)
 {
 	char dags[512];
@@ -98,20 +88,20 @@ static pd_plan *gpu_chain(const char *deadline)
 		 "      - {name: b, wcet: 9ms, accel: [{kind: gpu, latency: 2ms}]}\n"
 		 "    edges: [[a, b]]\n",
 		 deadline);
-	return pd_to_load(dags, gpu_plat);
+	return pd_to_load(dags, pd_to_plat_acc);
 }
 
 START_TEST(fifo_requests_wait_for_each_other)
 {
 	struct fixture f;
 	setup(&f, gpu_chain("10ms"));
-	ck_assert_uint_eq(f.in.n_srv, 1);
+	ck_assert_uint_eq(f.in.n_srv, 3); /* the GPU, then the FPGA's two slots */
 	bool inf = true;
 	double lb = screen(&f, 0, &inf);
 	ck_assert(!inf);
 	struct opt_sol p;
 	ck_assert_int_eq(opt_sol_init(&p, &f.in), 0);
-	p.isl_opp[0] = 0, p.acc_opp[0] = 0;
+	p.isl_opp[0] = 0;
 	p.where[0] = p.where[1] = opt_where_server(0);
 	char why[256] = "";
 	ck_assert_msg(opt_evaluate(&f.in, &p, why, sizeof(why)), "both on the GPU: %s", why);
