@@ -36,20 +36,25 @@ agent_libs=(libyaml-dev libjansson-dev libiio-dev libgpiod-dev)
 full_libs=(libssh-dev check libglpk-dev libfuse3-dev)
 [ "$full" = 1 ] || full_libs=()
 
+# Debian architecture and cross compiler of a target ("arm64 gcc-aarch64-linux-gnu").
+target() {
+  case "$1" in
+    aarch64) echo "arm64 gcc-aarch64-linux-gnu" ;;
+    armhf) echo "armhf gcc-arm-linux-gnueabihf" ;;
+    *) return 1 ;;
+  esac
+}
+for a in "${arches[@]}"; do
+  target "$a" >/dev/null || { echo "install-cross-deps.sh: unknown architecture '$a' (use aarch64 or armhf)" >&2; exit 2; }
+done
+
 # One architecture at a time, each with its own refresh: apt takes a repository's indexes as one set,
 # so when any file of it fails (a mirror's bookworm-security armhf index stayed behind its Release
 # file for days) it keeps that repository's previous set, and on a fresh machine the arm64 lists
 # added in the same refresh were lost with the armhf one. Refreshed one by one, an architecture added
 # before the broken one keeps its lists.
 for a in "${arches[@]}"; do
-  case "$a" in
-    aarch64) deb=arm64 ;;
-    armhf) deb=armhf ;;
-    *) echo "install-cross-deps.sh: unknown architecture '$a' (use aarch64 or armhf)" >&2; exit 2 ;;
-  esac
-done
-for a in "${arches[@]}"; do
-  case "$a" in aarch64) deb=arm64 ;; armhf) deb=armhf ;; esac
+  read -r deb _ <<<"$(target "$a")"
   as_root dpkg --add-architecture "$deb"
   apt_update
 done
@@ -61,28 +66,22 @@ apt_install qemu-user binfmt-support file
 # multiarch versions that no longer match the host's after a failed refresh) is left out with a
 # warning, and the tests of that architecture print SKIP (tests/cli/cross.sh, tests/vm/*arm64*)
 # rather than the whole set-up failing on a mirror's fault.
+what="cross toolchains"
+[ "$full" = 1 ] && what="cross toolchains (full powerdag)"
 missing=()
 for a in "${arches[@]}"; do
-  case "$a" in
-    aarch64) deb=arm64 gcc=gcc-aarch64-linux-gnu ;;
-    armhf) deb=armhf gcc=gcc-arm-linux-gnueabihf ;;
-  esac
+  read -r deb gcc <<<"$(target "$a")"
   pkgs=("$gcc" "libc6-dev-$deb-cross")
   for p in "${agent_libs[@]}" ${full_libs[@]+"${full_libs[@]}"}; do
     pkgs+=("$p:$deb")
   done
-  if ! apt_install "${pkgs[@]}"; then
+  if apt_install "${pkgs[@]}"; then
+    echo "install-cross-deps.sh: installed $what for $a"
+  else
     missing+=("$a")
   fi
 done
-
-what="cross toolchains"
-[ "$full" = 1 ] && what="cross toolchains (full powerdag)"
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-cross-deps.sh: WARNING: could not install the $what for ${missing[*]} (apt's error above);" \
     "their cross builds and tests are skipped (SKIP lines). Run this script again once the mirror is consistent." >&2
 fi
-for a in "${arches[@]}"; do
-  case " ${missing[*]-} " in *" $a "*) continue ;; esac
-  echo "install-cross-deps.sh: installed $what for $a"
-done
