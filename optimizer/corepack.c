@@ -293,7 +293,7 @@ static int project_pool(struct cp *P, size_t k, size_t *part, double deadline_s)
 	for (size_t q = 0; q < n_all; q++)
 		if (P->pool[in->core_isl[P->s->where[all[q]]]] == k)
 			part[n++] = all[q];
-	if (n < 2 || n == n_all) /* one task always fits a core alone; all of them is the whole search */
+	if (n < 2 || n == n_all) /* one task: the root LP decided it already; all: the whole search */
 		return 1;
 	P->order = part, P->n_cpu = n, P->project = true, P->deadline_s = deadline_s;
 	int r = dfs(P, 0);
