@@ -30,19 +30,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Share of a vector's time that the island search's branch and bound gets (small sets); the island
- * MILP gets the rest. On Xavier's 20-task sets the branch and bound closes the hard vector in about
- * 300 nodes (2 s) where the MILP hardly moves its bound: with half the share it ran out at ~160. */
-#define OPT_BB_SHARE 0.9
-/* Up to this many tasks the island search keeps the whole time (no OPT_PER_CORE_SHARE held back:
- * the per-core phase gets only what it leaves when it ends early) and its branch and bound the whole
- * vector share (a vector left open still gets the island MILP in the final passes over the open
- * vectors). On the XU4 20-task sets the branch and bound of the one hard vector had stopped at 60 %
- * of the time and the per-core phase after it never raised the bound: seeds 8681257 and 9176314
- * proven in 2.7-4.7 s (16762498 in 4 of 5 runs), open at 0.04-0.11 % before; 14679283 proven once
- * at 9.6 s before, and two sets' gaps wider (the per-core bound was the larger). At 30 tasks the same change gave Xavier plans 0.15-0.17 % dearer on three of six sets
- * (the per-core phase finds them there), so it stops at 20 (docs/MODEL.md, 2026-12-05). */
-#define OPT_ISLAND_ONLY_TASKS 20
+/*
+ * Small sets (up to OPT_PER_CORE_TASKS): the island search keeps the whole time, and at each vector
+ * its branch and bound the whole vector share (a vector it leaves open still gets the island MILP in
+ * the final passes over the open vectors); the per-core phase gets only what the island search
+ * leaves when it ends early. Why: the hard vectors are trees for the branch and bound, and the time
+ * held back from it went to phases that did not move the bound.
+ * - Up to 20 tasks since 2026-12-05: on the XU4 20-task sets the branch and bound of the one hard
+ *   vector had stopped at 60 % of the time and the per-core phase after it never raised the bound
+ *   (seeds 8681257 and 9176314 proven in 2.7-4.7 s, open at 0.04-0.11 % before).
+ * - At 30 tasks since 2026-12-05, night (40 % held back for the per-core phase and 10 % of each
+ *   vector's share for the MILP before): traced on eight Xavier sets, the per-core phase's 4 s
+ *   raised neither bound nor plan on seven; 24 fresh Xavier 30-task sets, proven 15 against 14,
+ *   worst gap 0.020 / 0.100 / 0.091 % against 0.148 / 0.128 / 0.118 % in three runs of eight.
+ *   (An earlier trial had given plans 0.15-0.17 % dearer on three of six sets: before the FIFO pairs
+ *   and the projections, when 60-odd vectors stayed below the cut-off; now it is 2-6 on most sets.)
+ */
 
 struct vec {
 	size_t id;  /* vector id (opt_vector_decode) */
@@ -522,14 +525,12 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 		double left = deadline_s - opt_now_s();
 		bool last = j + 1 >= nv || vs[j + 1].lb >= cut;
 		double dl = last ? deadline_s : opt_now_s() + fmax(fmin(left, 0.2), 0.5 * left);
-		/* small sets: the branch and bound on the screening LP first, OPT_BB_SHARE of the vector's
-		 * share; in the per-core phase at the vectors the island search did not reach (on the easy
-		 * ones it is much faster than the core-level MILP: 0.01-0.1 s against 0.2-0.7 s on Xavier) */
+		/* small sets: the branch and bound on the screening LP first, the whole vector share; in the
+		 * per-core phase at the vectors the island search did not reach (on the easy ones it is
+		 * much faster than the core-level MILP: 0.01-0.1 s against 0.2-0.7 s on Xavier) */
 		bool bb = in->n_tasks <= OPT_PER_CORE_TASKS && (!per_core || (M->isl_bb && !M->isl_bb[vs[j].pos]));
-		double bb_share = in->n_tasks <= OPT_ISLAND_ONLY_TASKS ? 1.0 : OPT_BB_SHARE;
-		double bb_dl = opt_now_s() + bb_share * (dl - opt_now_s());
 		/* an unfinished branch and bound still bounds the vector (the open parts of its tree) */
-		double bbv = bb ? opt_mst_vector_bb(M, C, &s, inc, bb_dl) : -INFINITY;
+		double bbv = bb ? opt_mst_vector_bb(M, C, &s, inc, dl) : -INFINITY;
 		if (bbv == INFINITY) {
 			ob[j] = INFINITY;
 			continue;
@@ -596,13 +597,11 @@ int opt_exact(const struct opt_inst *in, const struct pd_opt_params *p, double d
 #endif
 	{
 		/* Small sets: a portfolio on one valid bound. The island search (screening, branch and
-		 * bound with exact packing) proves most sets; the per-core search then gets what is left
+		 * bound with exact packing) proves most sets; the per-core search then gets what it leaves
 		 * and proves some that the island search does not. Each phase's bound is valid (min with
 		 * the incumbent), so the larger one is kept. */
 		bool small = with_cores && in->n_tasks <= OPT_PER_CORE_TASKS;
-		double pc_share = in->n_tasks <= OPT_ISLAND_ONLY_TASKS ? 0.0 : OPT_PER_CORE_SHARE;
-		double mid = small ? opt_now_s() + (1 - pc_share) * (deadline_s - opt_now_s()) : deadline_s;
-		rc = solve_glpk(&M, with_cores ? &C : NULL, false, mid, inc, finished);
+		rc = solve_glpk(&M, with_cores ? &C : NULL, false, deadline_s, inc, finished);
 		if (small && rc == 0 && !*finished && opt_now_s() < deadline_s) {
 			double lb1 = fmin(M.bound, cut_w(in, inc));
 			rc = solve_glpk(&M, &C, true, deadline_s, inc, finished);

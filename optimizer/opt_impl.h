@@ -261,10 +261,10 @@ double opt_now_s(void);
  * many (Xavier: 4 identical Carmel islands x 29 OPPs and 14 GPU OPPs = 503440 of 9.9 million), since
  * a cheap idle-plus-separable bound leaves only the few near the incumbent to bound further. */
 #define OPT_CANON_LIMIT 1000000
-/* Up to this many tasks the exact mode first spends OPT_PER_CORE_SHARE of its time solving each OPP
- * vector with the core-level master directly (its optimum packs by construction), then runs the
- * island master plus exact packing checks; the larger of the two valid bounds is reported. */
-#define OPT_PER_CORE_SHARE 0.4
+/* Up to this many tasks the exact mode's island search (master.c) searches each vector by branch and
+ * bound with exact core packing, and what it leaves of the time goes to solving each OPP vector with
+ * the core-level master directly (its optimum packs by construction); the larger of the two valid
+ * bounds is reported. */
 #ifndef OPT_PER_CORE_TASKS /* overridable at build time (-DOPT_PER_CORE_TASKS=0: island search only) */
 #define OPT_PER_CORE_TASKS 30
 #endif
