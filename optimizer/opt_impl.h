@@ -458,7 +458,8 @@ struct opt_worker_end {
 #define OPT_MAX_WORKERS 2
 /* Runs fn(args[i]) in n forked children, child i publishing into P[i] (fn must point in->pub at
  * it), all killed at kill_at_s (opt_now_s clock), or as soon as one of them proved its plan
- * optimal. Without fork it runs fn(args[0]) in this process (OPT_END_INPROC). */
+ * optimal or proved that there is no plan (published bound +infinity). Without fork it runs
+ * fn(args[0]) in this process (OPT_END_INPROC). */
 int opt_workers_run(size_t n, struct opt_pub *const *P, double kill_at_s, opt_work_fn fn, void *const *args,
 		    struct opt_worker_end *ends);
 
