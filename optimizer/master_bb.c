@@ -12,8 +12,8 @@
 /*
  * Per-vector branch and bound on the screening LP (small sets, island search). With the OPPs fixed a
  * plan's power is the vector's idle power plus the busy power of its island / server assignment,
- * so only the assignment is searched: depth first, on the task whose LP share is most fractional,
- * the option with the larger share first. A node whose LP bound reaches the incumbent is closed. An
+ * so only the assignment is searched: depth first, on a fractional task (by pseudocosts up to
+ * BB_PC_TASKS tasks, else the most fractional one), the option with the larger share first. A node whose LP bound reaches the incumbent is closed. An
  * integral LP optimum is an assignment whose power is that bound: if it packs with the LP's deadlines
  * (opt_pack_given keeps every task on its island) it is the best plan of its subtree; otherwise the
  * exact packing search decides (corepack.c, then the core-level master if that ran out of time),
@@ -54,6 +54,15 @@ struct bb {
 	double *ob;
 	int *nogood; /* no-good rows added to the screening LP at this vector */
 	size_t n_nogood, cap_nogood;
+	/* Pseudocost branching (up to BB_PC_TASKS tasks): per task and branching group, the sum of
+	 * (child bound - parent bound) / (1 - the group's share at the parent) over the children solved,
+	 * and their count; over all of them for groups not yet seen. pend_*: the child being solved. */
+	bool pc;
+	double *pc_sum, pc_all;
+	int *pc_n, pc_all_n;
+	long pend_io;
+	double pend_lb, pend_frac;
+	double *shr; /* group shares: row 0 scratch, row depth + 1 the branching task's at that depth */
 	double dl;
 	bool unfinished; /* out of time */
 	bool unknown;    /* some leaf's packing was not decided */
@@ -69,6 +78,14 @@ struct bb {
  * and at 30 tasks, where 60-odd vectors below the cut-off share the time, the plans came out up to
  * 0.1 % dearer (seed 2487680: 5.2691-5.2713 W with, 5.2628-5.2690 W without, three runs each). */
 #define BB_POOL_TASKS 20
+/* Pseudocost branching up to this many tasks (most fractional above). Most fractional branching is
+ * known to prove little better than a random choice; on Xavier's 20-task sets the hard vector is a
+ * tree to close: seed 10236488 (bench shape) proven in 2.9 s with, open after 19.5 s of its branch
+ * and bound without; fresh seeds: Xavier 20 tasks 16 of 16 proven against 15 (13055955: 6.10 ->
+ * 1.83 s), XU4 20 tasks the same 6 of 8. At 30 tasks it gave dearer plans (the dives of the most
+ * fractional rule find them; at 30 tasks the gap left is mostly the plan's): 4 of 8 proven against
+ * 7, worst gap 0.371 % against 0.212 % (docs/MODEL.md, 2026-12-05, night). */
+#define BB_PC_TASKS 20
 
 static size_t n_options(const struct opt_inst *in) { return in->n_isl + in->n_srv; }
 
@@ -78,31 +95,72 @@ static size_t bb_group(const struct bb *B, size_t o)
 	return o < B->M->in->n_isl ? B->pool[o] : o;
 }
 
-/* Most fractional free task (largest 1 - max share of one pool or server), or n_tasks when the LP
- * optimum is integral in those; the pool or server with its largest share in *best_o. */
+/* Shares of task i per branching group (pool or server) into sh[0..no). */
+static void bb_group_shares(const struct bb *B, size_t i, double *sh)
+{
+	size_t no = n_options(B->M->in);
+	for (size_t o = 0; o < no; o++)
+		sh[o] = 0;
+	for (size_t q = 0; q < no; q++)
+		sh[bb_group(B, q)] += opt_screen_share(B->M->scr, i, q);
+}
+
+/* What task i's children are expected to raise the bound by, multiplied over the groups it has a
+ * share of (the product rule of pseudocost branching, one factor per child): an observed group's
+ * mean per unit of 1 - share, else the mean over every observation. */
+static double bb_pc_score(const struct bb *B, size_t i, const double *sh)
+{
+	size_t no = n_options(B->M->in);
+	double mean = B->pc_all_n ? B->pc_all / B->pc_all_n : 1.0, score = 1;
+	for (size_t o = 0; o < no; o++) {
+		if (bb_group(B, o) != o || sh[o] <= 1e-6)
+			continue;
+		size_t io = i * no + o;
+		double est = B->pc_n[io] ? B->pc_sum[io] / B->pc_n[io] : mean;
+		score *= fmax(1e-6, est * (1 - sh[o]));
+	}
+	return score;
+}
+
+/* The free task to branch on, or n_tasks when the LP optimum is integral in the pools and servers;
+ * the pool or server with its largest share in *best_o (its child comes first). Up to BB_PC_TASKS
+ * tasks the fractional task with the best pseudocost score, above that the most fractional one
+ * (largest 1 - max share). */
 static size_t bb_branch_task(const struct bb *B, long *best_o)
 {
 	const struct opt_inst *in = B->M->in;
-	size_t bi = in->n_tasks;
-	double bf = 1e-6;
+	size_t no = n_options(in), bi = in->n_tasks;
+	double best = -1, *sh = B->shr;
 	for (size_t i = 0; i < in->n_tasks; i++) {
 		if (B->fixed[i] >= 0)
 			continue;
+		bb_group_shares(B, i, sh);
 		double top = 0;
 		long o_top = 0;
-		for (size_t o = 0; o < n_options(in); o++) {
-			if (bb_group(B, o) != o)
-				continue;
-			double sh = 0;
-			for (size_t q = o; q < n_options(in); q++)
-				sh += bb_group(B, q) == o ? opt_screen_share(B->M->scr, i, q) : 0;
-			if (sh > top)
-				top = sh, o_top = (long)o;
-		}
-		if (1 - top > bf)
-			bf = 1 - top, bi = i, *best_o = o_top;
+		for (size_t o = 0; o < no; o++)
+			if (bb_group(B, o) == o && sh[o] > top)
+				top = sh[o], o_top = (long)o;
+		if (1 - top <= 1e-6)
+			continue;
+		double score = B->pc ? bb_pc_score(B, i, sh) : 1 - top;
+		if (score > best)
+			best = score, bi = i, *best_o = o_top;
 	}
 	return bi;
+}
+
+/* The child being solved got its LP bound lb (INFINITY: closed by infeasibility or the cut-off,
+ * counted as reaching cut): one more observation for its task and option. */
+static void bb_pc_update(struct bb *B, double lb, double cut)
+{
+	if (B->pend_io < 0 || !B->pc)
+		return;
+	double up = (fmin(lb, cut) - B->pend_lb) / fmax(1e-6, B->pend_frac);
+	if (isfinite(up) && up >= 0) {
+		B->pc_sum[B->pend_io] += up, B->pc_n[B->pend_io]++;
+		B->pc_all += up, B->pc_all_n++;
+	}
+	B->pend_io = -1;
 }
 
 /* An integral LP optimum: can its assignment be packed? 1 yes (incumbent updated), 0 proven not
@@ -219,6 +277,7 @@ static double bb_node(struct bb *B, double floor)
 			return floor;
 		}
 		lb = fmax(lb, floor);
+		bb_pc_update(B, inf ? INFINITY : lb, cut);
 		if (inf || lb >= cut)
 			return INFINITY;
 		bi = bb_branch_task(B, &o_top);
@@ -233,6 +292,8 @@ static double bb_node(struct bb *B, double floor)
 		}
 	}
 	size_t no = n_options(in), n_stack = B->n_stack;
+	double *shares = B->shr + (B->depth + 1) * no;
+	bb_group_shares(B, bi, shares);
 	bb_close(B, cut_w(in, B->inc));
 	/* the branching task's bounds: a child is skipped when its bound reaches the cut-off, which
 	 * falls as the earlier children find plans */
@@ -259,6 +320,7 @@ static double bb_node(struct bb *B, double floor)
 		}
 		B->fixed[bi] = o;
 		bb_open_task(B, bi);
+		B->pend_io = (long)(bi * no + (size_t)o), B->pend_lb = lb, B->pend_frac = 1 - shares[o];
 		res = fmin(res, bb_node(B, f)); /* never below f */
 	}
 	B->depth--;
@@ -289,7 +351,13 @@ double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_so
 	/* the last node's bounds, then one row of the branching task's per depth (at most n_tasks) */
 	B.ob = malloc((nio + (in->n_tasks + 1) * n_options(in)) * sizeof(double));
 	B.pool = malloc((in->n_isl + 1) * sizeof(size_t));
-	if (!B.w || !B.fixed || !B.nogood || !B.closed || !B.stack || !B.ob || !B.pool || opt_sol_init(&B.s, in) ||
+	B.pc = in->n_tasks <= BB_PC_TASKS;
+	B.pc_sum = calloc(nio + 1, sizeof(double));
+	B.pc_n = calloc(nio + 1, sizeof(int));
+	B.pend_io = -1;
+	B.shr = malloc((in->n_tasks + 2) * n_options(in) * sizeof(double));
+	if (!B.w || !B.fixed || !B.nogood || !B.closed || !B.stack || !B.ob || !B.pool || !B.pc_sum || !B.pc_n ||
+	    !B.shr || opt_sol_init(&B.s, in) ||
 	    opt_sol_init(&B.tmp, in) || opt_mst_cand_alloc(&B.cd, in))
 		goto out;
 	memcpy(B.s.isl_opp, s->isl_opp, in->n_isl * sizeof(size_t));
@@ -320,6 +388,9 @@ out:
 	free(B.nogood);
 	free(B.closed);
 	free(B.pool);
+	free(B.pc_sum);
+	free(B.pc_n);
+	free(B.shr);
 	free(B.stack);
 	free(B.ob);
 	opt_mst_cand_free(&B.cd);
