@@ -13,9 +13,10 @@
  * Per-vector branch and bound on the screening LP (small sets, island search). With the OPPs fixed a
  * plan's power is the vector's idle power plus the busy power of its island / server assignment,
  * so only the assignment is searched: depth first, on a fractional task (by pseudocosts up to
- * BB_PC_TASKS tasks, else the most fractional one), the option with the larger share first. A node whose LP bound reaches the incumbent is closed. An
- * integral LP optimum is an assignment whose power is that bound: if it packs with the LP's deadlines
- * (opt_pack_given keeps every task on its island) it is the best plan of its subtree; otherwise the
+ * BB_PC_TASKS tasks, else the most fractional one), the option with the larger share first. A node
+ * whose LP bound reaches the incumbent is closed. An integral LP optimum is an assignment whose
+ * power is that bound: if it packs with the LP's deadlines (opt_pack_given keeps every task on its
+ * island) it is the best plan of its subtree; otherwise the
  * exact packing search decides (corepack.c, then the core-level master if that ran out of time),
  * and an assignment that cannot be packed gets a no-good row in the screening LP (valid at this
  * vector, freed afterwards) and the node is solved again. Every node's LP is an outer approximation,
