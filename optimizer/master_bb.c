@@ -124,10 +124,10 @@ static double bb_pc_score(const struct bb *B, size_t i, const double *sh)
 }
 
 /* The free task to branch on, or n_tasks when the LP optimum is integral in the pools and servers;
- * the pool or server with its largest share in *best_o (its child comes first). Up to BB_PC_TASKS
- * tasks the fractional task with the best pseudocost score, above that the most fractional one
- * (largest 1 - max share). */
-static size_t bb_branch_task(const struct bb *B, long *best_o)
+ * the pool or server with its largest share in *best_o (its child comes first), its group shares in
+ * best_sh[0..no). Up to BB_PC_TASKS tasks the fractional task with the best pseudocost score, above
+ * that the most fractional one (largest 1 - max share). */
+static size_t bb_branch_task(const struct bb *B, long *best_o, double *best_sh)
 {
 	const struct opt_inst *in = B->M->in;
 	size_t no = n_options(in), bi = in->n_tasks;
@@ -144,8 +144,10 @@ static size_t bb_branch_task(const struct bb *B, long *best_o)
 		if (1 - top <= 1e-6)
 			continue;
 		double score = B->pc ? bb_pc_score(B, i, sh) : 1 - top;
-		if (score > best)
+		if (score > best) {
 			best = score, bi = i, *best_o = o_top;
+			memcpy(best_sh, sh, no * sizeof(double));
+		}
 	}
 	return bi;
 }
@@ -264,7 +266,7 @@ static double bb_node(struct bb *B, double floor)
 	const struct opt_inst *in = B->M->in;
 	long o_top = 0;
 	size_t bi = in->n_tasks;
-	double lb;
+	double lb, *shares = B->shr + (B->depth + 1) * n_options(in); /* the branching task's */
 	for (;;) { /* again after a no-good row: the same node has a new LP */
 		if (B->unfinished || opt_now_s() >= B->dl) {
 			B->unfinished = true;
@@ -281,7 +283,7 @@ static double bb_node(struct bb *B, double floor)
 		bb_pc_update(B, inf ? INFINITY : lb, cut);
 		if (inf || lb >= cut)
 			return INFINITY;
-		bi = bb_branch_task(B, &o_top);
+		bi = bb_branch_task(B, &o_top, shares);
 		if (bi < in->n_tasks)
 			break;
 		int r = bb_leaf(B);
@@ -293,8 +295,6 @@ static double bb_node(struct bb *B, double floor)
 		}
 	}
 	size_t no = n_options(in), n_stack = B->n_stack;
-	double *shares = B->shr + (B->depth + 1) * no;
-	bb_group_shares(B, bi, shares);
 	bb_close(B, cut_w(in, B->inc));
 	/* the branching task's bounds: a child is skipped when its bound reaches the cut-off, which
 	 * falls as the earlier children find plans */
@@ -353,12 +353,12 @@ double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_so
 	B.ob = malloc((nio + (in->n_tasks + 1) * n_options(in)) * sizeof(double));
 	B.pool = malloc((in->n_isl + 1) * sizeof(size_t));
 	B.pc = in->n_tasks <= BB_PC_TASKS;
-	B.pc_sum = calloc(nio + 1, sizeof(double));
-	B.pc_n = calloc(nio + 1, sizeof(int));
+	B.pc_sum = B.pc ? calloc(nio + 1, sizeof(double)) : NULL;
+	B.pc_n = B.pc ? calloc(nio + 1, sizeof(int)) : NULL;
 	B.pend_io = -1;
 	B.shr = malloc((in->n_tasks + 2) * n_options(in) * sizeof(double));
-	if (!B.w || !B.fixed || !B.nogood || !B.closed || !B.stack || !B.ob || !B.pool || !B.pc_sum || !B.pc_n ||
-	    !B.shr || opt_sol_init(&B.s, in) ||
+	if (!B.w || !B.fixed || !B.nogood || !B.closed || !B.stack || !B.ob || !B.pool ||
+	    (B.pc && (!B.pc_sum || !B.pc_n)) || !B.shr || opt_sol_init(&B.s, in) ||
 	    opt_sol_init(&B.tmp, in) || opt_mst_cand_alloc(&B.cd, in))
 		goto out;
 	memcpy(B.s.isl_opp, s->isl_opp, in->n_isl * sizeof(size_t));
