@@ -373,6 +373,7 @@ double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_so
 	bool inf;
 	/* the root needs only to reach the cut-off: a bound there closes the vector */
 	double cut = cut_w(in, inc);
+	opt_screen_precise(M->scr, in->precise_bb);
 	double lb = opt_screen_vector(M->scr, &B.s, cut, dl, &inf);
 	if (inf || lb >= cut)
 		res = INFINITY;
@@ -384,6 +385,8 @@ double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_so
 out:
 	for (size_t r = 0; r < B.n_nogood; r++)
 		opt_screen_release(M->scr, B.nogood[r]);
+	if (M->scr)
+		opt_screen_precise(M->scr, false);
 	opt_ws_free(B.w);
 	free(B.fixed);
 	free(B.nogood);

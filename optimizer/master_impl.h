@@ -56,10 +56,14 @@ struct cand {
 static inline double ms(int64_t ns) { return (double)ns * 1e-6; }
 
 /* What a plan must cost less than to matter: the incumbent less the optimality tolerance (every
- * search prunes at it; INFINITY without an incumbent). */
+ * search prunes at it; INFINITY without an incumbent). In a portfolio (optimize.c) the other
+ * worker's published plan counts too, once this one has a plan of its own: whatever this worker
+ * closes against it has no plan below it, which is a valid bound whoever holds that plan. Without
+ * a plan of its own the cut-off stays infinite, so that "nothing below the cut-off" still means
+ * "no plan at all" (solve_power's infeasibility verdict). */
 static inline double cut_w(const struct opt_inst *in, const struct opt_sol *inc)
 {
-	return inc->ok ? inc->power_w * (1 - in->rel_gap) : INFINITY;
+	return inc->ok ? fmin(inc->power_w, opt_peer_w(in)) * (1 - in->rel_gap) : INFINITY;
 }
 
 /* ---- master_build.c */

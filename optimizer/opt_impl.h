@@ -58,6 +58,11 @@ struct opt_inst {
 	long *isl_prev_twin;
 	/* where the solver worker publishes incumbents and bounds (worker.c); NULL: not published */
 	struct opt_pub *pub;
+	/* the other worker's page in a portfolio (NULL: none): its plan's power tightens the cut-off */
+	const struct opt_pub *peer;
+	/* the island search's branch and bound solves its LPs to the tighter tolerances
+	 * (opt_screen_precise): the second worker of the small sets' portfolio (optimize.c) */
+	bool precise_bb;
 };
 
 /* min / max for values that are never NaN: fmin / fmax keep NaN semantics and are library calls
@@ -373,6 +378,10 @@ void opt_screen_open(struct opt_screen *S, const struct opt_sol *s, size_t i, si
  * cores), it excludes every assignment that puts each task into the same run as where does. */
 int opt_screen_nogood(struct opt_screen *S, const int *where, const size_t *pool);
 void opt_screen_release(struct opt_screen *S, int r);
+/* Tighter tolerances for the Kelley loops from here on (on) or the default ones: tangents for any
+ * violation above 1e-4 instead of 1e-3, rounds until one gains less than 1e-6 instead of 1e-4.
+ * Every bound stays valid either way (tangents under-estimate); only their strength and cost move. */
+void opt_screen_precise(struct opt_screen *S, bool on);
 /* After opt_screen_vector: every task on its largest LP share (island core 0, or -(1 + server)). */
 void opt_screen_round(const struct opt_screen *S, int *where);
 /* After opt_screen_vector: task i's deadline (ms) on island k in the LP optimum, when it has a share
@@ -447,6 +456,11 @@ bool opt_pub_take(const struct opt_pub *P, const struct opt_inst *in, struct opt
 double opt_pub_lb(const struct opt_pub *P);
 bool opt_pub_proven(const struct opt_pub *P);
 enum opt_used opt_pub_used_get(const struct opt_pub *P);
+/* Either side, any time: the power of the best plan P's worker has published (INFINITY: none yet). */
+double opt_pub_best_w(const struct opt_pub *P);
+/* The power of the best plan the other worker of a portfolio has published (INFINITY: none, or no
+ * portfolio). */
+double opt_peer_w(const struct opt_inst *in);
 
 typedef int (*opt_work_fn)(void *arg);
 struct opt_worker_end {
@@ -458,8 +472,9 @@ struct opt_worker_end {
 #define OPT_MAX_WORKERS 2
 /* Runs fn(args[i]) in n forked children, child i publishing into P[i] (fn must point in->pub at
  * it), all killed at kill_at_s (opt_now_s clock), or as soon as one of them proved its plan
- * optimal or proved that there is no plan (published bound +infinity). Without fork it runs
- * fn(args[0]) in this process (OPT_END_INPROC). */
+ * optimal or proved that there is no plan (published bound +infinity), or a finished worker's
+ * bound certifies the best published plan within gap (the instance's rel_gap when the pages were
+ * made). Without fork it runs fn(args[0]) in this process (OPT_END_INPROC). */
 int opt_workers_run(size_t n, struct opt_pub *const *P, double kill_at_s, opt_work_fn fn, void *const *args,
 		    struct opt_worker_end *ends);
 

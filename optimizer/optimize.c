@@ -184,6 +184,8 @@ struct ctx {
 	double lb;
 	bool proven;
 	char note[400]; /* why the worker stopped early, when it did not end normally */
+	const struct opt_pub *peer; /* the other worker's page (small_portfolio), else NULL */
+	bool precise;               /* its branch and bound to the tighter tolerances (small_portfolio) */
 };
 
 const char *opt_used_name(enum opt_used u)
@@ -348,6 +350,8 @@ static int work(void *arg)
 	struct ctx *c = arg;
 	const struct pd_opt_params *p = c->p;
 	c->in->pub = c->pub; /* in the child: its own copy of the instance */
+	c->in->peer = c->peer;
+	c->in->precise_bb = c->precise;
 	c->best.publish = true;
 	double cap_w = p->power_cap_uw >= 0 ? (double)p->power_cap_uw * 1e-6 : INFINITY;
 	int rc;
@@ -404,6 +408,22 @@ static bool portfolio(const struct opt_inst *in, const struct pd_opt_params *p, 
 {
 	return p->backend == PD_BACKEND_AUTO && exact && p->objective == PD_OBJ_POWER && pd_opt_have_cbc() &&
 	       sysconf(_SC_NPROCESSORS_ONLN) >= 2 && opt_vector_count(in) <= OPT_PORTFOLIO_VECTORS;
+}
+
+/*
+ * Two GLPK workers at once on small sets (--backend auto, the exact power search, up to
+ * OPT_PER_CORE_TASKS tasks, two CPUs, where CBC's portfolio does not run): the same search, but the
+ * second one's branch and bound solves its LPs to tighter tolerances (opt_screen_precise), and each
+ * prunes at the better of both plans (cut_w). Why: on Xavier's 30-task sets the two settings fail on
+ * different sets. The default one finds the plans (cheap nodes, many dives); the tight one's leaves
+ * and node bounds are the LP's, not Kelley's (seed 11045238: proven in 1.8 s, open at 0.031 % after
+ * 60 s otherwise; seed 3042740: bound 5.2462 W against 5.2430 W), but its slower nodes find dearer
+ * plans (seed 1725745: 5.2315 W against 5.2291 W). The second CPU was idle on these sets.
+ */
+static bool small_portfolio(const struct opt_inst *in, const struct pd_opt_params *p, bool exact)
+{
+	return p->backend == PD_BACKEND_AUTO && exact && p->objective == PD_OBJ_POWER &&
+	       in->n_tasks <= OPT_PER_CORE_TASKS && sysconf(_SC_NPROCESSORS_ONLN) >= 2 && !portfolio(in, p, exact);
 }
 
 /* The better of the workers' results into c[0]: the cheaper plan, the larger bound (each is valid). */
@@ -463,7 +483,8 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 	 * tasks: 28 % gap by the heuristic, 0.02 % by the exact mode in 20 s) */
 	bool exact = p->solver == PD_SOLVER_EXACT ||
 		     (p->solver == PD_SOLVER_AUTO && (in.n_tasks <= OPT_AUTO_TASKS || limit_s >= OPT_AUTO_LIMIT_S));
-	size_t n = portfolio(&in, p, exact) ? 2 : 1;
+	bool cbc = portfolio(&in, p, exact), two_glpk = small_portfolio(&in, p, exact);
+	size_t n = cbc || two_glpk ? 2 : 1;
 	struct ctx c[OPT_MAX_WORKERS];
 	struct opt_pub *P[OPT_MAX_WORKERS] = {NULL};
 	void *args[OPT_MAX_WORKERS];
@@ -473,17 +494,20 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 		c[i] = (struct ctx){.in = &in, .params = *p, .t0 = t0, .deadline = deadline, .exact = exact};
 		c[i].p = &c[i].params;
 		if (p->backend == PD_BACKEND_AUTO)
-			c[i].params.backend = i == 1 ? PD_BACKEND_CBC : PD_BACKEND_GLPK;
+			c[i].params.backend = i == 1 && cbc ? PD_BACKEND_CBC : PD_BACKEND_GLPK;
+		c[i].precise = two_glpk && i == 1;
 		args[i] = &c[i];
 		P[i] = opt_pub_new(&in);
 		if (!P[i] || opt_sol_init(&c[i].best, &in))
 			rc = pd_err_set(e, PD_EXIT_ENV, "out of memory");
 		c[i].pub = P[i];
 	}
+	for (size_t i = 0; two_glpk && i < n; i++)
+		c[i].peer = P[1 - i];
 	struct opt_worker_end end[OPT_MAX_WORKERS];
 	if (!rc)
 		opt_workers_run(n, P, kill_at, work, args, end);
-	in.pub = NULL;
+	in.pub = NULL, in.peer = NULL, in.precise_bb = false; /* set by work() when it ran in this process */
 	for (size_t i = 0; !rc && i < n; i++) {
 		c[i].best.publish = false;
 		pd_err ei = {0};

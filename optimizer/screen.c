@@ -36,6 +36,15 @@
 /* Kelley rounds per vector, and the relative violation below which a tangent is not worth a row. */
 #define SCREEN_ROUNDS 40
 #define SCREEN_TOL 1e-3
+/* Kelley's tail: a round that gains less than this (relative) ends the loop. */
+#define SCREEN_STALL 1e-4
+/* The same two in the precise mode (opt_screen_precise): a tenth of a per mille of violation, and
+ * rounds until they gain less than 1e-6. With SCREEN_TOL an LP point may put an island 0.1 % over
+ * its cores (Xavier 30 tasks, seed 11045238: integral leaves at 2.0005-2.0011 of 2 cores), and
+ * with SCREEN_STALL a node whose bound would reach the cut-off by the last 0.01 % stays open: both
+ * are as large as the default gap tolerance 1e-4 they are meant to prove. */
+#define SCREEN_TOL_PRECISE 1e-4
+#define SCREEN_STALL_PRECISE 1e-6
 /* The cut pool is dropped and rebuilt from the static tangents when it grows past this many rows
  * per task (an LP that only grows would make every later vector slower). */
 #define SCREEN_ROWS_PER_TASK 60
@@ -59,6 +68,7 @@ struct opt_screen {
 	int *w;          /* [(s * n + i) * n + j]: both i and j on server s (symmetric; 0: none) */
 	size_t *mem, *n_mem; /* [s * n + q]: the tasks that can run on server s, n_mem[s] of them */
 	int n_static;    /* rows up to here survive a pool reset */
+	double tol, stall; /* SCREEN_TOL and SCREEN_STALL, or their precise values */
 	double idle_w;   /* idle power of the vector set last (added to every LP value) */
 	int *ind;
 	double *val, *x;
@@ -285,6 +295,7 @@ struct opt_screen *opt_screen_new(const struct opt_inst *in)
 	build_rows(S);
 	static_tangents(S);
 	S->n_static = glp_get_num_rows(S->lp);
+	opt_screen_precise(S, false);
 	S->x = calloc((size_t)glp_get_num_cols(S->lp) + 1, sizeof(double));
 	if (!S->x) {
 		opt_screen_free(S);
@@ -384,7 +395,7 @@ static int separate(struct opt_screen *S)
 		if (a < 1e-7 || d < 1e-9)
 			continue;
 		double need = a * a / d;
-		if (v < need * (1 - SCREEN_TOL) - 1e-12) {
+		if (v < need * (1 - S->tol) - 1e-12) {
 			/* at the point, and on either side: the next optimum moves along the curve */
 			tangent(S, ik, d / a);
 			tangent(S, ik, d / a * 0.8);
@@ -454,8 +465,7 @@ static double kelley(struct opt_screen *S, double target_w, double deadline_s, b
 		if (st != GLP_OPT)
 			break;
 		double z = S->idle_w + glp_get_obj_val(S->lp);
-		/* Kelley's tail: stop once a round gains less than 1e-4 relative */
-		bool stalled = z < bound + 1e-4 * fabs(bound);
+		bool stalled = z < bound + S->stall * fabs(bound);
 		bound = fmax(bound, z);
 		if (bound >= target_w || stalled || !separate(S))
 			break;
@@ -473,6 +483,12 @@ double opt_screen_vector(struct opt_screen *S, const struct opt_sol *s, double t
 	glp_scale_prob(S->lp, GLP_SF_AUTO);
 	glp_term_out(term);
 	return kelley(S, target_w, deadline_s, infeasible);
+}
+
+void opt_screen_precise(struct opt_screen *S, bool on)
+{
+	S->tol = on ? SCREEN_TOL_PRECISE : SCREEN_TOL;
+	S->stall = on ? SCREEN_STALL_PRECISE : SCREEN_STALL;
 }
 
 double opt_screen_resolve(struct opt_screen *S, double target_w, double deadline_s, bool *infeasible)

@@ -43,6 +43,11 @@ struct opt_pub {
 	size_t bytes, slot_bytes;
 	size_t o_isl, o_acc, o_where, o_d, o_dl; /* offsets inside a slot */
 	int active;                            /* -1: no solution yet; else the complete slot */
+	/* the power of the best solution published (INFINITY: none), written by the worker alone with
+	 * one atomic store after its slot is complete, read at any time by the other worker of a
+	 * portfolio (opt_peer_w) and by the parent (opt_workers_run) */
+	double best_w;
+	double gap; /* the instance's rel_gap (what a combined plan and bound must reach) */
 	bool have_lb;
 	double lb;
 	int used;          /* enum opt_used */
@@ -86,6 +91,8 @@ struct opt_pub *opt_pub_new(const struct opt_inst *in)
 	P->o_isl = o_isl, P->o_acc = o_acc, P->o_where = o_where, P->o_d = o_d, P->o_dl = o_dl;
 	P->active = -1;
 	P->lb = -INFINITY;
+	P->best_w = INFINITY;
+	P->gap = in->rel_gap;
 	return P;
 }
 
@@ -110,6 +117,20 @@ void opt_pub_sol(const struct opt_inst *in, const struct opt_sol *s)
 	memcpy(b + P->o_d, s->d_ns, in->n_tasks * sizeof(double));
 	memcpy(b + P->o_dl, s->dl_ns, in->n_tasks * sizeof(int64_t));
 	__atomic_store_n(&P->active, next, __ATOMIC_RELEASE); /* the slot is complete from here on */
+	double w = s->power_w < P->best_w ? s->power_w : P->best_w; /* only this process writes it */
+	__atomic_store(&P->best_w, &w, __ATOMIC_RELEASE);
+}
+
+double opt_pub_best_w(const struct opt_pub *P)
+{
+	double w;
+	__atomic_load(&P->best_w, &w, __ATOMIC_ACQUIRE);
+	return w;
+}
+
+double opt_peer_w(const struct opt_inst *in)
+{
+	return in->peer ? opt_pub_best_w(in->peer) : INFINITY;
 }
 
 void opt_pub_bound(const struct opt_inst *in, double lb)
@@ -318,6 +339,26 @@ static bool decided(const struct opt_worker_end *end, const struct opt_pub *P)
 	return P->proven || (P->have_lb && isinf(P->lb) && P->lb > 0);
 }
 
+/*
+ * Whether the workers decided the instance together: the bound of a worker that ended normally
+ * certifies the best plan any of them has published within the gap. Why: in the small sets'
+ * portfolio (optimize.c) one worker's search closes every vector against the other's plan
+ * (cut_w); it then ends with that plan's cut-off as its bound but is not "proven" itself (its own
+ * plan is dearer), and the other one, whose plan it is, may never close its own hardest vector.
+ * The bound of a worker still running is not read (the parent reads its page only once it ended);
+ * the plans' powers are, through their atomic field.
+ */
+static bool decided_together(size_t n, struct opt_pub *const *P, const struct opt_worker_end *ends, const bool *over)
+{
+	double best = INFINITY, lb = -INFINITY;
+	for (size_t i = 0; i < n; i++) {
+		best = fmin(best, opt_pub_best_w(P[i]));
+		if (over[i] && ends[i].how == OPT_END_DONE && !ends[i].rc && P[i]->have_lb)
+			lb = fmax(lb, P[i]->lb);
+	}
+	return isfinite(best) && lb >= best * (1 - P[0]->gap - OPT_GAP_FLOAT_SLACK);
+}
+
 int opt_workers_run(size_t n, struct opt_pub *const *P, double kill_at_s, opt_work_fn fn, void *const *args,
 		    struct opt_worker_end *ends)
 {
@@ -347,7 +388,7 @@ int opt_workers_run(size_t n, struct opt_pub *const *P, double kill_at_s, opt_wo
 			return 0;
 		}
 	}
-	bool stop_all = false;
+	bool stop_all = false, over[OPT_MAX_WORKERS] = {false};
 	while (left) {
 		double rest = kill_at_s - opt_now_s();
 		if (rest <= 0 || stop_all)
@@ -365,7 +406,8 @@ int opt_workers_run(size_t n, struct opt_pub *const *P, double kill_at_s, opt_wo
 			pf[i].fd = fds[i] = -1;
 			left--;
 			ended(&ends[i], P[i], false);
-			stop_all = stop_all || decided(&ends[i], P[i]);
+			over[i] = true;
+			stop_all = stop_all || decided(&ends[i], P[i]) || decided_together(n, P, ends, over);
 		}
 	}
 	if (left) { /* the hard deadline: kill, and do not wait for them to be gone */

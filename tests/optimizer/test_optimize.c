@@ -718,6 +718,48 @@ START_TEST(stopped_search_bounds_below_optimum)
 }
 END_TEST
 
+/* The small sets' portfolio (--backend auto up to 30 tasks on two CPUs: two GLPK workers, the
+ * second one's branch and bound to tighter tolerances, each pruning at the better plan of both)
+ * proves the same optimum as one GLPK worker alone, gap 0, on 16-task Xavier and XU4 sets of the
+ * bench's shape; its bound never exceeds that optimum, and at the default gap it is within 1e-4. */
+START_TEST(small_portfolio_agrees_with_one_worker)
+{
+	const char *plats[] = {"platforms/xavier-agx.yaml", "platforms/odroid-xu4.yaml"};
+	int compared = 0;
+	for (uint64_t seed = 31; seed <= 34; seed++) {
+		pd_plan *plan = pd_to_bench_set_accel(2, 8, seed, plats[seed % 2], seed % 2 ? 0.0 : 0.1);
+		struct pd_opt_params p;
+		pd_opt_defaults(&p);
+		p.solver = PD_SOLVER_EXACT;
+		p.time_limit_s = 6.0;
+		p.gap = 0;
+		p.backend = PD_BACKEND_GLPK;
+		struct pd_opt_result one, two, dflt;
+		pd_err e = {0};
+		ck_assert_msg(pd_optimize(plan, &p, &one, &e) == 0, "%s", e.msg);
+		if (one.status != PD_STATUS_OPTIMAL) {
+			pd_plan_free(plan);
+			continue;
+		}
+		p.backend = PD_BACKEND_AUTO;
+		ck_assert_msg(pd_optimize(plan, &p, &two, &e) == 0, "%s", e.msg);
+		ck_assert_int_eq(two.status, PD_STATUS_OPTIMAL);
+		ck_assert_msg(fabs(two.power_w - one.power_w) <= 1e-9 * one.power_w, "seed %d: %.9f W against %.9f W",
+			      (int)seed, two.power_w, one.power_w);
+		ck_assert_double_le(two.lower_bound_w, one.power_w * (1 + 1e-9));
+		assert_verified(plan, two.power_w);
+		p.gap = 1e-4;
+		ck_assert_msg(pd_optimize(plan, &p, &dflt, &e) == 0, "%s", e.msg);
+		ck_assert_int_eq(dflt.status, PD_STATUS_OPTIMAL);
+		ck_assert_double_le(dflt.power_w, one.power_w * (1 + 1e-4 + 1e-9));
+		ck_assert_double_le(dflt.lower_bound_w, one.power_w * (1 + 1e-9));
+		compared++;
+		pd_plan_free(plan);
+	}
+	ck_assert_int_ge(compared, 2);
+}
+END_TEST
+
 /* Plans carry the budget law: the issue's chain a -> b -> c (1, 2, 1 ms; T = D = 20 ms) on two cores
  * with the island's job_overhead 40 us (overriding dl's 10 us) and a 5 % margin gets wcet = C,
  * overhead = 40 us, runtime = ceil((C + 40 us) x 1.05) (1.092 / 2.142 / 1.092 ms), every deadline
@@ -805,6 +847,7 @@ int main(void)
 	tcase_add_test(tc, solver_failure_returns_incumbent);
 	tcase_add_test(tc, identical_islands_sorted_and_exact);
 	tcase_add_test(tc, stopped_search_bounds_below_optimum);
+	tcase_add_test(tc, small_portfolio_agrees_with_one_worker);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }
