@@ -16,7 +16,9 @@
  * store. Whenever the child stops (normally, crash, kill), `active` names a complete solution that
  * passed the exact evaluator, or none (-1). Lower bounds are published the same way: each one is
  * valid on its own (already taken as min(bound, cut-off at that moment)), so the largest is kept.
- * The parent reads the page only after the child has been reaped, so there is no concurrent access.
+ * The parent reads the page only after the child has been reaped, so there is no concurrent access,
+ * with one exception: the power of the best plan published (best_w), a single double written with
+ * an atomic store, which the other worker of a portfolio and the parent read while it runs.
  *
  *   parent: publish page -> fork -> poll(waitpid, 1 ms) until exit or hard deadline -> SIGKILL -> reap
  *   child:  hooks (GLPK error -> record reason, _exit) -> work -> publish rc, bound -> _exit
