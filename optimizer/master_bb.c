@@ -385,8 +385,7 @@ double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_so
 out:
 	for (size_t r = 0; r < B.n_nogood; r++)
 		opt_screen_release(M->scr, B.nogood[r]);
-	if (M->scr)
-		opt_screen_precise(M->scr, false);
+	opt_screen_precise(M->scr, false); /* M->scr is set: checked before any goto out */
 	opt_ws_free(B.w);
 	free(B.fixed);
 	free(B.nogood);
