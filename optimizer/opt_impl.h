@@ -259,6 +259,12 @@ static inline size_t opt_core_island(const struct opt_inst *in, int c) { return 
 
 double opt_now_s(void);
 
+/* The OPP hull bound (hull.c): one LP over every OPP vector at once, the OPP choice relaxed; its
+ * optimum bounds every plan at every vector. Kelley rounds until deadline_s, a stall, or a bound at
+ * the peer's plan (in->peer) less the gap; each round's bound is published (opt_pub_bound). Returns
+ * the bound (-INFINITY: no LP optimum in time). */
+double opt_hull_bound(const struct opt_inst *in, double deadline_s);
+
 /* Above this many OPP vectors (islands x GPUs), vectors are searched by coordinate descent and the
  * exact mode solves one master with the OPP binaries free instead of one master per vector. */
 #define OPT_VECTOR_LIMIT 20000

@@ -99,6 +99,24 @@ static size_t check_valid(const struct fixture *f, const struct opt_lazy *L, dou
 	return none;
 }
 
+/* The OPP hull (optimizer/hull.c) bounds every vector at once: never above the brute-force optimum,
+ * and above the smallest idle-plus-separable bound, which is where the search over vectors starts
+ * (here the hull's capacity and cardinality rows per OPP see that six tasks need at least two
+ * islands above 250 MHz). */
+START_TEST(hull_bounds_every_vector)
+{
+	struct fixture f;
+	setup(&f);
+	double sep = INFINITY;
+	for (size_t c = 0; c < f.nc; c++)
+		sep = fmin(sep, f.lb0[c]);
+	double h = opt_hull_bound(&f.in, opt_now_s() + 5.0);
+	ck_assert_msg(h <= f.opt * (1 + 1e-9), "hull %.9f W above the optimum %.9f W", h, f.opt);
+	ck_assert_msg(h > sep + 1e-6, "hull %.9f W not above the separable bound %.9f W", h, sep);
+	teardown(&f);
+}
+END_TEST
+
 START_TEST(closes_only_vectors_without_plan)
 {
 	struct fixture f;
@@ -185,6 +203,7 @@ int main(void)
 	TCase *tc = tcase_create("lazy");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, closes_only_vectors_without_plan);
+	tcase_add_test(tc, hull_bounds_every_vector);
 	tcase_add_test(tc, bound_valid_at_every_cut);
 	tcase_add_test(tc, sort_twins_is_canonical);
 	suite_add_tcase(s, tc);

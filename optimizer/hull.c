@@ -1,0 +1,352 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The OPP hull: one LP whose optimum bounds every plan at every OPP vector at once (docs/MODEL.md,
+ * "Exact", the OPP hull bound).
+ *
+ * Why: on Xavier (four identical Carmel islands x 29 OPPs x 14 GPU OPPs: 503440 canonical vectors)
+ * the vector search bounds one vector after another; at 120 tasks tens of thousands of vectors keep
+ * bounds below what a 3 % gap needs after the whole time limit. This LP has the screening LP's rows
+ * (screen.c) with the OPP choice relaxed instead of fixed:
+ *     y_cm >= 0, sum_m y_cm = |c|            islands of twin class c at OPP m (integer in a plan)
+ *     y_am >= 0, sum_m y_am = 1              accelerator a at OPP m
+ *     sum_cm a_icm + sum_vm z_ivm = 1        every task placed (class c at OPP m, server v at OPP m)
+ *     z_ivm <= y_am                          only at the device's OPP
+ *     (C_icm / cap) a <= d_icm <= hi_i a,  v_icm >= a^2 / d  (tangents)
+ *     sum_i C_icm v_icm <= n_c cap y_cm       the cores of the class's islands at OPP m
+ *     sum_{i: C_icm / hi_i > cap / (p+1)} a_icm <= p n_c y_cm   (p = 1, 2) cardinality
+ *     sum_i (L_ivm / T_i) z_ivm <= y_am        FIFO utilisation at the device's OPP
+ *     F_i >= F_p + sum_cm d_icm + sum_vm L_ivm z_ivm,  F_i <= D
+ *     min base + sum_cm y_cm const_cm + sum_am y_am idle_am + sum busy a + sum busy z
+ * A plan is a point: y_cm the number of islands of c at OPP m, a_icm = 1 for the class and OPP of
+ * task i's island, d its deadline, v = 1/d. The class's islands at one OPP pool their cores (a
+ * relaxation: twins are interchangeable, docs/MODEL.md "Symmetry"), FIFO requests wait only for
+ * their own latency (R_i >= L_i), and the reconfiguration time is dropped: each only relaxes. So
+ * every LP optimum of the Kelley loop (tangents under-estimate the perspective) is a valid lower
+ * bound on every plan, whatever its vector.
+ *
+ * Measured on Xavier, 120 tasks (bench shape, seed 778; docs/MODEL.md): 2.2 s for the first LP and
+ * ~0.25 s per Kelley round. The rows a_icm <= y_cm (valid, and stronger round for round) made the
+ * first LP 9.6 s and every round 3-6 s, so within 30 s the bound was 5.75 W with them and 5.79 W
+ * without; they are left out. Five static tangents per option (geometric from the single-core
+ * deadline to the longest one) instead of three: the first LP's bound 5.714 W instead of 5.600 W, in
+ * 3.6 s instead of 2.2 s: Kelley adds one tangent per option and round, about +0.006 W a round.
+ */
+#include "optimizer/opt_impl.h"
+
+#include <glpk.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Kelley rounds at most; relative violation below which no tangent is added; a round that gains less
+ * than HULL_STALL (relative) ends the loop. */
+#define HULL_ROUNDS 400
+#define HULL_TOL 1e-3
+#define HULL_STALL 1e-5
+/* Static tangents per (task, class, OPP) option. */
+#define HULL_POINTS 5
+
+struct hull {
+	const struct opt_inst *in;
+	glp_prob *lp;
+	size_t n_cls, *cls_root, *cls_n; /* twin classes: first island, member count */
+	size_t *opp0;                   /* per class: offset of its OPP block in the (class, OPP) list */
+	size_t n_cm;                    /* sum over classes of their OPPs */
+	int *a, *d, *v;                 /* [i * n_cm + cm] (0: option cannot hold the task) */
+	int *ind;
+	double *val;
+};
+
+static double ms(double ns) { return ns * 1e-6; }
+
+static int col(glp_prob *lp, int type, double lb, double ub, double c)
+{
+	int j = glp_add_cols(lp, 1);
+	glp_set_col_bnds(lp, j, type, lb, ub);
+	glp_set_obj_coef(lp, j, c);
+	return j;
+}
+
+static int row(glp_prob *lp, int type, double lb, double ub, int n, const int *ind, const double *val)
+{
+	int r = glp_add_rows(lp, 1);
+	glp_set_mat_row(lp, r, n, ind, val);
+	glp_set_row_bnds(lp, r, type, lb, ub);
+	return r;
+}
+
+static void tangent(struct hull *H, size_t q, double t)
+{
+	int ind[4] = {0, H->v[q], H->a[q], H->d[q]};
+	double val[4] = {0, 1.0, -2.0 / t, 1.0 / (t * t)};
+	row(H->lp, GLP_LO, 0, 0, 3, ind, val);
+}
+
+/* Twin classes: an island without a previous twin starts one; its twins join it. */
+static int classes(struct hull *H)
+{
+	const struct opt_inst *in = H->in;
+	H->cls_root = calloc(in->n_isl + 1, sizeof(size_t));
+	H->cls_n = calloc(in->n_isl + 1, sizeof(size_t));
+	H->opp0 = calloc(in->n_isl + 1, sizeof(size_t));
+	if (!H->cls_root || !H->cls_n || !H->opp0)
+		return -1;
+	for (size_t k = 0; k < in->n_isl; k++) {
+		size_t r = k;
+		while (in->isl_prev_twin[r] >= 0)
+			r = (size_t)in->isl_prev_twin[r];
+		size_t c = 0;
+		while (c < H->n_cls && H->cls_root[c] != r)
+			c++;
+		if (c == H->n_cls)
+			H->cls_root[H->n_cls++] = r;
+		H->cls_n[c]++;
+	}
+	for (size_t c = 0; c < H->n_cls; c++) {
+		H->opp0[c] = H->n_cm;
+		H->n_cm += in->isl_nopp[H->cls_root[c]];
+	}
+	return 0;
+}
+
+/* The class's island power with no task at OPP m: the smallest over its members (equal for twins). */
+static double class_const(const struct hull *H, size_t c, size_t m)
+{
+	const struct opt_inst *in = H->in;
+	double w = INFINITY;
+	for (size_t k = 0; k < in->n_isl; k++) {
+		size_t r = k;
+		while (in->isl_prev_twin[r] >= 0)
+			r = (size_t)in->isl_prev_twin[r];
+		if (r == H->cls_root[c])
+			w = fmin(w, in->isl_const_w[k][m]);
+	}
+	return w;
+}
+
+static int build(struct hull *H, size_t max_am)
+{
+	int rc = -1;
+	const struct opt_inst *in = H->in;
+	glp_prob *lp = H->lp;
+	size_t n = in->n_tasks;
+	glp_set_obj_dir(lp, GLP_MIN);
+	glp_set_obj_coef(lp, 0, in->base_w);
+	int *y = calloc(H->n_cm + 1, sizeof(int));
+	size_t nam = 0;
+	for (size_t a = 0; a < in->n_acc; a++)
+		nam += in->acc_nopp[a];
+	int *ya = calloc(nam + 1, sizeof(int));
+	size_t *aopp0 = calloc(in->n_acc + 1, sizeof(size_t));
+	int *F = calloc(n + 1, sizeof(int));
+	int **z = calloc(n + 1, sizeof(int *)); /* [i][v * max_am + m] */
+	if (!y || !ya || !aopp0 || !F || !z)
+		goto out;
+	/* OPP columns and their "number of islands" rows */
+	for (size_t c = 0; c < H->n_cls; c++) {
+		size_t r = H->cls_root[c], nm = in->isl_nopp[r];
+		int k = 0;
+		for (size_t m = 0; m < nm; m++) {
+			y[H->opp0[c] + m] = col(lp, GLP_DB, 0, (double)H->cls_n[c], class_const(H, c, m));
+			H->ind[++k] = y[H->opp0[c] + m], H->val[k] = 1.0;
+		}
+		row(lp, GLP_FX, (double)H->cls_n[c], (double)H->cls_n[c], k, H->ind, H->val);
+	}
+	for (size_t a = 0, off = 0; a < in->n_acc; a++) {
+		aopp0[a] = off;
+		int k = 0;
+		for (size_t m = 0; m < in->acc_nopp[a]; m++) {
+			ya[off + m] = col(lp, GLP_DB, 0, 1, in->acc_idle_w[a][m]);
+			H->ind[++k] = ya[off + m], H->val[k] = 1.0;
+		}
+		row(lp, GLP_FX, 1, 1, k, H->ind, H->val);
+		off += in->acc_nopp[a];
+	}
+	/* task columns */
+	for (size_t i = 0; i < n; i++) {
+		double hi = ms(opt_longest_d(in, i)), T = (double)in->T_ns[i];
+		int k = 0;
+		for (size_t c = 0; c < H->n_cls; c++) {
+			size_t r = H->cls_root[c];
+			for (size_t m = 0; m < in->isl_nopp[r]; m++) {
+				double C = (double)runtime_at(in, i, r, m);
+				if (!opt_core_fits(in, i, C, 0))
+					continue;
+				size_t q = i * H->n_cm + H->opp0[c] + m;
+				double busy = (in->busy_w[r][m] - in->idle_w[r][m]) * (double)demand_at(in, i, r, m) / T;
+				H->a[q] = col(lp, GLP_DB, 0, 1, busy);
+				H->d[q] = col(lp, GLP_DB, 0, hi, 0);
+				H->v[q] = col(lp, GLP_DB, 0, in->cap / ms(C), 0);
+				H->ind[++k] = H->a[q], H->val[k] = 1.0;
+				int ih[3] = {0, H->d[q], H->a[q]};
+				double vh[3] = {0, 1.0, -hi}, vl[3] = {0, 1.0, -ms(C) / in->cap};
+				row(lp, GLP_UP, 0, 0, 2, ih, vh);
+				row(lp, GLP_LO, 0, 0, 2, ih, vl);
+				double lo = ms(C) / in->cap; /* <= hi: the option fits */
+				for (int p = 0; p < HULL_POINTS; p++)
+					tangent(H, q, lo * pow(hi / lo, (double)p / (HULL_POINTS - 1)));
+			}
+		}
+		z[i] = calloc(in->n_srv * max_am + 1, sizeof(int));
+		if (!z[i])
+			goto out;
+		for (size_t v = 0; v < in->n_srv; v++) {
+			if (in->impl[i * in->n_srv + v] < 0)
+				continue;
+			size_t a = in->srv[v].accel;
+			for (size_t m = 0; m < in->acc_nopp[a]; m++) {
+				double L = (double)opt_latency(in, i, v, m);
+				if (L > opt_longest_d(in, i))
+					continue;
+				double busy = in->srv[v].kind == PD_ACCEL_FPGA ? in->fpga_pw[i * in->n_srv + v] * L / T
+									       : (in->acc_busy_w[a][m] - in->acc_idle_w[a][m]) * L / T;
+				int zc = col(lp, GLP_DB, 0, 1, busy);
+				z[i][v * max_am + m] = zc;
+				H->ind[++k] = zc, H->val[k] = 1.0;
+				int iy[3] = {0, zc, ya[aopp0[a] + m]};
+				double vy[3] = {0, 1.0, -1.0};
+				row(lp, GLP_UP, 0, 0, 2, iy, vy);
+			}
+		}
+		row(lp, GLP_FX, 1, 1, k, H->ind, H->val);
+		F[i] = col(lp, GLP_DB, 0, ms((double)in->D_ns[i]), 0);
+	}
+	/* per (class, OPP): capacity and cardinality */
+	for (size_t c = 0; c < H->n_cls; c++) {
+		size_t r = H->cls_root[c], nc = in->isl_ncores[r];
+		for (size_t m = 0; m < in->isl_nopp[r]; m++) {
+			size_t cm = H->opp0[c] + m;
+			int k = 0;
+			for (size_t i = 0; i < n; i++)
+				if (H->v[i * H->n_cm + cm])
+					H->ind[++k] = H->v[i * H->n_cm + cm], H->val[k] = ms((double)runtime_at(in, i, r, m));
+			H->ind[++k] = y[cm], H->val[k] = -(double)nc * in->cap;
+			row(lp, GLP_UP, 0, 0, k, H->ind, H->val);
+			for (int p = 1; p <= 2; p++) {
+				k = 0;
+				for (size_t i = 0; i < n; i++) {
+					int ac = H->a[i * H->n_cm + cm];
+					double u = (double)runtime_at(in, i, r, m) / opt_longest_d(in, i);
+					if (ac && u > in->cap / (p + 1) * (1 + 1e-9))
+						H->ind[++k] = ac, H->val[k] = 1.0;
+				}
+				if (!k)
+					continue;
+				H->ind[++k] = y[cm], H->val[k] = -(double)(p * (int)nc);
+				row(lp, GLP_UP, 0, 0, k, H->ind, H->val);
+			}
+		}
+	}
+	/* per (server, OPP): FIFO utilisation */
+	for (size_t v = 0; v < in->n_srv; v++) {
+		size_t a = in->srv[v].accel;
+		for (size_t m = 0; m < in->acc_nopp[a]; m++) {
+			int k = 0;
+			for (size_t i = 0; i < n; i++)
+				if (z[i][v * max_am + m])
+					H->ind[++k] = z[i][v * max_am + m],
+					H->val[k] = (double)opt_latency(in, i, v, m) / (double)in->T_ns[i];
+			if (!k)
+				continue;
+			H->ind[++k] = ya[aopp0[a] + m], H->val[k] = -1.0;
+			row(lp, GLP_UP, 0, 0, k, H->ind, H->val);
+		}
+	}
+	/* finish potentials */
+	for (size_t i = 0; i < n; i++) {
+		const struct pd_task *t = pd_dags_task(in->dags, i);
+		size_t np = t->n_preds ? t->n_preds : 1;
+		for (size_t p = 0; p < np; p++) {
+			int k = 0;
+			H->ind[++k] = F[i], H->val[k] = 1.0;
+			if (t->n_preds)
+				H->ind[++k] = F[t->preds[p]], H->val[k] = -1.0;
+			for (size_t cm = 0; cm < H->n_cm; cm++)
+				if (H->d[i * H->n_cm + cm])
+					H->ind[++k] = H->d[i * H->n_cm + cm], H->val[k] = -1.0;
+			for (size_t v = 0; v < in->n_srv; v++)
+				for (size_t m = 0; m < max_am; m++)
+					if (z[i][v * max_am + m])
+						H->ind[++k] = z[i][v * max_am + m],
+						H->val[k] = -ms((double)opt_latency(in, i, v, m));
+			row(lp, GLP_LO, 0, 0, k, H->ind, H->val);
+		}
+	}
+	rc = 0;
+out:
+	for (size_t i = 0; z && i < n; i++)
+		free(z[i]);
+	free(z), free(F), free(y), free(ya), free(aopp0);
+	return rc;
+}
+
+static int separate(struct hull *H)
+{
+	const struct opt_inst *in = H->in;
+	int added = 0;
+	for (size_t q = 0; q < in->n_tasks * H->n_cm; q++) {
+		if (!H->a[q])
+			continue;
+		double a = glp_get_col_prim(H->lp, H->a[q]), d = glp_get_col_prim(H->lp, H->d[q]);
+		double v = glp_get_col_prim(H->lp, H->v[q]);
+		if (a < 1e-7 || d < 1e-9)
+			continue;
+		double need = a * a / d;
+		if (v < need * (1 - HULL_TOL) - 1e-12) {
+			tangent(H, q, d / a);
+			added++;
+		}
+	}
+	return added;
+}
+
+double opt_hull_bound(const struct opt_inst *in, double deadline_s)
+{
+	struct hull H = {.in = in};
+	double bound = -INFINITY;
+	if (classes(&H))
+		goto out;
+	size_t max_am = 1; /* OPPs of the accelerator with the most */
+	for (size_t a = 0; a < in->n_acc; a++)
+		max_am = in->acc_nopp[a] > max_am ? in->acc_nopp[a] : max_am;
+	/* the longest row: a capacity row (every task and y), or a path row (F twice, every option) */
+	size_t nq = in->n_tasks * H.n_cm + 1, wide = in->n_tasks + H.n_cm + in->n_srv * max_am + 8;
+	H.a = calloc(nq, sizeof(int)), H.d = calloc(nq, sizeof(int)), H.v = calloc(nq, sizeof(int));
+	H.ind = calloc(wide + 1, sizeof(int)), H.val = calloc(wide + 1, sizeof(double));
+	H.lp = glp_create_prob();
+	if (!H.a || !H.d || !H.v || !H.ind || !H.val || !H.lp)
+		goto out;
+	if (build(&H, max_am))
+		goto out;
+	int term = glp_term_out(GLP_OFF);
+	glp_scale_prob(H.lp, GLP_SF_AUTO);
+	glp_term_out(term);
+	for (int round = 0; round < HULL_ROUNDS && opt_now_s() < deadline_s; round++) {
+		glp_smcp sp;
+		glp_init_smcp(&sp);
+		sp.msg_lev = GLP_MSG_OFF;
+		sp.meth = GLP_DUALP; /* every cost >= 0: the slack basis is dual feasible, and so is the last
+				      * optimum's after new tangent rows */
+		double left_ms = (deadline_s - opt_now_s()) * 1000.0;
+		if (left_ms < 5)
+			break;
+		sp.tm_lim = (int)left_ms;
+		if (glp_simplex(H.lp, &sp) != 0)
+			break;
+		/* no point (GLP_NOFEAS) would mean no plan anywhere; the search decides that itself, with
+		 * its explanation, so the hull claims nothing then */
+		if (glp_get_status(H.lp) != GLP_OPT)
+			break;
+		double z = glp_get_obj_val(H.lp);
+		bool stalled = z < bound + HULL_STALL * fabs(bound);
+		bound = fmax(bound, z);
+		opt_pub_bound(in, bound);
+		if (bound >= opt_peer_w(in) * (1 - in->rel_gap) || stalled || !separate(&H))
+			break;
+	}
+out:
+	if (H.lp)
+		glp_delete_prob(H.lp);
+	free(H.cls_root), free(H.cls_n), free(H.opp0), free(H.a), free(H.d), free(H.v), free(H.ind), free(H.val);
+	return bound;
+}
