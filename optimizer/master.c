@@ -210,16 +210,16 @@ bool opt_mst_round_pack(struct master *M, struct opt_sol *s, struct opt_ws *w, d
 	return ok;
 }
 
-/* One LP rounding at vector s with the share frac of every island's capacity held back: 2 packed
- * (inc updated if cheaper), 1 rounded but not packed, 0 no LP optimum in time, -1 no LP plan below
- * the cut-off. */
+/* One LP rounding at vector s with the share frac of the capacity held back on the islands with
+ * isl[k] (every island: isl NULL): 2 packed (inc updated if cheaper), 1 rounded but not packed, 0 no
+ * LP optimum in time, -1 no LP plan below the cut-off. */
 static int round_at(struct master *M, struct opt_sol *s, struct opt_ws *w, struct opt_sol *inc, double frac,
-		    double cut, double dl)
+		    const bool *isl, double cut, double dl)
 {
 	bool inf;
-	opt_screen_shrink(M->scr, frac);
+	opt_screen_shrink(M->scr, frac, isl);
 	double b = opt_screen_vector(M->scr, s, INFINITY, dl, &inf);
-	opt_screen_shrink(M->scr, 0);
+	opt_screen_shrink(M->scr, 0, NULL);
 	if (inf || b >= cut)
 		return -1;
 	if (!isfinite(b))
@@ -231,57 +231,86 @@ static int round_at(struct master *M, struct opt_sol *s, struct opt_ws *w, struc
 	return ok ? 2 : 1;
 }
 
+/* The roundings at vector s with the shares held back in turn on the islands isl (NULL: all), and
+ * bisect halvings between the last share whose rounding did not pack and the first that leaves no LP
+ * plan below the cut-off. Returns 2 when a rounding packed, 1 when some LP had a plan and none of its
+ * roundings packed, else 0. */
+static int round_shares(struct master *M, struct opt_sol *s, struct opt_ws *w, struct opt_sol *inc, const bool *isl,
+			int bisect, double cut, double dl)
+{
+	double lo = -1; /* the largest share held back whose rounding did not pack */
+	for (size_t r = 0; r < sizeof(round_shrink) / sizeof(round_shrink[0]) && opt_now_s() < dl; r++) {
+		int v = round_at(M, s, w, inc, round_shrink[r], isl, cut, dl);
+		if (v == 2)
+			return 2;
+		if (v == 1)
+			lo = round_shrink[r];
+		if (v >= 0)
+			continue;
+		double hi = round_shrink[r];
+		for (int h = 0; h < bisect && lo >= 0 && opt_now_s() < dl; h++) {
+			double mid = 0.5 * (lo + hi);
+			v = round_at(M, s, w, inc, mid, isl, cut, dl);
+			if (v == 2)
+				return 2;
+			if (v == 0)
+				break;
+			if (v == 1)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		break;
+	}
+	return lo >= 0;
+}
+
 /*
  * LP rounding (incumbents, not bounds): at the vectors with the smallest bounds, every task goes to
  * its largest share of the screening LP solved with some capacity held back, and round_pack makes a
  * plan of it. A better incumbent closes more vectors. Holding back more only makes the LP worse, so
  * once a share leaves no LP plan below the cut-off, only the shares between it and the last one
  * whose rounding did not pack are left: bisection, ROUND_BISECT steps.
+ *
+ * Above the per-core sizes, where capacity held back on every island leaves no LP plan before any
+ * rounding packs, it is held back on one island at a time (ROUND_ONE_ISLAND). Why: at the cheapest
+ * open vector of XU4 120-task sets the LP fills both islands to within 0.1 % and its rounding does
+ * not pack (the deadline LP spreads the overload over both islands' fullest cores); with 0.125 % held
+ * back on both the LP has no plan, with 0.125 % held back on LITTLE alone its rounding packs (seed
+ * 11520000: 4.1725 W, proven optimal, where the plan had been the next vector's 4.2235 W, 1.2 %).
  */
 static void round_vectors(struct master *M, const struct vec *vs, size_t nv, struct opt_sol *inc, double dl)
 {
 	const struct opt_inst *in = M->in;
 	struct opt_sol s;
 	struct opt_ws *w = opt_ws_new(in);
-	if (!w)
-		return;
-	if (!M->scr || opt_sol_init(&s, in)) {
+	bool *one = calloc(in->n_isl + 1, sizeof(bool));
+	if (!w || !one || !M->scr || opt_sol_init(&s, in)) {
 		opt_ws_free(w);
+		free(one);
 		return;
 	}
 	/* above the per-core sizes only: the small sets are proven by the branch and bound, whose time
 	 * the extra roundings would take (measured: no small set gained) */
-	int bisect = in->n_tasks > OPT_PER_CORE_TASKS ? ROUND_BISECT : 0;
+	bool large = in->n_tasks > OPT_PER_CORE_TASKS;
+	int bisect = large ? ROUND_BISECT : 0;
 	for (size_t j = 0; j < nv && opt_now_s() < dl; j++) {
 		double cut = cut_w(in, inc);
 		if (vs[j].lb >= cut)
 			break;
 		opt_vector_decode(in, &s, vs[j].id);
-		double lo = -1; /* the largest share held back whose rounding did not pack */
-		for (size_t r = 0; r < sizeof(round_shrink) / sizeof(round_shrink[0]) && opt_now_s() < dl; r++) {
-			int v = round_at(M, &s, w, inc, round_shrink[r], cut, dl);
-			if (v == 2)
+		int v = round_shares(M, &s, w, inc, NULL, bisect, cut, dl);
+		for (size_t k = 0; large && v == 1 && in->n_isl > 1 && k < in->n_isl && opt_now_s() < dl; k++) {
+			memset(one, 0, in->n_isl * sizeof(bool));
+			one[k] = true;
+			opt_vector_decode(in, &s, vs[j].id);
+			if (round_shares(M, &s, w, inc, one, bisect, cut_w(in, inc), dl) == 2)
 				break;
-			if (v == 1)
-				lo = round_shrink[r];
-			if (v >= 0)
-				continue;
-			double hi = round_shrink[r];
-			for (int h = 0; h < bisect && lo >= 0 && opt_now_s() < dl; h++) {
-				double mid = 0.5 * (lo + hi);
-				v = round_at(M, &s, w, inc, mid, cut, dl);
-				if (v == 2 || v == 0)
-					break;
-				if (v == 1)
-					lo = mid;
-				else
-					hi = mid;
-			}
-			break;
 		}
 	}
 	opt_sol_free(&s);
 	opt_ws_free(w);
+	free(one);
 }
 
 /*

@@ -393,9 +393,10 @@ void opt_screen_round(const struct opt_screen *S, int *where);
 /* After opt_screen_vector: task i's deadline (ms) on island k in the LP optimum, when it has a share
  * there. */
 bool opt_screen_deadline(const struct opt_screen *S, size_t i, size_t k, double *t_ms);
-/* Shrinks every island's density row by frac (0 restores it); a shrunk LP gives no valid bound, only
- * roundings that leave room for packing onto cores. */
-void opt_screen_shrink(struct opt_screen *S, double frac);
+/* Shrinks the density row of every island k with isl[k] (every island: isl NULL) by frac, the others
+ * not (frac 0 restores them all); a shrunk LP gives no valid bound, only roundings that leave room
+ * for packing onto cores. */
+void opt_screen_shrink(struct opt_screen *S, double frac, const bool *isl);
 
 /* A proof that vector s has no plan, cheaper than the screening LP (pathlag.c): true only when a
  * Lagrangian of the island, server, cardinality and path rows is positive there (then no plan exists

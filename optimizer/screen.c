@@ -540,11 +540,11 @@ void opt_screen_round(const struct opt_screen *S, int *where)
 	}
 }
 
-void opt_screen_shrink(struct opt_screen *S, double frac)
+void opt_screen_shrink(struct opt_screen *S, double frac, const bool *isl)
 {
 	const struct opt_inst *in = S->in;
 	for (size_t k = 0; k < in->n_isl; k++) {
-		double rhs = (double)in->isl_ncores[k] * in->cap * (1 - frac);
+		double rhs = (double)in->isl_ncores[k] * in->cap * (1 - (!isl || isl[k] ? frac : 0));
 		glp_set_row_bnds(S->lp, S->cap[k], GLP_UP, rhs, rhs);
 	}
 }

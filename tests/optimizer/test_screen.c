@@ -132,13 +132,53 @@ START_TEST(shrink_holds_capacity_back)
 			     pd_to_plat2));
 	bool inf = false;
 	ck_assert(isfinite(screen(&f, 1, &inf)));
-	opt_screen_shrink(f.S, 0.10);
+	opt_screen_shrink(f.S, 0.10, NULL);
 	ck_assert(isinf(screen(&f, 1, &inf)));
 	ck_assert(inf);
-	opt_screen_shrink(f.S, 0.04); /* 1.824 >= 1.8 */
+	opt_screen_shrink(f.S, 0.04, NULL); /* 1.824 >= 1.8 */
 	ck_assert(isfinite(screen(&f, 1, &inf)));
-	opt_screen_shrink(f.S, 0);
+	opt_screen_shrink(f.S, 0, NULL);
 	ck_assert(isfinite(screen(&f, 1, &inf)));
+	teardown(&f);
+}
+END_TEST
+
+/* Held back on one island only (the LP roundings above 30 tasks, master.c): six tasks of 2 ms per
+ * 10 ms on three one-core islands at 1000 MHz need density 1.2 of 2.85. With 60 % held back on every
+ * island (3 x 0.38 = 1.14) there is no point; with 60 % held back on island 0 alone (0.38 + 2 x 0.95)
+ * there is one, and island 0 then holds at most 0.38 of the load; released, the bound is the plain
+ * LP's again. */
+START_TEST(shrink_one_island)
+{
+	struct fixture f;
+	setup(&f, pd_to_load("dags:\n"
+			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
+			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
+			     "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
+			     "  - {name: d, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
+			     "  - {name: e, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
+			     "  - {name: f, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n",
+			     pd_to_plat_three));
+	for (size_t k = 0; k < 3; k++)
+		f.s.isl_opp[k] = 3;
+	bool inf = false, one[3] = {true, false, false};
+	double lb = opt_screen_vector(f.S, &f.s, INFINITY, opt_now_s() + 5.0, &inf);
+	ck_assert(isfinite(lb) && !inf);
+	opt_screen_shrink(f.S, 0.6, NULL);
+	ck_assert(isinf(opt_screen_vector(f.S, &f.s, INFINITY, opt_now_s() + 5.0, &inf)));
+	ck_assert(inf);
+	opt_screen_shrink(f.S, 0.6, one);
+	ck_assert(isfinite(opt_screen_vector(f.S, &f.s, INFINITY, opt_now_s() + 5.0, &inf)));
+	ck_assert(!inf);
+	double on0 = 0;
+	for (size_t i = 0; i < 6; i++) {
+		double t;
+		if (opt_screen_share(f.S, i, 0) > 1e-9 && opt_screen_deadline(f.S, i, 0, &t))
+			on0 += opt_screen_share(f.S, i, 0) * 2.0 / t; /* C / d of the share */
+	}
+	ck_assert_msg(on0 <= 0.38 * 1.002, "island 0 holds %.6f of density", on0);
+	opt_screen_shrink(f.S, 0, NULL);
+	ck_assert_double_eq_tol(opt_screen_vector(f.S, &f.s, INFINITY, opt_now_s() + 5.0, &inf), lb, 1e-9);
 	teardown(&f);
 }
 END_TEST
@@ -422,6 +462,7 @@ int main(void)
 	tcase_add_test(tc, one_island_bound_is_exact);
 	tcase_add_test(tc, fifo_requests_wait_for_each_other);
 	tcase_add_test(tc, shrink_holds_capacity_back);
+	tcase_add_test(tc, shrink_one_island);
 	tcase_add_test(tc, cardinality_rows_see_half_core_tasks);
 	tcase_add_test(tc, infeasibility_is_monotone);
 	tcase_add_test(tc, bound_below_proven_optimum);
