@@ -42,6 +42,14 @@ const char *const pd_to_plat_three = "platform:\n  name: three\n  reference_freq
 				     "  dl: {max_util_per_cpu: 0.95, job_overhead: 0ns}\n  islands:\n" PD_TO_THREE_ISLAND(0)
 					     PD_TO_THREE_ISLAND(1) PD_TO_THREE_ISLAND(2);
 
+const char *const pd_to_six_2ms = "dags:\n"
+				  "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
+				  "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
+				  "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
+				  "  - {name: d, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
+				  "  - {name: e, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
+				  "  - {name: f, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n";
+
 pd_plan *pd_to_load(const char *dags, const char *plat)
 {
 	const char *dir = pd_test_tmpdir();

@@ -17,6 +17,8 @@ extern const char *const pd_to_plat2;
 extern const char *const pd_to_plat_acc;
 /* Three identical one-core islands c0..c2 of four OPPs (helper_opt.c). */
 extern const char *const pd_to_plat_three;
+/* Six independent one-task DAGs, 2 ms per 10 ms (at the reference frequency). */
+extern const char *const pd_to_six_2ms;
 /* A plan (no solution yet) from DAG and platform YAML texts; asserts that both load. */
 pd_plan *pd_to_load(const char *dags, const char *plat);
 /* A plan over a seeded powerdag-gen DAG set on a shipped platform file (path from the source root). */

@@ -32,14 +32,7 @@ struct fixture {
  * cheapest-option bound closes nothing: the LPs and the dominance of grown vectors must. */
 static void setup(struct fixture *f)
 {
-	f->plan = pd_to_load("dags:\n"
-			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
-			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
-			     "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
-			     "  - {name: d, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
-			     "  - {name: e, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
-			     "  - {name: f, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n",
-			     pd_to_plat_three);
+	f->plan = pd_to_load(pd_to_six_2ms, pd_to_plat_three);
 	pd_err e = {0};
 	ck_assert_msg(opt_inst_build(&f->in, pd_plan_dags(f->plan), pd_plan_platform(f->plan), 1e-5, &e) == 0, "%s",
 		      e.msg);

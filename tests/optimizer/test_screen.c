@@ -151,14 +151,7 @@ END_TEST
 START_TEST(shrink_one_island)
 {
 	struct fixture f;
-	setup(&f, pd_to_load("dags:\n"
-			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
-			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
-			     "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
-			     "  - {name: d, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
-			     "  - {name: e, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n"
-			     "  - {name: f, period: 10ms, tasks: [{name: t, wcet: 2ms}]}\n",
-			     pd_to_plat_three));
+	setup(&f, pd_to_load(pd_to_six_2ms, pd_to_plat_three));
 	for (size_t k = 0; k < 3; k++)
 		f.s.isl_opp[k] = 3;
 	bool inf = false, one[3] = {true, false, false};
