@@ -30,6 +30,9 @@ struct heur {
 	double cutoff_w;
 };
 
+/* Iterated descent (opt_heur_restarts): each coordinate raised by at most this many OPPs. */
+#define OPT_RESTART_UP 4
+
 /* Slack above the incumbent that a repair may still spend (the local search may win it back). */
 #define OPT_REPAIR_MARGIN 0.02
 
@@ -39,7 +42,7 @@ bool heur_try_warm(struct heur *h, const size_t *v, double power_cap_w, struct o
 double heur_vector_lb(struct heur *h, struct opt_sol *s);
 int heur_cmp_vec(const void *a, const void *b);
 /* heur_search.c */
-void heur_descend(struct heur *h, double power_cap_w, struct opt_sol *best);
+void heur_descend(struct heur *h, double power_cap_w, struct opt_sol *best, const size_t *start);
 void heur_strengthen(struct heur *h, struct vec *vs, size_t nv, const struct opt_sol *best);
 double heur_separable_bound(struct heur *h);
 

@@ -262,7 +262,7 @@ out:
 	return improved;
 }
 
-void heur_descend(struct heur *h, double power_cap_w, struct opt_sol *best)
+void heur_descend(struct heur *h, double power_cap_w, struct opt_sol *best, const size_t *start)
 {
 	const struct opt_inst *in = h->in;
 	size_t nc = in->n_isl + in->n_acc;
@@ -273,8 +273,8 @@ void heur_descend(struct heur *h, double power_cap_w, struct opt_sol *best)
 		return;
 	}
 	for (size_t c = 0; c < nc; c++)
-		vec[c] = c < in->n_isl ? in->isl_nopp[c] - 1 : in->acc_nopp[c - in->n_isl] - 1;
-	if (!best->ok) { /* the top vector itself first */
+		vec[c] = start ? start[c] : c < in->n_isl ? in->isl_nopp[c] - 1 : in->acc_nopp[c - in->n_isl] - 1;
+	if (!best->ok) { /* the start vector itself first */
 		for (size_t x = 0; x < nc; x++)
 			if (x < in->n_isl)
 				h->cur.isl_opp[x] = vec[x];

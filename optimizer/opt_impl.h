@@ -63,6 +63,9 @@ struct opt_inst {
 	/* the island search's branch and bound solves its LPs to the tighter tolerances
 	 * (opt_screen_precise): the second worker of the small sets' portfolio (optimize.c) */
 	bool precise_bb;
+	/* the OPP hull runs in the other worker (optimize.c, hull_portfolio): its bound is the one that
+	 * counts, so this worker's lazy loop gives part of its time to plans */
+	bool hull_beside;
 };
 
 /* min / max for values that are never NaN: fmin / fmax keep NaN semantics and are library calls
@@ -345,6 +348,9 @@ void opt_heur_improve(const struct opt_inst *in, struct opt_sol *s, double deadl
 
 /* Pack, repair (power-aware moves) and improve a placement found elsewhere; true when feasible. */
 bool opt_heur_polish(const struct opt_inst *in, struct opt_sol *s, double deadline_s);
+/* Iterated descent over OPP vectors from best's vector (random raises, then the descent) until
+ * deadline_s; best gets every cheaper plan. */
+void opt_heur_restarts(const struct opt_inst *in, double deadline_s, struct opt_sol *best, uint64_t seed);
 
 /* Capacity-aware lower bound per OPP vector (bound.c: Lagrangian relaxation of the island density
  * and FIFO utilisation rows with a path-cover bound on densities). */

@@ -187,6 +187,7 @@ struct ctx {
 	const struct opt_pub *peer; /* the other worker's page (small_portfolio), else NULL */
 	bool precise;               /* its branch and bound to the tighter tolerances (small_portfolio) */
 	bool hull;                  /* it only computes the OPP hull bound (hull_portfolio) */
+	bool hull_beside;           /* the other worker does (hull_portfolio) */
 };
 
 const char *opt_used_name(enum opt_used u)
@@ -353,6 +354,7 @@ static int work(void *arg)
 	c->in->pub = c->pub; /* in the child: its own copy of the instance */
 	c->in->peer = c->peer;
 	c->in->precise_bb = c->precise;
+	c->in->hull_beside = c->hull_beside;
 	c->best.publish = true;
 	double cap_w = p->power_cap_uw >= 0 ? (double)p->power_cap_uw * 1e-6 : INFINITY;
 	int rc;
@@ -518,6 +520,7 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 			c[i].params.backend = i == 1 && cbc ? PD_BACKEND_CBC : PD_BACKEND_GLPK;
 		c[i].precise = two_glpk && i == 1;
 		c[i].hull = hull && i == 1;
+		c[i].hull_beside = hull && i == 0;
 		args[i] = &c[i];
 		P[i] = opt_pub_new(&in);
 		if (!P[i] || opt_sol_init(&c[i].best, &in))
@@ -531,7 +534,7 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 	struct opt_worker_end end[OPT_MAX_WORKERS];
 	if (!rc)
 		opt_workers_run(n, P, kill_at, work, args, end);
-	in.pub = NULL, in.peer = NULL, in.precise_bb = false; /* set by work() when it ran in this process */
+	in.pub = NULL, in.peer = NULL, in.precise_bb = false, in.hull_beside = false; /* set by work() in this process */
 	for (size_t i = 0; !rc && i < n; i++) {
 		c[i].best.publish = false;
 		pd_err ei = {0};
