@@ -276,7 +276,7 @@ static int round_shares(struct master *M, struct opt_sol *s, struct opt_ws *w, s
  * whose rounding did not pack are left: bisection, ROUND_BISECT steps.
  *
  * Above the per-core sizes, where capacity held back on every island leaves no LP plan before any
- * rounding packs, it is held back on one island at a time (ROUND_ONE_ISLAND). Why: at the cheapest
+ * rounding packs, it is held back on one island at a time, island by island. Why: at the cheapest
  * open vector of XU4 120-task sets the LP fills both islands to within 0.1 % and its rounding does
  * not pack (the deadline LP spreads the overload over both islands' fullest cores); with 0.125 % held
  * back on both the LP has no plan, with 0.125 % held back on LITTLE alone its rounding packs (seed
