@@ -643,23 +643,49 @@ bool heur_try_warm(struct heur *h, const size_t *v, double power_cap_w, struct o
 	return true;
 }
 
+/* Frees what heur_open allocated (h may be partly open). */
+static void heur_close(struct heur *h)
+{
+	opt_sol_free(&h->cur);
+	opt_sol_free(&h->tmp);
+	opt_sol_free(&h->keep);
+	opt_sol_free(&h->rep);
+	opt_ws_free(h->ws);
+	free(h->opt_where);
+	h->ws = NULL, h->opt_where = NULL;
+}
+
+/* A search state for in (its scratch solutions, workspace and option table): 0, or -1 when out of
+ * memory (h is then closed already). */
+static int heur_open(struct heur *h, const struct opt_inst *in, double slack_frac, double deadline_s)
+{
+	*h = (struct heur){.in = in, .slack_frac = slack_frac, .deadline_s = deadline_s, .cutoff_w = INFINITY};
+	h->n_opt = in->n_isl + in->n_srv;
+	h->ws = opt_ws_new(in);
+	h->opt_where = calloc(h->n_opt, sizeof(int));
+	if (!h->ws || !h->opt_where || opt_sol_init(&h->cur, in) || opt_sol_init(&h->tmp, in) ||
+	    opt_sol_init(&h->keep, in) || opt_sol_init(&h->rep, in)) {
+		heur_close(h);
+		return -1;
+	}
+	for (size_t o = 0; o < h->n_opt; o++)
+		h->opt_where[o] = opt_option_where(in, o);
+	return 0;
+}
+
 int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, double deadline_s, double power_cap_w,
 		  double slack_frac, struct opt_sol *best, struct opt_heur_result *hr)
 {
-	struct heur h = {.in = in, .slack_frac = slack_frac, .deadline_s = deadline_s, .cutoff_w = INFINITY};
+	struct heur h;
 	hr->lower_bound_w = INFINITY;
 	hr->proven = false;
 	size_t nv = opt_vector_count(in);
-	h.n_opt = in->n_isl + in->n_srv;
-	h.ws = opt_ws_new(in);
-	h.opt_where = calloc(h.n_opt, sizeof(int));
+	if (heur_open(&h, in, slack_frac, deadline_s))
+		return -1;
 	struct vec *vs = calloc(nv > OPT_VECTOR_LIMIT ? 1 : nv, sizeof(*vs));
 	int rc = -1;
-	if (!h.ws || !h.opt_where || !vs || opt_sol_init(&h.cur, in) || opt_sol_init(&h.tmp, in) ||
-	    opt_sol_init(&h.keep, in) || opt_sol_init(&h.rep, in))
+	if (!vs)
 		goto out;
-	for (size_t o = 0; o < h.n_opt; o++)
-		h.opt_where[o] = opt_option_where(in, o);
 	if (nv > OPT_VECTOR_LIMIT) {
 		hr->lower_bound_w = heur_separable_bound(&h);
 		heur_descend(&h, power_cap_w, best, NULL);
@@ -715,12 +741,7 @@ int opt_heuristic(const struct opt_inst *in, const struct pd_opt_params *p, doub
 	hr->proven = best->ok && hr->lower_bound_w >= best->power_w * (1 - 1e-9);
 	rc = 0;
 out:
-	opt_sol_free(&h.cur);
-	opt_sol_free(&h.tmp);
-	opt_sol_free(&h.keep);
-	opt_sol_free(&h.rep);
-	opt_ws_free(h.ws);
-	free(h.opt_where);
+	heur_close(&h);
 	free(vs);
 	(void)p;
 	return rc;
@@ -728,38 +749,21 @@ out:
 
 void opt_heur_improve(const struct opt_inst *in, struct opt_sol *s, double deadline_s)
 {
-	struct heur h = {.in = in, .slack_frac = 0, .deadline_s = deadline_s, .cutoff_w = INFINITY};
-	h.n_opt = in->n_isl + in->n_srv;
-	h.ws = opt_ws_new(in);
-	h.opt_where = calloc(h.n_opt, sizeof(int));
-	if (h.ws && h.opt_where && !opt_sol_init(&h.cur, in) && !opt_sol_init(&h.tmp, in) && !opt_sol_init(&h.keep, in) &&
-	    !opt_sol_init(&h.rep, in)) {
-		for (size_t o = 0; o < h.n_opt; o++)
-			h.opt_where[o] = opt_option_where(in, o);
-		improve(&h, s);
-	}
-	opt_sol_free(&h.cur);
-	opt_sol_free(&h.tmp);
-	opt_sol_free(&h.keep);
-	opt_sol_free(&h.rep);
-	opt_ws_free(h.ws);
-	free(h.opt_where);
+	struct heur h;
+	if (heur_open(&h, in, 0, deadline_s))
+		return;
+	improve(&h, s);
+	heur_close(&h);
 }
 
 /* A placement from elsewhere (the exact mode's master): pack it; if it does not pack, repair it
  * (power-aware moves), then improve it. Returns true when s became a feasible plan. */
 bool opt_heur_polish(const struct opt_inst *in, struct opt_sol *s, double deadline_s)
 {
-	struct heur h = {.in = in, .slack_frac = 0, .deadline_s = deadline_s, .cutoff_w = INFINITY};
-	h.n_opt = in->n_isl + in->n_srv;
-	h.ws = opt_ws_new(in);
-	h.opt_where = calloc(h.n_opt, sizeof(int));
+	struct heur h;
 	bool ok = false;
-	if (!h.ws || !h.opt_where || opt_sol_init(&h.cur, in) || opt_sol_init(&h.tmp, in) ||
-	    opt_sol_init(&h.keep, in) || opt_sol_init(&h.rep, in))
-		goto out;
-	for (size_t o = 0; o < h.n_opt; o++)
-		h.opt_where[o] = opt_option_where(in, o);
+	if (heur_open(&h, in, 0, deadline_s))
+		return false;
 	double r = opt_pack(in, s, h.ws, 0, true, deadline_s);
 	if (r > 1.0)
 		r = repair(&h, s, r);
@@ -767,13 +771,7 @@ bool opt_heur_polish(const struct opt_inst *in, struct opt_sol *s, double deadli
 		improve(&h, s);
 		ok = opt_evaluate(in, s, NULL, 0);
 	}
-out:
-	opt_sol_free(&h.cur);
-	opt_sol_free(&h.tmp);
-	opt_sol_free(&h.keep);
-	opt_sol_free(&h.rep);
-	opt_ws_free(h.ws);
-	free(h.opt_where);
+	heur_close(&h);
 	return ok;
 }
 
@@ -787,18 +785,14 @@ out:
  */
 void opt_heur_restarts(const struct opt_inst *in, double deadline_s, struct opt_sol *best, uint64_t seed)
 {
-	struct heur h = {.in = in, .slack_frac = 0, .deadline_s = deadline_s, .cutoff_w = INFINITY};
+	struct heur h;
 	size_t nc = in->n_isl + in->n_acc;
+	if (!best->ok || heur_open(&h, in, 0, deadline_s))
+		return;
 	size_t *v = malloc((nc + 1) * sizeof(size_t));
 	struct opt_sol got = {0};
-	h.n_opt = in->n_isl + in->n_srv;
-	h.ws = opt_ws_new(in);
-	h.opt_where = calloc(h.n_opt, sizeof(int));
-	if (!best->ok || !v || !h.ws || !h.opt_where || opt_sol_init(&got, in) || opt_sol_init(&h.cur, in) ||
-	    opt_sol_init(&h.tmp, in) || opt_sol_init(&h.keep, in) || opt_sol_init(&h.rep, in))
+	if (!v || opt_sol_init(&got, in))
 		goto out;
-	for (size_t o = 0; o < h.n_opt; o++)
-		h.opt_where[o] = opt_option_where(in, o);
 	uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 1;
 	while (opt_now_s() < deadline_s) {
 		for (size_t c = 0; c < nc; c++) {
@@ -816,10 +810,5 @@ void opt_heur_restarts(const struct opt_inst *in, double deadline_s, struct opt_
 out:
 	free(v);
 	opt_sol_free(&got);
-	opt_sol_free(&h.cur);
-	opt_sol_free(&h.tmp);
-	opt_sol_free(&h.keep);
-	opt_sol_free(&h.rep);
-	opt_ws_free(h.ws);
-	free(h.opt_where);
+	heur_close(&h);
 }
