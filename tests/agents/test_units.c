@@ -188,16 +188,28 @@ START_TEST(spin_is_stretched_by_a_lower_frequency)
 	work_calibrate(&half, 0, root);
 	double ratio = half.iters_per_ref_ns / full.iters_per_ref_ns;
 	ck_assert_msg(ratio > 1.6 && ratio < 2.5, "ratio %f", ratio);
-	/* and a calibrated spin job of 2 ms at f_ref takes about 2 ms of CPU at that speed */
-	int64_t t0 = tcpu(), c0 = t0, c1;
-	work_do(&full, 0, 0, 2 * PD_NS_PER_MS, &c0, &c1);
-	int64_t dt = tcpu() - t0;
-	ck_assert_int_eq(c0, t0); /* left alone */
-	ck_assert_msg(c1 > c0 && c1 - c0 <= dt, "c1 %lld", (long long)c1); /* the job's last clock read */
-	ck_assert(!full.track); /* not the board twin: the calibrated rate stays */
-	for (int k = 0; k < 5; k++)
+	/* and a calibrated spin job of 2 ms at f_ref takes about 2 ms of CPU at that speed. The rate
+	 * is thread CPU time per iteration, which a busy sibling hyperthread or a VM's stolen time
+	 * changes between calibration and job (CI runs other tests beside this one): the property
+	 * is that calibration and job agree when the CPU does not change under them, so up to three
+	 * calibrate-then-spin attempts, and one of them must land within the band. */
+	int64_t dt = 0;
+	put(root, "devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", "2000000\n");
+	for (int attempt = 0; attempt < 3; attempt++) {
+		work_calibrate(&full, 0, root);
+		ratio = half.iters_per_ref_ns / full.iters_per_ref_ns;
+		int64_t t0 = tcpu(), c0 = t0, c1;
 		work_do(&full, 0, 0, 2 * PD_NS_PER_MS, &c0, &c1);
-	ck_assert(half.iters_per_ref_ns / full.iters_per_ref_ns == ratio);
+		dt = tcpu() - t0;
+		ck_assert_int_eq(c0, t0); /* left alone */
+		ck_assert_msg(c1 > c0 && c1 - c0 <= dt, "c1 %lld", (long long)c1); /* the job's last clock read */
+		ck_assert(!full.track); /* not the board twin: the calibrated rate stays */
+		for (int k = 0; k < 5; k++)
+			work_do(&full, 0, 0, 2 * PD_NS_PER_MS, &c0, &c1);
+		ck_assert(half.iters_per_ref_ns / full.iters_per_ref_ns == ratio);
+		if (dt > 1200 * PD_NS_PER_US && dt < 3500 * PD_NS_PER_US)
+			break;
+	}
 	ck_assert_msg(dt > 1200 * PD_NS_PER_US && dt < 3500 * PD_NS_PER_US, "spin took %lld ns", (long long)dt);
 }
 END_TEST
