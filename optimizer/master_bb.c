@@ -378,6 +378,7 @@ double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_so
 	if (inf || lb >= cut)
 		res = INFINITY;
 	else if (isfinite(lb)) {
+		opt_screen_compact(M->scr);
 		res = bb_node(&B, lb);
 		if (!B.unfinished && !B.unknown)
 			res = INFINITY;

@@ -403,6 +403,10 @@ bool opt_screen_deadline(const struct opt_screen *S, size_t i, size_t k, double 
  * not (frac 0 restores them all); a shrunk LP gives no valid bound, only roundings that leave room
  * for packing onto cores. */
 void opt_screen_shrink(struct opt_screen *S, double frac, const bool *isl);
+/* Deletes the generated rows (tangents, freed no-goods) whose slack is basic at the last LP optimum,
+ * which stays optimal; returns how many. Row numbers of generated rows change: call it only while no
+ * no-good is held. */
+int opt_screen_compact(struct opt_screen *S);
 
 /* A proof that vector s has no plan, cheaper than the screening LP (pathlag.c): true only when a
  * Lagrangian of the island, server, cardinality and path rows is positive there (then no plan exists

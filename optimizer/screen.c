@@ -423,6 +423,31 @@ static void prune_pool(struct opt_screen *S)
 	glp_std_basis(S->lp);
 }
 
+/*
+ * Deletes the generated rows that the LP's optimum does not use (a basic slack: the tangent, or a
+ * released no-good, is not tight there). The LP's optimum stays optimal (a row that is
+ * not tight has a zero dual), so its bound is unchanged; the Kelley loop adds back any tangent a
+ * later point needs. Why: the branch and bound solves the same LP with one more fixing per node, and
+ * on Xavier 30-task sets its tree carried 1600-1900 generated rows of which 1400-1700 were slack at
+ * the root: 8.7 ms per node LP with them, 6.0 ms without (1000 node LPs in 10 s where it had been
+ * 650). Row numbers above the static rows change: no caller may hold one (the branch and bound
+ * compacts before its first no-good).
+ */
+int opt_screen_compact(struct opt_screen *S)
+{
+	int nr = glp_get_num_rows(S->lp), n = 0;
+	int *del = malloc(((size_t)(nr - S->n_static) + 1) * sizeof(int));
+	if (!del)
+		return 0;
+	for (int r = S->n_static + 1; r <= nr; r++)
+		if (glp_get_row_stat(S->lp, r) == GLP_BS)
+			del[++n] = r;
+	if (n)
+		glp_del_rows(S->lp, n, del); /* the deleted rows are basic: the basis stays valid */
+	free(del);
+	return n;
+}
+
 /* One LP may take at most this long: a stalled simplex must not eat the other vectors' time. */
 #define SCREEN_LP_S 1.0
 
