@@ -68,6 +68,7 @@ struct bb {
 	bool unfinished; /* out of time */
 	bool unknown;    /* some leaf's packing was not decided */
 	size_t depth; /* of the current node */
+	struct opt_basis *bas; /* per depth: the node's LP basis, where its later children start */
 };
 /* One exact packing check of the branch and bound may take this long (corepack.c decides the
  * benchmark's 30-task packings in 0.01-2 s; GLPK's core-level master sometimes not in 9 s); a leaf
@@ -295,6 +296,7 @@ static double bb_node(struct bb *B, double floor)
 		}
 	}
 	size_t no = n_options(in), n_stack = B->n_stack;
+	bool saved = opt_screen_basis_save(B->M->scr, &B->bas[B->depth]) == 0;
 	bb_close(B, cut_w(in, B->inc));
 	/* the branching task's bounds: a child is skipped when its bound reaches the cut-off, which
 	 * falls as the earlier children find plans */
@@ -319,6 +321,8 @@ static double bb_node(struct bb *B, double floor)
 			res = fmin(res, f);
 			continue;
 		}
+		if (t > 0 && saved)
+			opt_screen_basis_restore(B->M->scr, &B->bas[B->depth - 1]);
 		B->fixed[bi] = o;
 		bb_open_task(B, bi);
 		B->pend_io = (long)(bi * no + (size_t)o), B->pend_lb = lb, B->pend_frac = 1 - shares[o];
@@ -357,8 +361,9 @@ double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_so
 	B.pc_n = B.pc ? calloc(nio + 1, sizeof(int)) : NULL;
 	B.pend_io = -1;
 	B.shr = malloc((in->n_tasks + 2) * n_options(in) * sizeof(double));
+	B.bas = calloc(in->n_tasks + 2, sizeof(struct opt_basis));
 	if (!B.w || !B.fixed || !B.nogood || !B.closed || !B.stack || !B.ob || !B.pool ||
-	    (B.pc && (!B.pc_sum || !B.pc_n)) || !B.shr || opt_sol_init(&B.s, in) ||
+	    (B.pc && (!B.pc_sum || !B.pc_n)) || !B.shr || !B.bas || opt_sol_init(&B.s, in) ||
 	    opt_sol_init(&B.tmp, in) || opt_mst_cand_alloc(&B.cd, in))
 		goto out;
 	memcpy(B.s.isl_opp, s->isl_opp, in->n_isl * sizeof(size_t));
@@ -395,6 +400,9 @@ out:
 	free(B.pc_sum);
 	free(B.pc_n);
 	free(B.shr);
+	for (size_t d = 0; B.bas && d < in->n_tasks + 2; d++)
+		opt_basis_free(&B.bas[d]);
+	free(B.bas);
 	free(B.stack);
 	free(B.ob);
 	opt_mst_cand_free(&B.cd);

@@ -448,6 +448,49 @@ int opt_screen_compact(struct opt_screen *S)
 	return n;
 }
 
+int opt_screen_basis_save(const struct opt_screen *S, struct opt_basis *b)
+{
+	int nr = glp_get_num_rows(S->lp), nc = glp_get_num_cols(S->lp);
+	if (nr > b->cap_rows) {
+		int *r = realloc(b->row, ((size_t)nr + 1) * sizeof(int));
+		if (!r)
+			return -1;
+		b->row = r, b->cap_rows = nr;
+	}
+	if (!b->col && !(b->col = malloc(((size_t)nc + 1) * sizeof(int))))
+		return -1;
+	for (int q = 1; q <= nr; q++)
+		b->row[q] = glp_get_row_stat(S->lp, q);
+	for (int c = 1; c <= nc; c++)
+		b->col[c] = glp_get_col_stat(S->lp, c);
+	b->n_rows = nr;
+	return 0;
+}
+
+void opt_screen_basis_restore(struct opt_screen *S, const struct opt_basis *b)
+{
+	int nr = glp_get_num_rows(S->lp), nc = glp_get_num_cols(S->lp);
+	if (b->n_rows > nr) /* rows deleted since: not this LP's basis any more */
+		return;
+	/* rows added since are basic: with the saved basis that is one basic variable per row again */
+	for (int q = 1; q <= nr; q++)
+		glp_set_row_stat(S->lp, q, q <= b->n_rows ? b->row[q] : GLP_BS);
+	for (int c = 1; c <= nc; c++)
+		glp_set_col_stat(S->lp, c, b->col[c]); /* GLPK fits a non-basic status to the bounds */
+}
+
+int opt_screen_iterations(const struct opt_screen *S)
+{
+	return glp_get_it_cnt(S->lp);
+}
+
+void opt_basis_free(struct opt_basis *b)
+{
+	free(b->row), free(b->col);
+	b->row = b->col = NULL;
+	b->n_rows = b->cap_rows = 0;
+}
+
 /* One LP may take at most this long: a stalled simplex must not eat the other vectors' time. */
 #define SCREEN_LP_S 1.0
 
