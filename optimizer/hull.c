@@ -325,8 +325,11 @@ double opt_hull_bound(const struct opt_inst *in, double deadline_s)
 		glp_smcp sp;
 		glp_init_smcp(&sp);
 		sp.msg_lev = GLP_MSG_OFF;
-		sp.meth = GLP_DUALP; /* every cost >= 0: the slack basis is dual feasible, and so is the last
-				      * optimum's after new tangent rows */
+		/* The first LP by the primal simplex, the rounds after it by the dual: a new tangent row
+		 * cuts off the last optimum, whose basis stays dual feasible. From the slack basis, which
+		 * is dual feasible too (every cost >= 0), the dual simplex took 3.5-9.5 s on Xavier's
+		 * 120-task sets under the search's load, the primal 3.1-5.9 s (docs/MODEL.md). */
+		sp.meth = round == 0 ? GLP_PRIMAL : GLP_DUALP;
 		double left_ms = (deadline_s - opt_now_s()) * 1000.0;
 		if (left_ms < 5)
 			break;
