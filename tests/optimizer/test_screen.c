@@ -447,6 +447,26 @@ START_TEST(option_bounds_below_every_plan)
 }
 END_TEST
 
+/* Steps *id down the vectors of f (from nv - 1 on the first call, *id = nv), by a twelfth of them,
+ * to the next one whose screening LP has a point, and screens it; false when none is left. Then
+ * returns that LP's optimum as it stands: a target of -inf stops the Kelley loop after one LP. */
+static bool next_screened(struct fixture *f, size_t nv, size_t *id, double *lp)
+{
+	for (;;) {
+		size_t step = *id == nv ? 1 : (nv > 24 ? nv / 12 : 1);
+		if (*id <= step) /* vector 0 is not visited */
+			return false;
+		*id -= step;
+		opt_vector_decode(&f->in, &f->s, *id);
+		bool inf;
+		double lb = opt_screen_vector(f->S, &f->s, INFINITY, opt_now_s() + 5.0, &inf);
+		if (inf || !isfinite(lb))
+			continue;
+		*lp = opt_screen_resolve(f->S, -INFINITY, opt_now_s() + 5.0, &inf);
+		return true;
+	}
+}
+
 /* The branch and bound deletes the generated rows that are slack at its root's optimum
  * (opt_screen_compact): the LP's optimum must stay what it was, and on a 20-task XU4 set screened
  * vector after vector most of the pool is slack. Seen failing with every generated row deleted (the
@@ -455,16 +475,11 @@ START_TEST(compaction_keeps_the_optimum)
 {
 	struct fixture f;
 	setup(&f, pd_to_bench_set(2, 10, 5, "platforms/odroid-xu4.yaml"));
-	size_t nv = opt_vector_count(&f.in);
+	size_t nv = opt_vector_count(&f.in), id = nv;
 	int compared = 0, deleted = 0;
-	for (size_t id = nv - 1; id > 0 && compared < 6; id -= nv > 24 ? nv / 12 : 1) {
-		opt_vector_decode(&f.in, &f.s, id);
+	double before;
+	while (compared < 6 && next_screened(&f, nv, &id, &before)) {
 		bool inf;
-		double lb = opt_screen_vector(f.S, &f.s, INFINITY, opt_now_s() + 5.0, &inf);
-		if (inf || !isfinite(lb))
-			continue;
-		/* a target of -inf stops the loop after its first LP: the LP as it stands, no new rows */
-		double before = opt_screen_resolve(f.S, -INFINITY, opt_now_s() + 5.0, &inf);
 		int n = opt_screen_compact(f.S);
 		double after = opt_screen_resolve(f.S, -INFINITY, opt_now_s() + 5.0, &inf);
 		ck_assert(!inf);
@@ -488,16 +503,11 @@ START_TEST(restored_basis_is_optimal)
 {
 	struct fixture f;
 	setup(&f, pd_to_bench_set(2, 10, 5, "platforms/odroid-xu4.yaml"));
-	size_t nv = opt_vector_count(&f.in);
+	size_t nv = opt_vector_count(&f.in), id = nv;
 	int checked = 0, moved = 0;
-	for (size_t id = nv - 1; id > 0 && checked < 4; id -= nv > 24 ? nv / 12 : 1) {
-		opt_vector_decode(&f.in, &f.s, id);
+	double z0;
+	while (checked < 4 && next_screened(&f, nv, &id, &z0)) {
 		bool inf;
-		double lb = opt_screen_vector(f.S, &f.s, INFINITY, opt_now_s() + 5.0, &inf);
-		if (inf || !isfinite(lb))
-			continue;
-		/* a target of -inf: one LP, no new tangents */
-		double z0 = opt_screen_resolve(f.S, -INFINITY, opt_now_s() + 5.0, &inf);
 		struct opt_basis b = {0};
 		ck_assert_int_eq(opt_screen_basis_save(f.S, &b), 0);
 		/* task 0 onto the option its LP share is smallest on (that moves the optimum) */
