@@ -49,7 +49,7 @@
 #define HULL_STALL 1e-5
 /* Static tangents per (task, class, OPP) option. */
 #define HULL_POINTS 5
-/* The slack tangents are deleted after the first LP and every this many rounds after it (compact). */
+/* The slack cuts are deleted after the first LP and every this many rounds after it (compact). */
 #define HULL_COMPACT 5
 
 struct hull {
@@ -62,8 +62,8 @@ struct hull {
 	double *lo, *hi;                /* [i * n_cm + cm]: the deadline's range per unit of a (ms) */
 	int *ind;
 	double *val;
-	unsigned char *tan; /* [r]: row r is a tangent (1-based; cap_tan entries; compact deletes those) */
-	size_t cap_tan;
+	unsigned char *cut; /* [r]: row r is a cut, which compact may delete (1-based; cap_cut entries) */
+	size_t cap_cut;
 };
 
 static double ms(double ns) { return ns * 1e-6; }
@@ -93,28 +93,29 @@ static void tangent(struct hull *H, size_t q, double t)
 	mark(H, row(H->lp, GLP_LO, 0, 0, 3, ind, val));
 }
 
-/* Marks row r as one compact may delete (Kelley adds it back when violated). */
+/* Marks row row_no as a cut: compact may delete it (separate adds it back when violated). */
 static void mark(struct hull *H, int row_no)
 {
 	size_t r = (size_t)row_no;
-	if (r >= H->cap_tan) {
+	if (r >= H->cap_cut) {
 		size_t cap = 2 * r + 1024;
-		unsigned char *p = realloc(H->tan, cap);
+		unsigned char *p = realloc(H->cut, cap);
 		if (!p)
-			return; /* an unmarked tangent only stays in the LP */
-		memset(p + H->cap_tan, 0, cap - H->cap_tan);
-		H->tan = p, H->cap_tan = cap;
+			return; /* an unmarked cut only stays in the LP */
+		memset(p + H->cap_cut, 0, cap - H->cap_cut);
+		H->cut = p, H->cap_cut = cap;
 	}
-	H->tan[r] = 1;
+	H->cut[r] = 1;
 }
 
 /*
- * Deletes the tangent rows whose slack is basic at the last optimum (not tight: a zero dual), which
- * stays optimal, so the bound stays what it was and Kelley adds back any tangent a later point needs.
- * Deleting rows only relaxes the LP, so every bound stays valid whatever is deleted. Why: 5 static
- * tangents per (task, class, OPP) option are 17 400 of the 24 800 rows at 120 tasks on Xavier, 11 500
- * of them slack at the first LP's optimum, and every round's dual simplex pays for each row: rounds
- * of 0.08 s instead of 0.17-0.19 s, 32-44 rounds in 10 s instead of 12-23 (docs/MODEL.md).
+ * Deletes the cuts (tangents, range rows) whose slack is basic at the last optimum (not tight: a
+ * zero dual), which stays optimal, so the bound stays what it was and separate adds back any cut a
+ * later point needs. Deleting rows only relaxes the LP, so every bound stays valid whatever is
+ * deleted. Why: 5 static tangents per (task, class, OPP) option are 17 400 rows at 120 tasks on
+ * Xavier, 11 500 of them slack at the first LP's optimum, and every round's dual simplex pays for
+ * each row: rounds of 0.08 s instead of 0.17-0.19 s (with the range rows still static: 32-44 rounds
+ * in 10 s instead of 12-23; docs/MODEL.md).
  */
 static void compact(struct hull *H)
 {
@@ -124,13 +125,13 @@ static void compact(struct hull *H)
 		return;
 	size_t w = 1;
 	for (int r = 1; r <= nr; r++) {
-		bool t = (size_t)r < H->cap_tan && H->tan[r];
-		if (t && glp_get_row_stat(H->lp, r) == GLP_BS)
+		bool c = (size_t)r < H->cap_cut && H->cut[r];
+		if (c && glp_get_row_stat(H->lp, r) == GLP_BS)
 			del[++n] = r;
-		else if ((size_t)r < H->cap_tan)
-			H->tan[w++] = t; /* the rows kept, renumbered in order */
+		else if ((size_t)r < H->cap_cut)
+			H->cut[w++] = c; /* the rows kept, renumbered in order */
 	}
-	memset(H->tan + w, 0, H->cap_tan - w);
+	memset(H->cut + w, 0, H->cap_cut - w);
 	if (n)
 		glp_del_rows(H->lp, n, del); /* basic rows: the basis stays valid */
 	free(del);
@@ -421,6 +422,6 @@ double opt_hull_bound(const struct opt_inst *in, double deadline_s)
 out:
 	if (H.lp)
 		glp_delete_prob(H.lp);
-	free(H.cls_root), free(H.cls_n), free(H.opp0), free(H.a), free(H.d), free(H.v), free(H.ind), free(H.val), free(H.tan), free(H.lo), free(H.hi);
+	free(H.cls_root), free(H.cls_n), free(H.opp0), free(H.a), free(H.d), free(H.v), free(H.ind), free(H.val), free(H.cut), free(H.lo), free(H.hi);
 	return bound;
 }
