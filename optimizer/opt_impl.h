@@ -410,7 +410,9 @@ int opt_screen_compact(struct opt_screen *S);
 
 /* A simplex basis of the screening LP (row and column statuses): the branch and bound starts a
  * node's second and later children from the node's own optimum, not from wherever the subtree of
- * the child before left the LP. Restoring is a no-op once rows were deleted since the save. */
+ * the child before left the LP. A saved basis stays valid while rows are only added (no row may be
+ * deleted between save and restore: the tree deletes none); with fewer rows than saved, restoring
+ * does nothing. */
 struct opt_basis {
 	int n_rows, cap_rows;
 	int *row, *col; /* 1-based statuses */
