@@ -111,10 +111,7 @@ static void set_vector(struct heur *h, const size_t *vec)
 {
 	const struct opt_inst *in = h->in;
 	for (size_t x = 0; x < in->n_isl + in->n_acc; x++)
-		if (x < in->n_isl)
-			h->cur.isl_opp[x] = vec[x];
-		else
-			h->cur.acc_opp[x - in->n_isl] = vec[x];
+		*opt_coord_opp(in, &h->cur, x) = vec[x];
 }
 
 /* Whether the OPPs of s are the vector v (islands, then accelerators). */
@@ -223,7 +220,7 @@ static bool exchange(struct heur *h, double power_cap_w, struct opt_sol *best, s
 		if (vec[c] == 0)
 			continue;
 		for (size_t u = 0; u < nc; u++) {
-			size_t top = u < in->n_isl ? in->isl_nopp[u] : in->acc_nopp[u - in->n_isl];
+			size_t top = opt_coord_nopp(in, u);
 			for (size_t up = 1; up <= 2 && u != c && vec[u] + up < top; up++) {
 				for (size_t x = 0; x < nc; x++)
 					cand[x] = vec[x];
@@ -273,13 +270,9 @@ void heur_descend(struct heur *h, double power_cap_w, struct opt_sol *best, cons
 		return;
 	}
 	for (size_t c = 0; c < nc; c++)
-		vec[c] = start ? start[c] : c < in->n_isl ? in->isl_nopp[c] - 1 : in->acc_nopp[c - in->n_isl] - 1;
+		vec[c] = start ? start[c] : opt_coord_nopp(in, c) - 1;
 	if (!best->ok) { /* the start vector itself first */
-		for (size_t x = 0; x < nc; x++)
-			if (x < in->n_isl)
-				h->cur.isl_opp[x] = vec[x];
-			else
-				h->cur.acc_opp[x - in->n_isl] = vec[x];
+		set_vector(h, vec);
 		double l = heur_vector_lb(h, &h->cur);
 		if (isfinite(l))
 			heur_try_vector(h, l, power_cap_w, best);
@@ -293,11 +286,7 @@ void heur_descend(struct heur *h, double power_cap_w, struct opt_sol *best, cons
 				/* the equivalent canonical vector (symmetry.c): the same plans, and a vector
 				 * reached twice in another order is tried once */
 				canonical_sort(in, cand);
-				for (size_t x = 0; x < nc; x++)
-					if (x < in->n_isl)
-						h->cur.isl_opp[x] = cand[x];
-					else
-						h->cur.acc_opp[x - in->n_isl] = cand[x];
+				set_vector(h, cand);
 				double before = best->ok ? best->power_w : INFINITY;
 				double l = heur_vector_lb(h, &h->cur);
 				if (!isfinite(l) || l >= before)

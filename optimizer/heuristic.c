@@ -796,8 +796,7 @@ void opt_heur_restarts(const struct opt_inst *in, double deadline_s, struct opt_
 	uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 1;
 	while (opt_now_s() < deadline_s) {
 		for (size_t c = 0; c < nc; c++) {
-			size_t top = c < in->n_isl ? in->isl_nopp[c] - 1 : in->acc_nopp[c - in->n_isl] - 1;
-			size_t cur = c < in->n_isl ? best->isl_opp[c] : best->acc_opp[c - in->n_isl];
+			size_t top = opt_coord_nopp(in, c) - 1, cur = *opt_coord_opp(in, best, c);
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 			size_t up = (size_t)(x % (OPT_RESTART_UP + 1));
 			v[c] = cur + up < top ? cur + up : top;

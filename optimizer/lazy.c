@@ -99,21 +99,11 @@ void opt_vector_sort_twins(const struct opt_inst *in, struct opt_sol *s)
 	}
 }
 
-static size_t *coord(const struct opt_inst *in, struct opt_sol *s, size_t c)
-{
-	return c < in->n_isl ? &s->isl_opp[c] : &s->acc_opp[c - in->n_isl];
-}
-
-static size_t nopp(const struct opt_inst *in, size_t c)
-{
-	return c < in->n_isl ? in->isl_nopp[c] : in->acc_nopp[c - in->n_isl];
-}
-
 static size_t encode(const struct opt_inst *in, struct opt_sol *s)
 {
 	size_t id = 0;
 	for (size_t c = in->n_isl + in->n_acc; c-- > 0;)
-		id = id * nopp(in, c) + *coord(in, s, c);
+		id = id * opt_coord_nopp(in, c) + *opt_coord_opp(in, s, c);
 	return id;
 }
 
@@ -136,7 +126,7 @@ static size_t position(const struct opt_lazy *L, size_t id)
 static bool leq(const struct opt_lazy *L, struct opt_sol *s, const unsigned char *w)
 {
 	for (size_t c = 0; c < L->dims; c++)
-		if (*coord(L->in, s, c) > w[c])
+		if (*opt_coord_opp(L->in, s, c) > w[c])
 			return false;
 	return true;
 }
@@ -158,7 +148,7 @@ static void record(struct opt_lazy *L, struct opt_sol *s)
 		unsigned char *w = L->anti + j * L->dims;
 		bool below = true;
 		for (size_t c = 0; below && c < L->dims; c++)
-			below = w[c] <= *coord(L->in, s, c);
+			below = w[c] <= *opt_coord_opp(L->in, s, c);
 		if (!below)
 			memmove(L->anti + n++ * L->dims, w, L->dims);
 	}
@@ -171,7 +161,7 @@ static void record(struct opt_lazy *L, struct opt_sol *s)
 		L->anti = a, L->cap_anti = cap;
 	}
 	for (size_t c = 0; c < L->dims; c++)
-		L->anti[L->n_anti * L->dims + c] = (unsigned char)*coord(L->in, s, c);
+		L->anti[L->n_anti * L->dims + c] = (unsigned char)*opt_coord_opp(L->in, s, c);
 	L->n_anti++;
 }
 
@@ -229,7 +219,7 @@ struct opt_lazy *opt_lazy_new(const struct opt_inst *in, struct opt_screen *scr,
 	L->feas = malloc(LAZY_FEAS_MAX * L->dims);
 	bool small = true; /* the antichain stores OPP indices in bytes */
 	for (size_t c = 0; c < L->dims; c++)
-		small = small && nopp(in, c) <= 256;
+		small = small && opt_coord_nopp(in, c) <= 256;
 	if (!L->lb || !L->stage || !L->heap || !L->lag || !L->feas || !small || opt_sol_init(&L->s, in) || opt_sol_init(&L->t, in)) {
 		opt_lazy_free(L);
 		return NULL;
@@ -306,7 +296,7 @@ static bool above_feasible(struct opt_lazy *L, struct opt_sol *s)
 		const unsigned char *w = L->feas + j * L->dims;
 		bool geq = true;
 		for (size_t c = 0; geq && c < L->dims; c++)
-			geq = *coord(L->in, s, c) >= w[c];
+			geq = *opt_coord_opp(L->in, s, c) >= w[c];
 		if (geq)
 			return true;
 	}
@@ -318,7 +308,7 @@ static void note_feasible(struct opt_lazy *L, struct opt_sol *s)
 	if (L->n_feas == LAZY_FEAS_MAX)
 		return;
 	for (size_t c = 0; c < L->dims; c++)
-		L->feas[L->n_feas * L->dims + c] = (unsigned char)*coord(L->in, s, c);
+		L->feas[L->n_feas * L->dims + c] = (unsigned char)*opt_coord_opp(L->in, s, c);
 	L->n_feas++;
 }
 
@@ -328,8 +318,8 @@ static void step_to(const struct opt_lazy *L, const bool *dir, size_t step, stru
 {
 	const struct opt_inst *in = L->in;
 	for (size_t c = 0; c < L->dims; c++) {
-		size_t x = *coord(in, s, c) + (dir[c] ? step : 0);
-		*coord(in, t, c) = x < nopp(in, c) ? x : nopp(in, c) - 1;
+		size_t x = *opt_coord_opp(in, s, c) + (dir[c] ? step : 0);
+		*opt_coord_opp(in, t, c) = x < opt_coord_nopp(in, c) ? x : opt_coord_nopp(in, c) - 1;
 	}
 	opt_vector_sort_twins(in, t);
 }
@@ -369,8 +359,8 @@ static void grow_along(struct opt_lazy *L, const bool *dir, double cut, double d
 	const struct opt_inst *in = L->in;
 	size_t lo = 0, hi = 0; /* step lo: no plan; step hi: a plan, or past every top */
 	for (size_t c = 0; c < L->dims; c++)
-		if (dir[c] && nopp(in, c) - *coord(in, &L->s, c) > hi)
-			hi = nopp(in, c) - *coord(in, &L->s, c);
+		if (dir[c] && opt_coord_nopp(in, c) - *opt_coord_opp(in, &L->s, c) > hi)
+			hi = opt_coord_nopp(in, c) - *opt_coord_opp(in, &L->s, c);
 	/* with the Lagrangian's probes a failed one (no proof: 5-10 ms) costs several proofs (~1 ms):
 	 * steps 1, 2, 4, ... first, then bisection, fail less where the boundary is near (most single
 	 * coordinates after the diagonal) */

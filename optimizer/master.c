@@ -112,12 +112,12 @@ static void probe_line(struct master *M, struct opt_sol *s, size_t id, double cu
 	const struct opt_inst *in = M->in;
 	size_t dims = in->n_isl + in->n_acc, c = 0, stride = 1, cs = 1, best = 0;
 	for (size_t k = 0; k < dims; k++) {
-		size_t n = k < in->n_isl ? in->isl_nopp[k] : in->acc_nopp[k - in->n_isl];
+		size_t n = opt_coord_nopp(in, k);
 		if (n > best)
 			best = n, c = k, cs = stride;
 		stride *= n;
 	}
-	size_t *x = c < in->n_isl ? &s->isl_opp[c] : &s->acc_opp[c - in->n_isl];
+	size_t *x = opt_coord_opp(in, s, c);
 	size_t v_t = *x;
 	/* on the line: t <= none has no plan, t >= some has one (some = best: not known yet) */
 	long none = -1;

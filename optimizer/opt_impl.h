@@ -126,6 +126,16 @@ struct opt_sol {
 	bool publish;    /* the search's incumbent: opt_sol_copy into it also publishes it (worker.c) */
 };
 
+/* Coordinate c of an OPP vector (islands, then accelerators): its OPP in s, and how many it has. */
+static inline size_t *opt_coord_opp(const struct opt_inst *in, struct opt_sol *s, size_t c)
+{
+	return c < in->n_isl ? &s->isl_opp[c] : &s->acc_opp[c - in->n_isl];
+}
+static inline size_t opt_coord_nopp(const struct opt_inst *in, size_t c)
+{
+	return c < in->n_isl ? in->isl_nopp[c] : in->acc_nopp[c - in->n_isl];
+}
+
 int opt_inst_build(struct opt_inst *in, const pd_dagset *dags, const pd_platform *plat, double eta, pd_err *e);
 void opt_inst_free(struct opt_inst *in);
 
