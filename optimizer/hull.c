@@ -59,7 +59,7 @@ struct hull {
 	size_t *opp0;                   /* per class: offset of its OPP block in the (class, OPP) list */
 	size_t n_cm;                    /* sum over classes of their OPPs */
 	int *a, *d, *v;                 /* [i * n_cm + cm] (0: option cannot hold the task) */
-	double *lo, *hi;                /* [i * n_cm + cm]: the deadline's range per unit of a (ms) */
+	double *lo;                     /* [i * n_cm + cm]: the shortest deadline per unit of a, C / cap (ms) */
 	int *ind;
 	double *val;
 	unsigned char *cut; /* [r]: row r is a cut, which compact may delete (1-based; cap_cut entries) */
@@ -84,15 +84,6 @@ static int row(glp_prob *lp, int type, double lb, double ub, int n, const int *i
 	return r;
 }
 
-static void mark(struct hull *H, int row_no);
-
-static void tangent(struct hull *H, size_t q, double t)
-{
-	int ind[4] = {0, H->v[q], H->a[q], H->d[q]};
-	double val[4] = {0, 1.0, -2.0 / t, 1.0 / (t * t)};
-	mark(H, row(H->lp, GLP_LO, 0, 0, 3, ind, val));
-}
-
 /* Marks row row_no as a cut: compact may delete it (separate adds it back when violated). */
 static void mark(struct hull *H, int row_no)
 {
@@ -106,6 +97,13 @@ static void mark(struct hull *H, int row_no)
 		H->cut = p, H->cap_cut = cap;
 	}
 	H->cut[r] = 1;
+}
+
+static void tangent(struct hull *H, size_t q, double t)
+{
+	int ind[4] = {0, H->v[q], H->a[q], H->d[q]};
+	double val[4] = {0, 1.0, -2.0 / t, 1.0 / (t * t)};
+	mark(H, row(H->lp, GLP_LO, 0, 0, 3, ind, val));
 }
 
 /*
@@ -237,7 +235,7 @@ static int build(struct hull *H, size_t max_am)
 				 * (separate): most are never needed, and without them the first LP has 17 800
 				 * rows instead of 24 800 (Xavier 120 tasks) */
 				double lo = ms(C) / in->cap; /* <= hi: the option fits */
-				H->lo[q] = lo, H->hi[q] = hi;
+				H->lo[q] = lo;
 				for (int p = 0; p < HULL_POINTS; p++)
 					tangent(H, q, lo * pow(hi / lo, (double)p / (HULL_POINTS - 1)));
 			}
@@ -348,8 +346,9 @@ static int separate(struct hull *H)
 		double v = glp_get_col_prim(H->lp, H->v[q]);
 		/* the deadline's range rows (not in the first LP; deleted by compact while slack) */
 		int ih[3] = {0, H->d[q], H->a[q]};
-		if (d > H->hi[q] * a * (1 + HULL_TOL) + 1e-9) {
-			double vh[3] = {0, 1.0, -H->hi[q]};
+		double hi = ms(opt_longest_d(in, q / H->n_cm));
+		if (d > hi * a * (1 + HULL_TOL) + 1e-9) {
+			double vh[3] = {0, 1.0, -hi};
 			mark(H, row(H->lp, GLP_UP, 0, 0, 2, ih, vh));
 			added++;
 		}
@@ -381,10 +380,10 @@ double opt_hull_bound(const struct opt_inst *in, double deadline_s)
 	/* the longest row: a capacity row (every task and y), or a path row (F twice, every option) */
 	size_t nq = in->n_tasks * H.n_cm + 1, wide = in->n_tasks + H.n_cm + in->n_srv * max_am + 8;
 	H.a = calloc(nq, sizeof(int)), H.d = calloc(nq, sizeof(int)), H.v = calloc(nq, sizeof(int));
-	H.lo = calloc(nq, sizeof(double)), H.hi = calloc(nq, sizeof(double));
+	H.lo = calloc(nq, sizeof(double));
 	H.ind = calloc(wide + 1, sizeof(int)), H.val = calloc(wide + 1, sizeof(double));
 	H.lp = glp_create_prob();
-	if (!H.a || !H.d || !H.v || !H.lo || !H.hi || !H.ind || !H.val || !H.lp)
+	if (!H.a || !H.d || !H.v || !H.lo || !H.ind || !H.val || !H.lp)
 		goto out;
 	if (build(&H, max_am))
 		goto out;
@@ -422,6 +421,6 @@ double opt_hull_bound(const struct opt_inst *in, double deadline_s)
 out:
 	if (H.lp)
 		glp_delete_prob(H.lp);
-	free(H.cls_root), free(H.cls_n), free(H.opp0), free(H.a), free(H.d), free(H.v), free(H.ind), free(H.val), free(H.cut), free(H.lo), free(H.hi);
+	free(H.cls_root), free(H.cls_n), free(H.opp0), free(H.a), free(H.d), free(H.v), free(H.ind), free(H.val), free(H.cut), free(H.lo);
 	return bound;
 }
