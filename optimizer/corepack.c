@@ -52,6 +52,8 @@
 /* Time of the exact search before the heuristic packer, and the heuristic's (exact_then_search). */
 #define CP_EXACT_FIRST_S 0.05
 #define CP_SEARCH_S 0.1
+/* Pooled leaves get the heuristic packer above this many tasks (exact_then_search). */
+#define CP_POOL_SEARCH_TASKS 20
 /* Share of what is left that each pool's projection (project_pool) may take after those two. */
 #define CP_PROJECT_SHARE 0.3
 
@@ -323,9 +325,11 @@ static int project_pools(struct cp *P, double share, double deadline_s)
  * among them two XU4 30-task leaves the exact search needed 11 s and 210 s for), then the exact
  * search again, from its root, for the rest of the time. The exact search leaves its LP as it found
  * it (every fixing undone on the way back; the tangents it added stay valid), so it can start again.
- * Not with pools of twins (Xavier's leaves up to 20 tasks): there every packable leaf of those sets
- * was packed by the exact search in 7-15 ms, while 21 of 59 that cannot be packed took over 0.05 s,
- * each of which the heuristic would have made 0.1 s longer.
+ * Not with pools of twins up to CP_POOL_SEARCH_TASKS tasks (Xavier's leaves): there every packable
+ * leaf of the 20-task sets was packed by the exact search in 7-15 ms, while 21 of 59 that cannot be
+ * packed took over 0.05 s, each of which the heuristic would have made 0.1 s longer. Above, pooled
+ * leaves get it (Xavier 30 tasks, 17 hard sets, two runs each: 11 of 17 proven with, 10 without;
+ * two of them got cheaper plans, 13732371: 5.2440 against 5.2457-5.2461 W).
  * Then, before the exact search's second run, each pool's projection (project_pool) with up to
  * CP_PROJECT_SHARE of what is left: it costs little where it proves nothing (a packable pool's first
  * descent is a leaf), and it decides leaves the whole search does not.
@@ -338,7 +342,7 @@ static int exact_then_search(struct cp *P, bool root_ok, double deadline_s)
 	bool pooled = false;
 	for (size_t k = 0; k < in->n_isl; k++)
 		pooled = pooled || P->pool[k] != k;
-	bool heur = root_ok && !pooled && opt_sol_init(&h, in) == 0;
+	bool heur = root_ok && (!pooled || in->n_tasks > CP_POOL_SEARCH_TASKS) && opt_sol_init(&h, in) == 0;
 	if (heur) {
 		opt_sol_copy(&h, P->s, in);
 		for (size_t i = 0; i < in->n_tasks; i++)

@@ -31,6 +31,13 @@
  * its packing is decided over the pool's cores (opt_corepack_pooled), and a "no" is a no-good on
  * the pools, valid for every split. The symmetry rows stay in the LP (every plan keeps an
  * equivalent that satisfies them; that equivalent has the same pools).
+ * At every size the branch and bound runs at (since 2026-12-06; up to 20 tasks before): at 30
+ * tasks the hard vectors are trees of a few hundred nodes without a leaf, closed at depth 10-25,
+ * and branching on the twins spent them on splits. With pools (and the heuristic packer on pooled
+ * leaves above 20 tasks, corepack.c), 17 hard Xavier 30-task sets kept from earlier draws: 11 of 17
+ * proven in both of two runs, against 8 of 17; eight fresh ones: 5 of 8, worst 0.047 %, against 2
+ * of 8, worst 0.151 %, no plan dearer. Without the packer a pooled 30-task leaf that can be packed
+ * often stayed undecided and its plan was lost (10 of 17).
  *
  * Dual closures (since 2026-12-05): after a node's LP, opt_screen_option_bounds gives for every free
  * task and option a bound valid for every point of that LP with the option at 1 (safe against the
@@ -74,12 +81,6 @@ struct bb {
  * benchmark's 30-task packings in 0.01-2 s; GLPK's core-level master sometimes not in 9 s); a leaf
  * left undecided stays open and the search goes on. */
 #define BB_EXACT_S 2.0
-/* Pools up to this many tasks. On Xavier's 20-task sets they are what proves them (fresh seeds
- * 2487680 3667495 418053: 0.8-1.6 s with, two of three open in 10 s without). A pooled leaf costs
- * more than one island split's (0.3-0.7 s to prove unpackable at 20 tasks, against ~8 LP nodes),
- * and at 30 tasks, where 60-odd vectors below the cut-off share the time, the plans came out up to
- * 0.1 % dearer (seed 2487680: 5.2691-5.2713 W with, 5.2628-5.2690 W without, three runs each). */
-#define BB_POOL_TASKS 20
 /* Pseudocost branching up to this many tasks (most fractional above). Most fractional branching is
  * known to prove little better than a random choice; on Xavier's 20-task sets the hard vector is a
  * tree to close: seed 10236488 (bench shape) proven in 2.9 s with, open after 19.5 s of its branch
@@ -369,8 +370,6 @@ double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_so
 	memcpy(B.s.isl_opp, s->isl_opp, in->n_isl * sizeof(size_t));
 	memcpy(B.s.acc_opp, s->acc_opp, in->n_acc * sizeof(size_t));
 	opt_twin_pools(in, s, B.pool);
-	for (size_t k = 0; in->n_tasks > BB_POOL_TASKS && k < in->n_isl; k++)
-		B.pool[k] = k;
 	for (size_t k = 0; k < in->n_isl; k++)
 		B.pooled = B.pooled || B.pool[k] != k;
 	for (size_t i = 0; i < in->n_tasks; i++)

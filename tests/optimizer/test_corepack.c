@@ -393,6 +393,55 @@ START_TEST(heuristic_never_claims_what_does_not_pack)
 }
 END_TEST
 
+/* The heuristic packer over a pool of twins (the branch and bound's pooled leaves above 20 tasks,
+ * corepack.c): on the twin platform at one OPP with every task on the first twin and both islands
+ * in one pool, each packing it claims must hold (evaluator, cores within cap_raw, brute force over
+ * both cores agrees that one exists), and it must use the second twin's core where the first alone
+ * cannot hold the set (some sets are such). */
+START_TEST(heuristic_packs_over_a_pool_of_twins)
+{
+	int packed = 0, pool_only = 0;
+	for (uint64_t seed = 1; seed <= 24; seed++) {
+		struct rset R;
+		rset_load_on(&R, seed, twin_plat, 1);
+		ck_assert_int_eq(opt_twin_pairs(&R.in), 1);
+		struct opt_ws *w = opt_ws_new(&R.in);
+		ck_assert_ptr_nonnull(w);
+		double fast = opt_deadlines_fast(&R.in, &R.s, w, 0, 4);
+		opt_ws_free(w);
+		for (size_t i = 0; i < R.in.n_tasks; i++)
+			R.b.where[i] = 0;
+		double alone = opt_deadlines_lp(&R.in, &R.b, 0, opt_now_s() + 5.0); /* every task on core 0 */
+		double m = brute_min(&R.in, &R.b);
+		size_t pool[2] = {0, 0};
+		int r = -1;
+		if (fast < OPT_PATH_INFEASIBLE)
+			r = opt_corepack_search(&R.in, &R.s, pool, seed, opt_now_s() + 0.2);
+		ck_assert(r == 1 || r == -1);
+		if (r == 1) {
+			unsigned long long sd = (unsigned long long)seed;
+			ck_assert_msg(m <= 1.0 + 1e-4, "seed %llu: packed where brute force has %.6f", sd, m);
+			int given[16] = {0}; /* either twin: each task is held to its own core's island */
+			ck_assert_uint_le(R.in.n_tasks, 16);
+			for (size_t i = 0; i < R.in.n_tasks; i++)
+				given[i] = R.s.where[i];
+			assert_packed(&R.in, &R.s, given);
+			packed++;
+			bool second = false;
+			for (size_t i = 0; i < R.in.n_tasks; i++)
+				second = second || R.s.where[i] == 1;
+			if (alone > 1.0) {
+				ck_assert_msg(second, "seed %llu: the first core alone cannot hold it", sd);
+				pool_only++;
+			}
+		}
+		rset_free(&R);
+	}
+	printf("corepack_search over a pool: %d packed, %d of them only with both twins\n", packed, pool_only);
+	ck_assert_int_ge(pool_only, 3);
+}
+END_TEST
+
 /* The whole exact mode on the bench's XU4 30-task set of seed 219985: before the heuristic packer it
  * ended every 10 s run at 2.50168 W (0.15-0.2 % open), one leaf's packing undecided; that leaf packs,
  * and the optimum is 2.49814 W. The plan must be at most 2.4990 W and pass the independent checker. */
@@ -425,6 +474,7 @@ int main(void)
 	tcase_add_test(tc, verdicts_match_brute_force);
 	tcase_add_test(tc, verdicts_match_brute_force_slow_opp);
 	tcase_add_test(tc, pooled_twins_match_brute_force);
+	tcase_add_test(tc, heuristic_packs_over_a_pool_of_twins);
 	tcase_add_test(tc, projections_match_brute_force);
 	tcase_add_test(tc, heuristic_packs_tight_xu4_leaves);
 	tcase_add_test(tc, heuristic_never_claims_what_does_not_pack);
