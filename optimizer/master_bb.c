@@ -35,9 +35,9 @@
  * tasks the hard vectors are trees of a few hundred nodes without a leaf, closed at depth 10-25,
  * and branching on the twins spent them on splits. With pools (and the heuristic packer on pooled
  * leaves above 20 tasks, corepack.c), 17 hard Xavier 30-task sets kept from earlier draws: 11 of 17
- * proven in both of two runs, against 8 of 17; eight fresh ones: 5 of 8, worst 0.047 %, against 2
- * of 8, worst 0.151 %, no plan dearer. Without the packer a pooled 30-task leaf that can be packed
- * often stayed undecided and its plan was lost (10 of 17).
+ * proven in both of two runs, against 8 of 17; sixteen fresh ones: 11 of 16, worst 0.047 %,
+ * against 6 of 16, worst 0.151 %, no plan dearer beyond the 0.01 % tolerance. Without the packer a
+ * pooled 30-task leaf that can be packed often stayed undecided and its plan was lost (10 of 17).
  *
  * Dual closures (since 2026-12-05): after a node's LP, opt_screen_option_bounds gives for every free
  * task and option a bound valid for every point of that LP with the option at 1 (safe against the
