@@ -117,3 +117,15 @@ pd_plan *pd_to_bench_set_accel(unsigned n_dags, unsigned per_dag, uint64_t seed,
 	g.min_wcet_ns = 20000;
 	return plan_of(&g, platform);
 }
+
+pd_plan *pd_to_independent(unsigned n, double util, uint64_t seed, const char *platform)
+{
+	struct pd_gen_params g;
+	pd_dags_gen_defaults(&g);
+	g.n_dags = n;
+	g.min_tasks = g.max_tasks = 1;
+	g.util = util;
+	g.seed = seed;
+	g.min_wcet_ns = 20000;
+	return plan_of(&g, platform);
+}

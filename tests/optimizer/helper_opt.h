@@ -31,4 +31,8 @@ pd_plan *pd_to_bench_set(unsigned n_dags, unsigned per_dag, uint64_t seed, const
  * Xavier 0.1). */
 pd_plan *pd_to_bench_set_accel(unsigned n_dags, unsigned per_dag, uint64_t seed, const char *platform, double accel);
 
+/* n independent one-task DAGs (D = T) of total utilisation util, tasks of at least 20 us, as
+ * `powerdag gen --dags n --tasks 1 --util util --min-wcet 20us --seed seed` writes them. */
+pd_plan *pd_to_independent(unsigned n, double util, uint64_t seed, const char *platform);
+
 #endif

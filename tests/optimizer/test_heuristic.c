@@ -322,6 +322,36 @@ START_TEST(pack_reports_its_plan)
 }
 END_TEST
 
+/* Two big tasks (0.47) and three small ones (0.31) on two cores of cap 0.95, deadlines fixed (one-task
+ * DAGs, d = T): worst-fit decreasing puts 0.47 + 0.31 + 0.31 = 1.09 on one core, no single move off it
+ * helps (relieve), and only the exchange of a big task for a small one packs: {0.47 0.47}, {0.31 x 3}.
+ * opt_pack_given (the exact mode's roundings, dives and leaves) must find that packing. */
+START_TEST(pack_given_exchanges_a_big_task_for_a_small_one)
+{
+	const char *dags = "dags:\n"
+			   "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 4.7ms}]}\n"
+			   "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 4.7ms}]}\n"
+			   "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 3.1ms}]}\n"
+			   "  - {name: d, period: 10ms, tasks: [{name: t, wcet: 3.1ms}]}\n"
+			   "  - {name: e, period: 10ms, tasks: [{name: t, wcet: 3.1ms}]}\n";
+	struct fx f;
+	fx_init(&f, pd_to_load(dags, pd_to_plat2));
+	f.s.isl_opp[0] = 1; /* 1000 MHz: densities are wcet / period */
+	for (size_t i = 0; i < f.in.n_tasks; i++)
+		f.s.where[i] = (int)f.in.isl_core0[0], f.s.d_ns[i] = (double)f.in.T_ns[i];
+	double r = opt_pack_given(&f.in, &f.s, f.w, opt_now_s() + 30);
+	ck_assert_msg(r <= 1.0, "max density / cap %.4f", r);
+	ck_assert_double_eq_tol(density_of(&f.in, &f.s), r, 1e-9);
+	ck_assert_int_eq(f.s.where[0], f.s.where[1]); /* the two big tasks share a core */
+	ck_assert_int_ne(f.s.where[0], f.s.where[2]);
+	ck_assert_int_eq(f.s.where[2], f.s.where[3]);
+	ck_assert_int_eq(f.s.where[3], f.s.where[4]);
+	assert_deadlines_fit(&f.in, &f.s);
+	ck_assert(opt_evaluate(&f.in, &f.s, NULL, 0));
+	fx_free(&f);
+}
+END_TEST
+
 /* FNV-1a over the bits of x: the numbers below must match bit for bit, not within a tolerance. */
 static uint64_t mix(uint64_t h, double x)
 {
@@ -518,6 +548,7 @@ int main(void)
 	tcase_add_test(tc, fast_deadlines_fit_paths_and_report_density);
 	tcase_add_test(tc, fast_deadlines_reuse_equals_fresh);
 	tcase_add_test(tc, pack_reports_its_plan);
+	tcase_add_test(tc, pack_given_exchanges_a_big_task_for_a_small_one);
 	tcase_add_test(tc, deadline_numbers_unchanged);
 	tcase_add_test(tc, local_search_keeps_plan_packed);
 	tcase_add_test(tc, heuristic_plans_check_and_repeat);
