@@ -182,30 +182,41 @@ double opt_pack(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, 
  * XU4, 40 independent tasks (master.c, dive), an island at 0.978 of its cores left at 1.004 on one.
  */
 #define EXCHANGE_ROUNDS 64
+
+/* The exchange for exchange() off core top: its task *pi to core *pc, and task *pj (or none: -1)
+ * from *pc to top; *pi is -1 when none leaves both cores strictly below top's density now. */
+static void best_exchange(const struct opt_inst *in, const struct opt_sol *s, const double *load, size_t top,
+			  long *pi, long *pj, long *pc)
+{
+	size_t k = in->core_isl[top];
+	double best = load[top] - 1e-12;
+	*pi = -1;
+	for (size_t i = 0; i < in->n_tasks; i++) {
+		if (s->where[i] != (int)top)
+			continue;
+		double ui = (double)opt_exec_ns(in, s, i) / s->d_ns[i];
+		for (size_t c = in->isl_core0[k]; c < in->isl_core0[k] + in->isl_ncores[k]; c++)
+			if (c != top && opt_max(load[top] - ui, load[c] + ui) < best)
+				best = opt_max(load[top] - ui, load[c] + ui), *pi = (long)i, *pj = -1, *pc = (long)c;
+		for (size_t j = 0; j < in->n_tasks; j++) {
+			if (s->where[j] < 0 || s->where[j] == (int)top || in->core_isl[s->where[j]] != k)
+				continue;
+			double d = ui - (double)opt_exec_ns(in, s, j) / s->d_ns[j];
+			size_t c = (size_t)s->where[j];
+			if (d > 0 && opt_max(load[top] - d, load[c] + d) < best)
+				best = opt_max(load[top] - d, load[c] + d), *pi = (long)i, *pj = (long)j, *pc = (long)c;
+		}
+	}
+}
+
 static void exchange(const struct opt_inst *in, struct opt_sol *s, double *load)
 {
 	for (int round = 0; round < EXCHANGE_ROUNDS; round++) {
-		size_t top = loads_of(in, s, load), k = in->core_isl[top];
+		size_t top = loads_of(in, s, load);
+		long pi, pj, pc;
 		if (load[top] <= in->cap)
 			return;
-		double best = load[top] - 1e-12;
-		long pi = -1, pj = -1, pc = -1;
-		for (size_t i = 0; i < in->n_tasks; i++) {
-			if (s->where[i] != (int)top)
-				continue;
-			double ui = (double)opt_exec_ns(in, s, i) / s->d_ns[i];
-			for (size_t c = in->isl_core0[k]; c < in->isl_core0[k] + in->isl_ncores[k]; c++)
-				if (c != top && opt_max(load[top] - ui, load[c] + ui) < best)
-					best = opt_max(load[top] - ui, load[c] + ui), pi = (long)i, pj = -1, pc = (long)c;
-			for (size_t j = 0; j < in->n_tasks; j++) {
-				if (s->where[j] < 0 || s->where[j] == (int)top || in->core_isl[s->where[j]] != k)
-					continue;
-				double d = ui - (double)opt_exec_ns(in, s, j) / s->d_ns[j];
-				size_t c = (size_t)s->where[j];
-				if (d > 0 && opt_max(load[top] - d, load[c] + d) < best)
-					best = opt_max(load[top] - d, load[c] + d), pi = (long)i, pj = (long)j, pc = (long)c;
-			}
-		}
+		best_exchange(in, s, load, top, &pi, &pj, &pc);
 		if (pi < 0)
 			return;
 		s->where[pi] = (int)pc;
