@@ -5,7 +5,8 @@
  * The optimizer on hand-checkable instances: the optimum OPP of independent tasks computed by hand,
  * the sqrt(C) deadline split of a chain on one core, accelerator placement when it saves power,
  * infeasibility with the reason, the time limit, the slack objective, and "every plan written passes
- * the optimizer's own exact evaluator" on random instances (also after a write/read round trip).
+ * the optimizer's own exact evaluator" on random instances (also after a write/read round trip);
+ * 40 independent XU4 tasks that only the exchanges (pack.c) and the LP dive (master.c) solve.
  */
 #include "optimizer/checker/pd_check.h"
 #include "optimizer/opt_impl.h"
