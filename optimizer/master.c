@@ -188,6 +188,9 @@ static const double round_shrink[] = {0, 0.01, 0.02, 0.03, 0.045, 0.06, 0.08};
  * at 0.25 % it packs, 4.8141 W where the search had ended at 5.1754 W (gap 7.1 %, the plan's). */
 #define ROUND_BISECT 3
 
+/* Capacity held back, in turn, by the LP dives at a vector whose roundings did not pack (dive). */
+static const double dive_hold[] = {0, 0.01};
+
 /* The share of the lazy loop's time that goes to the iterated descent when the hull runs beside. */
 #define OPT_RESTART_SHARE 0.5
 
@@ -306,7 +309,6 @@ static long most_split(const struct opt_screen *S, const struct opt_inst *in, co
  * islands within capacity (0.978 and 1.000) and packs: 3.9858 W, 0.054 %. Worst-fit decreasing alone
  * left that island's cores at 0.94-1.004; the exchanges in opt_pack_given level them.
  */
-static const double dive_hold[] = {0, 0.01};
 static int dive(struct master *M, struct opt_sol *s, struct opt_ws *w, struct opt_sol *inc, double frac, double dl)
 {
 	const struct opt_inst *in = M->in;
