@@ -513,12 +513,44 @@ static void lazy_screen(struct opt_lazy *L, const struct opt_inst *in, struct ve
 }
 
 /*
+ * The branch and bounds the clock stopped go on where they stopped (master_bb.c keeps their open
+ * nodes), least vector bound first, each until the deadline: the one holding the bound down gets the
+ * time, and one that closes early leaves the rest to the next. Up to three rounds, since a search
+ * may stop early on a leaf whose packing it could not decide. Why: a vector's search had at most
+ * half of what was left, and the passes after it gave the island MILP the rest, which hardly moved
+ * the bound (XU4 20 tasks, seed 3265996: one vector's tree stopped at 5 s, the MILP then raised its
+ * bound from 2.40276 to 2.40307 W in 4.8 s, the plan at 2.40422 W).
+ */
+static void resume_trees(const struct opt_inst *in, const struct vec *vs, double *ob, struct opt_bb **tree,
+			 size_t j, size_t nv, struct opt_sol *inc, double deadline_s)
+{
+	char *done = calloc(j + 1, 1);
+	for (int round = 0; done && round < 3 && opt_now_s() < deadline_s; round++) {
+		memset(done, 0, j + 1);
+		for (;;) {
+			size_t best = j;
+			double cut = cut_w(in, inc), bb = INFINITY;
+			for (size_t t = 0; t < j; t++)
+				if (tree[t] && !done[t] && ob[t] < INFINITY && vs[t].lb < cut && fmax(vs[t].lb, ob[t]) < bb)
+					bb = fmax(vs[t].lb, ob[t]), best = t;
+			if (best == j || opt_now_s() >= deadline_s)
+				break;
+			done[best] = 1;
+			ob[best] = fmax(ob[best], opt_mst_bb_resume(tree[best], inc, deadline_s));
+			publish_bound(in, vs, ob, j, nv, inc);
+		}
+	}
+	free(done);
+}
+
+/*
  * Exact search over OPP vectors. For a fixed vector the master has no OPP binaries and its capacity
  * rows are exact and tight, so GLPK closes it quickly. Vectors are visited by increasing valid bound
  * (opt_vector_option_bound); the search stops when the next bound reaches the incumbent. Each vector's MILP runs
  * with the cut-off row at the incumbent, so "infeasible" means "nothing better at this vector". A
- * vector that runs out of time stays open with its MILP bound; the final bound is the smallest open
- * bound (or the next unvisited vector's bound).
+ * vector that runs out of time stays open with its MILP bound (small sets: its branch and bound
+ * goes on later, resume_trees); the final bound is the smallest open bound (or the next unvisited
+ * vector's bound).
  *
  * Small sets (<= OPT_PER_CORE_TASKS tasks): each vector is solved with the core-level master itself
  * (binaries per task and core, core symmetry breaking) instead of the island master. With the vector
@@ -635,8 +667,12 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 	}
 	publish_bound(in, vs, NULL, 0, nv, inc);
 	double *ob = calloc(nv, sizeof(double)); /* open bound per visited vector (INFINITY: closed) */
-	if (!ob)
+	struct opt_bb **tree = calloc(nv, sizeof(*tree)); /* unfinished branch and bounds, by position */
+	if (!ob || !tree) {
+		free(ob);
+		free(tree);
 		goto out;
+	}
 	size_t j = 0;
 	for (; j < nv && isfinite(vs[j].lb); j++) {
 		double cut = cut_w(in, inc);
@@ -656,7 +692,7 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 		 * much faster than the core-level MILP: 0.01-0.1 s against 0.2-0.7 s on Xavier) */
 		bool bb = in->n_tasks <= OPT_PER_CORE_TASKS && (!per_core || (M->isl_bb && !M->isl_bb[vs[j].pos]));
 		/* an unfinished branch and bound still bounds the vector (the open parts of its tree) */
-		double bbv = bb ? opt_mst_vector_bb(M, C, &s, inc, dl) : -INFINITY;
+		double bbv = bb ? opt_mst_vector_bb(M, C, &s, inc, dl, &tree[j]) : -INFINITY;
 		if (bbv == INFINITY) {
 			ob[j] = INFINITY;
 			continue;
@@ -664,12 +700,13 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 		ob[j] = fmax(bbv, solve_vector(V, P, inc, dl, deadline_s, &cd, &tmp));
 		publish_bound(in, vs, ob, j + 1, nv, inc);
 	}
-	/* Vectors left open (time) get the rest of the budget, best bound first: the cuts and no-goods
-	 * gathered meanwhile often close them quickly. */
+	resume_trees(in, vs, ob, tree, j, nv, inc, deadline_s);
+	/* Vectors left open (time) without a search to go on get the rest of the budget: the cuts and
+	 * no-goods gathered meanwhile often close them quickly. */
 	for (int pass = 0; pass < 3 && opt_now_s() < deadline_s; pass++)
 		for (size_t t = 0; t < j && opt_now_s() < deadline_s; t++) {
 			double cut = cut_w(in, inc);
-			if (ob[t] == INFINITY || vs[t].lb >= cut)
+			if (ob[t] == INFINITY || vs[t].lb >= cut || tree[t])
 				continue;
 			opt_vector_decode(in, &s, vs[t].id);
 			opt_mst_fix_vector(V, &s);
@@ -677,6 +714,9 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 			ob[t] = fmax(ob[t], again); /* both are valid bounds of this vector: keep the larger */
 			publish_bound(in, vs, ob, j, nv, inc);
 		}
+	for (size_t t = 0; t < j; t++)
+		opt_mst_bb_free(tree[t]);
+	free(tree);
 	if (!per_core)
 		keep_island_result(M, vs, ob, j, nv, inc);
 	double open_bound = INFINITY;

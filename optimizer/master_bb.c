@@ -45,8 +45,17 @@
  * and a child whose pool is closed, or whose bound is at the cut-off, is not solved at all. Every
  * plan of the subtree below the cut-off keeps an equivalent that is a point of the node's LP, and
  * that point has every closed option at 0, so no such plan is lost.
+ *
+ * Going on later (since 2026-12-06): a search the clock stops keeps its open nodes, each as its
+ * fixings and floor (the children not yet searched on the path it was on, the node it stopped in,
+ * the leaves whose packing it could not decide), and master.c hands the search back the time the
+ * other vectors leave (opt_mst_bb_resume). The vector's bound is always the least floor of its open
+ * nodes. The no-goods are kept as assignments and added again each call (other vectors use the LP
+ * in between), the pseudocosts carry over; closures and saved bases belong to one call. Before, a
+ * stopped tree was lost and the island MILP had the rest of the time at that vector, which hardly
+ * moved its bound.
  */
-struct bb {
+struct opt_bb {
 	struct master *M, *C;
 	struct opt_sol *inc, s, tmp;
 	struct opt_ws *w;
@@ -60,8 +69,18 @@ struct bb {
 	char *closed;
 	size_t *stack, n_stack;
 	double *ob;
-	int *nogood; /* no-good rows added to the screening LP at this vector */
+	/* No-goods found at this vector: their assignments (ng_where, n_tasks each), kept across the
+	 * calls, and their rows in the screening LP during one call (added again by the next: other
+	 * vectors use the LP in between, and a no-good is valid at this vector only). */
+	int *nogood, *ng_where;
 	size_t n_nogood, cap_nogood;
+	/* The open frontier (see opt_mst_bb_resume): per node its fixings (n_tasks each) and floor.
+	 * fr_*: the frontier being built; lost: the least floor of nodes no memory was left for (they
+	 * keep the vector open, but cannot be searched again). */
+	long *fr_fixed;
+	double *fr_floor;
+	size_t n_fr, cap_fr;
+	double lost;
 	/* Pseudocost branching (up to BB_PC_TASKS tasks): per task and branching group, the sum of
 	 * (child bound - parent bound) / (1 - the group's share at the parent) over the children solved,
 	 * and their count; over all of them for groups not yet seen. pend_*: the child being solved. */
@@ -73,7 +92,6 @@ struct bb {
 	double *shr; /* group shares: row 0 scratch, row depth + 1 the branching task's at that depth */
 	double dl;
 	bool unfinished; /* out of time */
-	bool unknown;    /* some leaf's packing was not decided */
 	size_t depth; /* of the current node */
 	struct opt_basis *bas; /* per depth: the node's LP basis, where its later children start */
 };
@@ -93,13 +111,13 @@ struct bb {
 static size_t n_options(const struct opt_inst *in) { return in->n_isl + in->n_srv; }
 
 /* The branching option that option o belongs to: its island's pool, or the server itself. */
-static size_t bb_group(const struct bb *B, size_t o)
+static size_t bb_group(const struct opt_bb *B, size_t o)
 {
 	return o < B->M->in->n_isl ? B->pool[o] : o;
 }
 
 /* Shares of task i per branching group (pool or server) into sh[0..no). */
-static void bb_group_shares(const struct bb *B, size_t i, double *sh)
+static void bb_group_shares(const struct opt_bb *B, size_t i, double *sh)
 {
 	size_t no = n_options(B->M->in);
 	for (size_t o = 0; o < no; o++)
@@ -111,7 +129,7 @@ static void bb_group_shares(const struct bb *B, size_t i, double *sh)
 /* What task i's children are expected to raise the bound by, multiplied over the groups it has a
  * share of (the product rule of pseudocost branching, one factor per child): an observed group's
  * mean per unit of 1 - share, else the mean over every observation. */
-static double bb_pc_score(const struct bb *B, size_t i, const double *sh)
+static double bb_pc_score(const struct opt_bb *B, size_t i, const double *sh)
 {
 	size_t no = n_options(B->M->in);
 	double mean = B->pc_all_n ? B->pc_all / B->pc_all_n : 1.0, score = 1;
@@ -129,7 +147,7 @@ static double bb_pc_score(const struct bb *B, size_t i, const double *sh)
  * the pool or server with its largest share in *best_o (its child comes first), its group shares in
  * best_sh[0..no). Up to BB_PC_TASKS tasks the fractional task with the best pseudocost score, above
  * that the most fractional one (largest 1 - max share). */
-static size_t bb_branch_task(const struct bb *B, long *best_o, double *best_sh)
+static size_t bb_branch_task(const struct opt_bb *B, long *best_o, double *best_sh)
 {
 	const struct opt_inst *in = B->M->in;
 	size_t no = n_options(in), bi = in->n_tasks;
@@ -156,7 +174,7 @@ static size_t bb_branch_task(const struct bb *B, long *best_o, double *best_sh)
 
 /* The child being solved got its LP bound lb (INFINITY: closed by infeasibility or the cut-off,
  * counted as reaching cut): one more observation for its task and option. */
-static void bb_pc_update(struct bb *B, double lb, double cut)
+static void bb_pc_update(struct opt_bb *B, double lb, double cut)
 {
 	if (B->pend_io < 0 || !B->pc)
 		return;
@@ -170,7 +188,7 @@ static void bb_pc_update(struct bb *B, double lb, double cut)
 
 /* An integral LP optimum: can its assignment be packed? 1 yes (incumbent updated), 0 proven not
  * (a no-good row now excludes it), -1 not known (the exact check ran out of its time). */
-static int bb_leaf(struct bb *B)
+static int bb_leaf(struct opt_bb *B)
 {
 	const struct opt_inst *in = B->M->in;
 	opt_screen_round(B->M->scr, B->s.where);
@@ -195,19 +213,21 @@ static int bb_leaf(struct bb *B)
 	}
 	if (r == 1 && (!B->inc->ok || B->tmp.power_w < B->inc->power_w))
 		opt_sol_copy(B->inc, &B->tmp, in);
-	if (r == 0)
+	if (r == 0) {
+		memcpy(B->ng_where + B->n_nogood * in->n_tasks, B->cd.where, in->n_tasks * sizeof(int));
 		B->nogood[B->n_nogood++] = opt_screen_nogood(B->M->scr, B->cd.where, B->pool);
+	}
 	return r;
 }
 
 /* Whether option o of task i is open under its fixing (closures aside). */
-static bool bb_admits(const struct bb *B, size_t i, size_t o)
+static bool bb_admits(const struct opt_bb *B, size_t i, size_t o)
 {
 	return B->fixed[i] < 0 || (size_t)B->fixed[i] == bb_group(B, o);
 }
 
 /* Task i's options as its fixing and the closures leave them open. */
-static void bb_open_task(struct bb *B, size_t i)
+static void bb_open_task(struct opt_bb *B, size_t i)
 {
 	size_t no = n_options(B->M->in);
 	for (size_t o = 0; o < no; o++)
@@ -220,7 +240,7 @@ static void bb_open_task(struct bb *B, size_t i)
  * optimum (a column with a share has reduced cost 0 or less: its bound is the node's), so the LP
  * optimum, and the branching decision taken from it, stay as they are.
  */
-static void bb_close(struct bb *B, double cut)
+static void bb_close(struct opt_bb *B, double cut)
 {
 	const struct opt_inst *in = B->M->in;
 	size_t no = n_options(in);
@@ -241,7 +261,7 @@ static void bb_close(struct bb *B, double cut)
 }
 
 /* Undoes the closures made since the stack held n. */
-static void bb_reopen(struct bb *B, size_t n)
+static void bb_reopen(struct opt_bb *B, size_t n)
 {
 	size_t no = n_options(B->M->in);
 	while (B->n_stack > n) {
@@ -249,6 +269,36 @@ static void bb_reopen(struct bb *B, size_t n)
 		B->closed[io] = 0;
 		opt_screen_open(B->M->scr, &B->s, i, io % no, bb_admits(B, i, io % no));
 	}
+}
+
+/*
+ * Records an open node for a later call (opt_mst_bb_resume): the fixings fx, with task i (< n_tasks)
+ * at group o, and its floor. Returns the floor. Without memory the node is only counted (lost):
+ * the vector's bound keeps it, the search cannot go on there.
+ */
+static double bb_push(struct opt_bb *B, const long *fx, size_t i, long o, double floor)
+{
+	size_t n = B->M->in->n_tasks;
+	if (B->n_fr == B->cap_fr) {
+		size_t cap = B->cap_fr ? 2 * B->cap_fr : 16;
+		long *f = realloc(B->fr_fixed, cap * n * sizeof(long));
+		if (f)
+			B->fr_fixed = f;
+		double *fl = f ? realloc(B->fr_floor, cap * sizeof(double)) : NULL;
+		if (fl)
+			B->fr_floor = fl;
+		if (!f || !fl) {
+			B->lost = fmin(B->lost, floor);
+			return floor;
+		}
+		B->cap_fr = cap;
+	}
+	long *dst = B->fr_fixed + B->n_fr * n;
+	memcpy(dst, fx, n * sizeof(long));
+	if (i < n)
+		dst[i] = o;
+	B->fr_floor[B->n_fr++] = floor;
+	return floor;
 }
 
 /*
@@ -263,7 +313,7 @@ static void bb_reopen(struct bb *B, size_t n)
  * with the plan at 5.18518 W). The children not yet searched keep their own floors, so the vector's
  * bound is the smallest of those and of the open leaves, never less than the root's.
  */
-static double bb_node(struct bb *B, double floor)
+static double bb_node(struct opt_bb *B, double floor)
 {
 	const struct opt_inst *in = B->M->in;
 	long o_top = 0;
@@ -272,14 +322,14 @@ static double bb_node(struct bb *B, double floor)
 	for (;;) { /* again after a no-good row: the same node has a new LP */
 		if (B->unfinished || opt_now_s() >= B->dl) {
 			B->unfinished = true;
-			return floor;
+			return bb_push(B, B->fixed, in->n_tasks, 0, floor);
 		}
 		double cut = cut_w(in, B->inc);
 		bool inf;
 		lb = opt_screen_resolve(B->M->scr, cut, B->dl, &inf);
 		if (!inf && (isnan(lb) || lb == -INFINITY)) { /* no LP optimum in time */
 			B->unfinished = true;
-			return floor;
+			return bb_push(B, B->fixed, in->n_tasks, 0, floor);
 		}
 		lb = fmax(lb, floor);
 		bb_pc_update(B, inf ? INFINITY : lb, cut);
@@ -291,10 +341,8 @@ static double bb_node(struct bb *B, double floor)
 		int r = bb_leaf(B);
 		if (r == 1) /* the best plan of the subtree, now the incumbent (or one as good) */
 			return INFINITY;
-		if (r < 0) { /* this leaf stays open: the vector cannot be closed, the search goes on */
-			B->unknown = true;
-			return lb;
-		}
+		if (r < 0) /* this leaf stays open (a later call tries it again), the search goes on */
+			return bb_push(B, B->fixed, in->n_tasks, 0, lb);
 	}
 	size_t no = n_options(in), n_stack = B->n_stack;
 	bool saved = opt_screen_basis_save(B->M->scr, &B->bas[B->depth]) == 0;
@@ -319,7 +367,7 @@ static double bb_node(struct bb *B, double floor)
 			continue;
 		double f = fmax(lb, cb[o]);
 		if (B->unfinished) {
-			res = fmin(res, f);
+			res = fmin(res, bb_push(B, B->fixed, bi, o, f));
 			continue;
 		}
 		if (t > 0 && saved)
@@ -336,77 +384,200 @@ static double bb_node(struct bb *B, double floor)
 	return res;
 }
 
-/* Returns INFINITY when the search closed vector s (any better plan is now the incumbent), else a
- * valid lower bound on the plans at s that the search did not rule out (the smallest bound of its
- * open leaves and of the subtrees it did not finish; take it with min(., cut-off)), or -INFINITY
- * when it has none (no root LP in time). */
-double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_sol *s, struct opt_sol *inc, double dl)
+
+/* The valid bound on the plans at this vector that the search has not ruled out: the least floor of
+ * its open nodes (INFINITY when there is none: the vector is closed). */
+static double bb_bound(const struct opt_bb *B)
+{
+	double b = B->lost;
+	for (size_t k = 0; k < B->n_fr; k++)
+		b = fmin(b, B->fr_floor[k]);
+	return b;
+}
+
+struct bb_entry {
+	double floor;
+	size_t k;
+};
+
+static int cmp_entry(const void *a, const void *b)
+{
+	double x = ((const struct bb_entry *)a)->floor, y = ((const struct bb_entry *)b)->floor;
+	return (x > y) - (x < y);
+}
+
+/* Sets the node's fixings fx (task by task; closures are empty between nodes) and returns its depth:
+ * one task fixed per level. fx NULL: every task free again. */
+static size_t bb_set_fixings(struct opt_bb *B, const long *fx)
+{
+	size_t depth = 0;
+	for (size_t i = 0; i < B->M->in->n_tasks; i++) {
+		B->fixed[i] = fx ? fx[i] : -1;
+		depth += B->fixed[i] >= 0;
+		bb_open_task(B, i);
+	}
+	return depth;
+}
+
+/*
+ * Searches the open nodes, least floor first (the one holding the vector's bound down), each at
+ * least at the root's LP bound; the nodes the clock leaves unsearched stay open as they were. A
+ * node's floor stays valid for its subtree whatever was learnt since (the cut-off only falls, the
+ * no-goods are valid at this vector), and its LP without the closures of its ancestors is weaker
+ * than it was, never wrong, so searching it again loses no plan below the cut-off.
+ */
+static void bb_frontier(struct opt_bb *B, double root)
+{
+	const struct opt_inst *in = B->M->in;
+	size_t n = B->n_fr, nt = in->n_tasks;
+	struct bb_entry *e = malloc((n + 1) * sizeof(*e));
+	if (!e)
+		return; /* the frontier stays as it is: still a valid bound */
+	for (size_t k = 0; k < n; k++)
+		e[k] = (struct bb_entry){B->fr_floor[k], k};
+	qsort(e, n, sizeof(*e), cmp_entry);
+	long *fx = B->fr_fixed;
+	double *fl = B->fr_floor;
+	B->fr_fixed = NULL, B->fr_floor = NULL, B->n_fr = B->cap_fr = 0;
+	for (size_t q = 0; q < n; q++) {
+		const long *f = fx + e[q].k * nt;
+		if (e[q].floor >= cut_w(in, B->inc))
+			continue; /* closed by the cut-off */
+		if (B->unfinished || opt_now_s() >= B->dl) {
+			B->unfinished = true;
+			bb_push(B, f, nt, 0, e[q].floor);
+			continue;
+		}
+		B->depth = bb_set_fixings(B, f);
+		B->pend_io = -1;
+		bb_node(B, fmax(e[q].floor, root));
+		bb_set_fixings(B, NULL);
+	}
+	free(fx);
+	free(fl);
+	free(e);
+}
+
+/* One call's search at the vector until dl: the root LP (set up again: other vectors used the LP
+ * since), the no-goods found so far, then the open nodes. Returns the vector's bound (bb_bound). */
+static double bb_search(struct opt_bb *B, struct opt_sol *inc, double dl)
+{
+	const struct opt_inst *in = B->M->in;
+	struct opt_screen *scr = B->M->scr;
+	B->inc = inc, B->dl = dl, B->unfinished = false;
+	double cut = cut_w(in, inc);
+	bool inf;
+	opt_screen_precise(scr, in->precise_bb);
+	/* the root needs only to reach the cut-off: a bound there closes the vector */
+	double root = opt_screen_vector(scr, &B->s, cut, dl, &inf);
+	if (inf || root >= cut) {
+		B->n_fr = 0, B->lost = INFINITY;
+	} else if (isfinite(root)) {
+		opt_screen_compact(scr); /* before the no-goods: it renumbers the rows */
+		for (size_t r = 0; r < B->n_nogood; r++)
+			B->nogood[r] = opt_screen_nogood(scr, B->ng_where + r * in->n_tasks, B->pool);
+		bb_frontier(B, root);
+		for (size_t r = 0; r < B->n_nogood; r++)
+			opt_screen_release(scr, B->nogood[r]);
+	}
+	opt_screen_precise(scr, false);
+	for (size_t d = 0; d < in->n_tasks + 2; d++) /* per call: a later one saves its own */
+		opt_basis_free(&B->bas[d]);
+	return bb_bound(B);
+}
+
+void opt_mst_bb_free(struct opt_bb *B)
+{
+	if (!B)
+		return;
+	const struct opt_inst *in = B->M->in;
+	opt_ws_free(B->w);
+	free(B->fixed);
+	free(B->nogood);
+	free(B->ng_where);
+	free(B->fr_fixed);
+	free(B->fr_floor);
+	free(B->closed);
+	free(B->pool);
+	free(B->pc_sum);
+	free(B->pc_n);
+	free(B->shr);
+	for (size_t d = 0; B->bas && d < in->n_tasks + 2; d++)
+		opt_basis_free(&B->bas[d]);
+	free(B->bas);
+	free(B->stack);
+	free(B->ob);
+	opt_mst_cand_free(&B->cd);
+	opt_sol_free(&B->s);
+	opt_sol_free(&B->tmp);
+	free(B);
+}
+
+static struct opt_bb *bb_new(struct master *M, struct master *C, const struct opt_sol *s)
 {
 	const struct opt_inst *in = M->in;
-	struct bb B = {.M = M, .C = C, .inc = inc, .dl = dl};
-	double res = -INFINITY;
-	if (!M->scr)
-		return res;
-	B.w = opt_ws_new(in);
-	B.fixed = malloc(in->n_tasks * sizeof(long));
-	B.cap_nogood = 256;
-	B.nogood = malloc(B.cap_nogood * sizeof(int));
-	size_t nio = in->n_tasks * n_options(in);
-	B.closed = calloc(nio + 1, 1);
-	B.stack = malloc((nio + 1) * sizeof(size_t));
+	struct opt_bb *B = calloc(1, sizeof(*B));
+	if (!B)
+		return NULL;
+	B->M = M, B->C = C, B->lost = INFINITY, B->pend_io = -1;
+	size_t nt = in->n_tasks, no = n_options(in), nio = nt * no;
+	B->w = opt_ws_new(in);
+	B->fixed = malloc(nt * sizeof(long));
+	B->cap_nogood = 256;
+	B->nogood = malloc(B->cap_nogood * sizeof(int));
+	B->ng_where = malloc(B->cap_nogood * nt * sizeof(int));
+	B->closed = calloc(nio + 1, 1);
+	B->stack = malloc((nio + 1) * sizeof(size_t));
 	/* the last node's bounds, then one row of the branching task's per depth (at most n_tasks) */
-	B.ob = malloc((nio + (in->n_tasks + 1) * n_options(in)) * sizeof(double));
-	B.pool = malloc((in->n_isl + 1) * sizeof(size_t));
-	B.pc = in->n_tasks <= BB_PC_TASKS;
-	B.pc_sum = B.pc ? calloc(nio + 1, sizeof(double)) : NULL;
-	B.pc_n = B.pc ? calloc(nio + 1, sizeof(int)) : NULL;
-	B.pend_io = -1;
-	B.shr = malloc((in->n_tasks + 2) * n_options(in) * sizeof(double));
-	B.bas = calloc(in->n_tasks + 2, sizeof(struct opt_basis));
-	if (!B.w || !B.fixed || !B.nogood || !B.closed || !B.stack || !B.ob || !B.pool ||
-	    (B.pc && (!B.pc_sum || !B.pc_n)) || !B.shr || !B.bas || opt_sol_init(&B.s, in) ||
-	    opt_sol_init(&B.tmp, in) || opt_mst_cand_alloc(&B.cd, in))
-		goto out;
-	memcpy(B.s.isl_opp, s->isl_opp, in->n_isl * sizeof(size_t));
-	memcpy(B.s.acc_opp, s->acc_opp, in->n_acc * sizeof(size_t));
-	opt_twin_pools(in, s, B.pool);
-	for (size_t k = 0; k < in->n_isl; k++)
-		B.pooled = B.pooled || B.pool[k] != k;
-	for (size_t i = 0; i < in->n_tasks; i++)
-		B.fixed[i] = -1;
-	bool inf;
-	/* the root needs only to reach the cut-off: a bound there closes the vector */
-	double cut = cut_w(in, inc);
-	opt_screen_precise(M->scr, in->precise_bb);
-	double lb = opt_screen_vector(M->scr, &B.s, cut, dl, &inf);
-	if (inf || lb >= cut)
-		res = INFINITY;
-	else if (isfinite(lb)) {
-		opt_screen_compact(M->scr);
-		res = bb_node(&B, lb);
-		if (!B.unfinished && !B.unknown)
-			res = INFINITY;
+	B->ob = malloc((nio + (nt + 1) * no) * sizeof(double));
+	B->pool = malloc((in->n_isl + 1) * sizeof(size_t));
+	B->pc = nt <= BB_PC_TASKS;
+	B->pc_sum = B->pc ? calloc(nio + 1, sizeof(double)) : NULL;
+	B->pc_n = B->pc ? calloc(nio + 1, sizeof(int)) : NULL;
+	B->shr = malloc((nt + 2) * no * sizeof(double));
+	B->bas = calloc(nt + 2, sizeof(struct opt_basis));
+	bool ok = B->w && B->fixed && B->nogood && B->ng_where && B->closed && B->stack && B->ob && B->pool &&
+		  (!B->pc || (B->pc_sum && B->pc_n)) && B->shr && B->bas;
+	/* each init only when the one before succeeded: opt_mst_bb_free frees what was set up */
+	ok = ok && !opt_sol_init(&B->s, in);
+	ok = ok && !opt_sol_init(&B->tmp, in);
+	ok = ok && !opt_mst_cand_alloc(&B->cd, in);
+	if (!ok) {
+		opt_mst_bb_free(B);
+		return NULL;
 	}
-out:
-	for (size_t r = 0; r < B.n_nogood; r++)
-		opt_screen_release(M->scr, B.nogood[r]);
-	opt_screen_precise(M->scr, false); /* M->scr is set: checked before any goto out */
-	opt_ws_free(B.w);
-	free(B.fixed);
-	free(B.nogood);
-	free(B.closed);
-	free(B.pool);
-	free(B.pc_sum);
-	free(B.pc_n);
-	free(B.shr);
-	for (size_t d = 0; B.bas && d < in->n_tasks + 2; d++)
-		opt_basis_free(&B.bas[d]);
-	free(B.bas);
-	free(B.stack);
-	free(B.ob);
-	opt_mst_cand_free(&B.cd);
-	opt_sol_free(&B.s);
-	opt_sol_free(&B.tmp);
+	memcpy(B->s.isl_opp, s->isl_opp, in->n_isl * sizeof(size_t));
+	memcpy(B->s.acc_opp, s->acc_opp, in->n_acc * sizeof(size_t));
+	opt_twin_pools(in, s, B->pool);
+	for (size_t k = 0; k < in->n_isl; k++)
+		B->pooled = B->pooled || B->pool[k] != k;
+	for (size_t i = 0; i < nt; i++)
+		B->fixed[i] = -1;
+	return B;
+}
+
+double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_sol *s, struct opt_sol *inc, double dl,
+			 struct opt_bb **keep)
+{
+	if (keep)
+		*keep = NULL;
+	if (!M->scr)
+		return -INFINITY;
+	struct opt_bb *B = bb_new(M, C, s);
+	if (!B)
+		return -INFINITY;
+	bb_push(B, B->fixed, M->in->n_tasks, 0, -INFINITY); /* the root: every task free */
+	double res = bb_search(B, inc, dl);
+	if (keep && res < INFINITY)
+		*keep = B;
+	else
+		opt_mst_bb_free(B);
 	return res;
 }
 
+double opt_mst_bb_resume(struct opt_bb *B, struct opt_sol *inc, double dl)
+{
+	if (!B->n_fr)
+		return bb_bound(B);
+	return bb_search(B, inc, dl);
+}
