@@ -512,6 +512,14 @@ static void lazy_screen(struct opt_lazy *L, const struct opt_inst *in, struct ve
 	qsort(vs, nv, sizeof(*vs), cmp_vec);
 }
 
+/* The stopped trees' share of what the first visit of every vector leaves (resume_trees); the island
+ * MILP's passes get the rest. All of it to the trees proved no more sets on 56 fresh 20-30-task XU4
+ * and Xavier sets than no trees at all (50 of 56 each) and left one plan 0.16 % dearer (XU4 20,
+ * seed 13541884: searching least bound first, the tree reached no leaf with the plan that the MILP's
+ * repair had found); two thirds proved 52 of 56, no plan dearer than before beyond the tolerance
+ * (docs/MODEL.md, 2026-12-06, fifth session). */
+#define RESUME_SHARE (2.0 / 3.0)
+
 /*
  * The branch and bounds the clock stopped go on where they stopped (master_bb.c keeps their open
  * nodes), least vector bound first, each until dl: the one holding the bound down gets the time,
@@ -561,14 +569,6 @@ static void resume_trees(const struct opt_inst *in, const struct vec *vs, double
  * portfolio in opt_exact. Its bound is valid for the same reason as the island master's (same
  * objective, deadlines relaxed only by tangents).
  */
-/* The stopped trees' share of what the first visit of every vector leaves (resume_trees); the island
- * MILP's passes get the rest. All of it to the trees proved no more sets on 56 fresh 20-30-task XU4
- * and Xavier sets than no trees at all (50 of 56 each) and left one plan 0.16 % dearer (XU4 20,
- * seed 13541884: the tree's leaves found no plan its best-bound order reached, the MILP's repair
- * had); two thirds proved 52 of 56, no plan dearer than before beyond the tolerance
- * (docs/MODEL.md, 2026-12-06, fifth session). */
-#define RESUME_SHARE (2.0 / 3.0)
-
 static int solve_glpk(struct master *M, struct master *C, bool per_core, double deadline_s, struct opt_sol *inc,
 		      bool *finished)
 {

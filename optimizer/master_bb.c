@@ -48,12 +48,12 @@
  *
  * Going on later (since 2026-12-06): a search the clock stops keeps its open nodes, each as its
  * fixings and floor (the children not yet searched on the path it was on, the node it stopped in,
- * the leaves whose packing it could not decide), and master.c hands the search back the time the
- * other vectors leave (opt_mst_bb_resume). The vector's bound is always the least floor of its open
- * nodes. The no-goods are kept as assignments and added again each call (other vectors use the LP
- * in between), the pseudocosts carry over; closures and saved bases belong to one call. Before, a
- * stopped tree was lost and the island MILP had the rest of the time at that vector, which hardly
- * moved its bound.
+ * the leaves whose packing it could not decide), and master.c hands the search back part of the
+ * time the other vectors leave (opt_mst_bb_resume, RESUME_SHARE). The vector's bound is always the
+ * least floor of its open nodes. The no-goods are kept as assignments and added again each call
+ * (other vectors use the LP in between), the pseudocosts carry over; closures and saved bases belong
+ * to one call. Before, a stopped tree was lost and the island MILP had the rest of the time at that
+ * vector, which hardly moved its bound.
  */
 struct opt_bb {
 	struct master *M, *C;
