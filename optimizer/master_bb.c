@@ -273,10 +273,10 @@ static void bb_reopen(struct opt_bb *B, size_t n)
 
 /*
  * Records an open node for a later call (opt_mst_bb_resume): the fixings fx, with task i (< n_tasks)
- * at group o, and its floor. Returns the floor. Without memory the node is only counted (lost):
+ * at group o, and its floor. Without memory the node is only counted (lost):
  * the vector's bound keeps it, the search cannot go on there.
  */
-static double bb_push(struct opt_bb *B, const long *fx, size_t i, long o, double floor)
+static void bb_push(struct opt_bb *B, const long *fx, size_t i, long o, double floor)
 {
 	size_t n = B->M->in->n_tasks;
 	if (B->n_fr == B->cap_fr) {
@@ -289,7 +289,7 @@ static double bb_push(struct opt_bb *B, const long *fx, size_t i, long o, double
 			B->fr_floor = fl;
 		if (!f || !fl) {
 			B->lost = fmin(B->lost, floor);
-			return floor;
+			return;
 		}
 		B->cap_fr = cap;
 	}
@@ -298,22 +298,22 @@ static double bb_push(struct opt_bb *B, const long *fx, size_t i, long o, double
 	if (i < n)
 		dst[i] = o;
 	B->fr_floor[B->n_fr++] = floor;
-	return floor;
 }
 
 /*
- * The node's subtree, searched depth first. Returns a valid lower bound on every plan of the subtree
- * that the search has not accounted for (INFINITY: none left below the cut-off; the caller takes it
- * with min(., cut-off), and the cut-off only falls, so a subtree closed at an earlier cut-off stays
- * closed). `floor` is a bound the caller already has for this subtree (its LP bound, raised by the
- * branching option's dual bound): what a node returns when the clock stops it before its own LP,
- * and the least it returns otherwise (its LP is a restriction of its parent's, raised to floor).
- * Why: a search stopped by the clock used to leave its vector at the root's bound, however much of
- * the tree it had closed (Xavier 20 tasks, seed 5518925: 669 nodes, bound still the root's 5.18410 W
- * with the plan at 5.18518 W). The children not yet searched keep their own floors, so the vector's
- * bound is the smallest of those and of the open leaves, never less than the root's.
+ * The node's subtree, searched depth first. What the search does not settle is left as open nodes
+ * (bb_push), each with a valid lower bound on its plans: the node itself when the clock stops it or
+ * its leaf's packing stays undecided, the children not yet searched when the clock stops one before
+ * them. A subtree with nothing below the cut-off leaves none (the cut-off only falls, so a subtree
+ * closed at an earlier cut-off stays closed). `floor` is a bound the caller already has for this
+ * subtree (its LP bound, raised by the branching option's dual bound): the node's own when the clock
+ * stops it before its LP, and the least of its children's otherwise (its LP is a restriction of its
+ * parent's, raised to floor). Why: a search stopped by the clock used to leave its vector at the
+ * root's bound, however much of the tree it had closed (Xavier 20 tasks, seed 5518925: 669 nodes,
+ * bound still the root's 5.18410 W with the plan at 5.18518 W); the vector's bound is now the least
+ * floor of the open nodes (bb_bound), never less than the root's.
  */
-static double bb_node(struct opt_bb *B, double floor)
+static void bb_node(struct opt_bb *B, double floor)
 {
 	const struct opt_inst *in = B->M->in;
 	long o_top = 0;
@@ -322,27 +322,31 @@ static double bb_node(struct opt_bb *B, double floor)
 	for (;;) { /* again after a no-good row: the same node has a new LP */
 		if (B->unfinished || opt_now_s() >= B->dl) {
 			B->unfinished = true;
-			return bb_push(B, B->fixed, in->n_tasks, 0, floor);
+			bb_push(B, B->fixed, in->n_tasks, 0, floor);
+			return;
 		}
 		double cut = cut_w(in, B->inc);
 		bool inf;
 		lb = opt_screen_resolve(B->M->scr, cut, B->dl, &inf);
 		if (!inf && (isnan(lb) || lb == -INFINITY)) { /* no LP optimum in time */
 			B->unfinished = true;
-			return bb_push(B, B->fixed, in->n_tasks, 0, floor);
+			bb_push(B, B->fixed, in->n_tasks, 0, floor);
+			return;
 		}
 		lb = fmax(lb, floor);
 		bb_pc_update(B, inf ? INFINITY : lb, cut);
 		if (inf || lb >= cut)
-			return INFINITY;
+			return;
 		bi = bb_branch_task(B, &o_top, shares);
 		if (bi < in->n_tasks)
 			break;
 		int r = bb_leaf(B);
 		if (r == 1) /* the best plan of the subtree, now the incumbent (or one as good) */
-			return INFINITY;
-		if (r < 0) /* this leaf stays open (a later call tries it again), the search goes on */
-			return bb_push(B, B->fixed, in->n_tasks, 0, lb);
+			return;
+		if (r < 0) { /* this leaf stays open (a later call tries it again), the search goes on */
+			bb_push(B, B->fixed, in->n_tasks, 0, lb);
+			return;
+		}
 	}
 	size_t no = n_options(in), n_stack = B->n_stack;
 	bool saved = opt_screen_basis_save(B->M->scr, &B->bas[B->depth]) == 0;
@@ -356,7 +360,6 @@ static double bb_node(struct opt_bb *B, double floor)
 		if (!B->closed[bi * no + o])
 			cb[bb_group(B, o)] = fmin(cb[bb_group(B, o)], B->ob[bi * no + o]);
 	B->depth++;
-	double res = INFINITY;
 	/* children: the LP's favourite option first, then the others; once out of time, the children
 	 * left count with their floors */
 	for (size_t t = 0; t < no; t++) {
@@ -367,7 +370,7 @@ static double bb_node(struct opt_bb *B, double floor)
 			continue;
 		double f = fmax(lb, cb[o]);
 		if (B->unfinished) {
-			res = fmin(res, bb_push(B, B->fixed, bi, o, f));
+			bb_push(B, B->fixed, bi, o, f);
 			continue;
 		}
 		if (t > 0 && saved)
@@ -375,13 +378,12 @@ static double bb_node(struct opt_bb *B, double floor)
 		B->fixed[bi] = o;
 		bb_open_task(B, bi);
 		B->pend_io = (long)(bi * no + (size_t)o), B->pend_lb = lb, B->pend_frac = 1 - shares[o];
-		res = fmin(res, bb_node(B, f)); /* never below f */
+		bb_node(B, f); /* its open nodes' floors never below f */
 	}
 	B->depth--;
 	B->fixed[bi] = -1;
 	bb_open_task(B, bi);
 	bb_reopen(B, n_stack);
-	return res;
 }
 
 
