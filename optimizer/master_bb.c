@@ -12,8 +12,9 @@
 /*
  * Per-vector branch and bound on the screening LP (small sets, island search). With the OPPs fixed a
  * plan's power is the vector's idle power plus the busy power of its island / server assignment,
- * so only the assignment is searched: depth first, on a fractional task (by pseudocosts up to
- * BB_PC_TASKS tasks, else the most fractional one), the option with the larger share first. A node
+ * so only the assignment is searched: best first with dives (bb_node, bb_best_first), branching on a
+ * fractional task (by pseudocosts up to BB_PC_TASKS tasks, else the most fractional one), the
+ * option with the larger share first. A node
  * whose LP bound reaches the incumbent is closed. An integral LP optimum is an assignment whose
  * power is that bound: if it packs with the LP's deadlines (opt_pack_given keeps every task on its
  * island) it is the best plan of its subtree; otherwise the
@@ -47,14 +48,28 @@
  * that point has every closed option at 0, so no such plan is lost.
  *
  * Going on later (since 2026-12-06): a search the clock stops keeps its open nodes, each as its
- * fixings and floor (the children not yet searched on the path it was on, the node it stopped in,
- * the leaves whose packing it could not decide), and master.c hands the search back part of the
- * time the other vectors leave (opt_mst_bb_resume, RESUME_SHARE). The vector's bound is always the
- * least floor of its open nodes. The no-goods are kept as assignments and added again each call
- * (other vectors use the LP in between), the pseudocosts carry over; closures and saved bases belong
- * to one call. Before, a stopped tree was lost and the island MILP had the rest of the time at that
+ * fixings and floor (the children its dives left, the node it stopped in, the leaves whose packing
+ * it could not decide), and master.c hands the search back part of the time the other vectors leave
+ * (opt_mst_bb_resume, RESUME_SHARE). The vector's bound is always the least floor of its open nodes.
+ * The no-goods are kept as assignments and added again each call (other vectors use the LP in
+ * between), the pseudocosts carry over; closures belong to one dive. Before, a stopped tree was lost and the island MILP had the rest of the time at that
  * vector, which hardly moved its bound.
  */
+/* An open node besides its fixings: the floor of its plans, and the pseudocost observation its LP
+ * makes once solved (pc_io the branching task and option, -1 for none; pc_lb the parent's bound;
+ * pc_frac 1 - the option's share there). */
+struct bb_open {
+	double floor, pc_lb, pc_frac;
+	long pc_io;
+};
+
+/* Nodes: per node its fixings (n_tasks each) and its bb_open. */
+struct bb_list {
+	long *fixed;
+	struct bb_open *e;
+	size_t n, cap;
+};
+
 struct opt_bb {
 	struct master *M, *C;
 	struct opt_sol *inc, s, tmp;
@@ -74,12 +89,13 @@ struct opt_bb {
 	 * vectors use the LP in between, and a no-good is valid at this vector only). */
 	int *nogood, *ng_where;
 	size_t n_nogood, cap_nogood;
-	/* The open frontier (see opt_mst_bb_resume): per node its fixings (n_tasks each) and floor.
-	 * fr_*: the frontier being built; lost: the least floor of nodes no memory was left for (they
-	 * keep the vector open, but cannot be searched again). */
-	long *fr_fixed;
-	double *fr_floor;
-	size_t n_fr, cap_fr;
+	/* The open nodes (bb_push): a binary heap on their floors (open.e[0] the least), and the leaves
+	 * whose packing this call left undecided (held back until the next call: searched again at once,
+	 * the least floor would be that leaf again and again). fx: one node's fixings (scratch). lost: the
+	 * least floor of nodes no memory was left for (they keep the vector open, but cannot be searched
+	 * again). */
+	struct bb_list open, held;
+	long *fx;
 	double lost;
 	/* Pseudocost branching (up to BB_PC_TASKS tasks): per task and branching group, the sum of
 	 * (child bound - parent bound) / (1 - the group's share at the parent) over the children solved,
@@ -93,7 +109,6 @@ struct opt_bb {
 	double dl;
 	bool unfinished; /* out of time */
 	size_t depth; /* of the current node */
-	struct opt_basis *bas; /* per depth: the node's LP basis, where its later children start */
 };
 /* One exact packing check of the branch and bound may take this long (corepack.c decides the
  * benchmark's 30-task packings in 0.01-2 s; GLPK's core-level master sometimes not in 9 s); a leaf
@@ -271,47 +286,139 @@ static void bb_reopen(struct opt_bb *B, size_t n)
 	}
 }
 
-/*
- * Records an open node for a later call (opt_mst_bb_resume): the fixings fx, with task i (< n_tasks)
- * at group o, and its floor. Without memory the node is only counted (lost):
- * the vector's bound keeps it, the search cannot go on there.
- */
-static void bb_push(struct opt_bb *B, const long *fx, size_t i, long o, double floor)
+/* Swaps nodes a and b of L (entry and fixings). */
+static void list_swap(struct bb_list *L, size_t n_tasks, size_t a, size_t b)
 {
-	size_t n = B->M->in->n_tasks;
-	if (B->n_fr == B->cap_fr) {
-		size_t cap = B->cap_fr ? 2 * B->cap_fr : 16;
-		long *f = realloc(B->fr_fixed, cap * n * sizeof(long));
-		if (f)
-			B->fr_fixed = f;
-		double *fl = f ? realloc(B->fr_floor, cap * sizeof(double)) : NULL;
-		if (fl)
-			B->fr_floor = fl;
-		if (!f || !fl) {
-			B->lost = fmin(B->lost, floor);
-			return;
-		}
-		B->cap_fr = cap;
+	struct bb_open e = L->e[a];
+	L->e[a] = L->e[b], L->e[b] = e;
+	long *x = L->fixed + a * n_tasks, *y = L->fixed + b * n_tasks;
+	for (size_t i = 0; i < n_tasks; i++) {
+		long t = x[i];
+		x[i] = y[i], y[i] = t;
 	}
-	long *dst = B->fr_fixed + B->n_fr * n;
-	memcpy(dst, fx, n * sizeof(long));
-	if (i < n)
+}
+
+/* Appends a node to L: the fixings fx, with task i (< n_tasks) at group o, and e. False without
+ * memory. */
+static bool list_add(struct bb_list *L, size_t n_tasks, const long *fx, size_t i, long o, struct bb_open e)
+{
+	if (L->n == L->cap) {
+		size_t cap = L->cap ? 2 * L->cap : 16;
+		long *f = realloc(L->fixed, cap * n_tasks * sizeof(long));
+		if (f)
+			L->fixed = f;
+		struct bb_open *en = f ? realloc(L->e, cap * sizeof(*en)) : NULL;
+		if (!en)
+			return false;
+		L->e = en, L->cap = cap;
+	}
+	long *dst = L->fixed + L->n * n_tasks;
+	memcpy(dst, fx, n_tasks * sizeof(long));
+	if (i < n_tasks)
 		dst[i] = o;
-	B->fr_floor[B->n_fr++] = floor;
+	L->e[L->n++] = e;
+	return true;
+}
+
+static void list_free(struct bb_list *L)
+{
+	free(L->fixed);
+	free(L->e);
+}
+
+/* The least floor in L (INFINITY when empty). */
+static double list_floor(const struct bb_list *L)
+{
+	double b = INFINITY;
+	for (size_t k = 0; k < L->n; k++)
+		b = fmin(b, L->e[k].floor);
+	return b;
+}
+
+/* Restores the heap order of the open nodes from node k down (its floor grew) or up (it fell). */
+static void heap_down(struct opt_bb *B, size_t k)
+{
+	struct bb_list *L = &B->open;
+	for (;;) {
+		size_t l = 2 * k + 1, m = k;
+		if (l < L->n && L->e[l].floor < L->e[m].floor)
+			m = l;
+		if (l + 1 < L->n && L->e[l + 1].floor < L->e[m].floor)
+			m = l + 1;
+		if (m == k)
+			return;
+		list_swap(L, B->M->in->n_tasks, k, m);
+		k = m;
+	}
+}
+
+static void heap_up(struct opt_bb *B, size_t k)
+{
+	struct bb_list *L = &B->open;
+	while (k && L->e[k].floor < L->e[(k - 1) / 2].floor) {
+		list_swap(L, B->M->in->n_tasks, k, (k - 1) / 2);
+		k = (k - 1) / 2;
+	}
 }
 
 /*
- * The node's subtree, searched depth first. What the search does not settle is left as open nodes
- * (bb_push), each with a valid lower bound on its plans: the node itself when the clock stops it or
- * its leaf's packing stays undecided, the children not yet searched when the clock stops one before
- * them. A subtree with nothing below the cut-off leaves none (the cut-off only falls, so a subtree
- * closed at an earlier cut-off stays closed). `floor` is a bound the caller already has for this
- * subtree (its LP bound, raised by the branching option's dual bound): the node's own when the clock
- * stops it before its LP, and the least of its children's otherwise (its LP is a restriction of its
- * parent's, raised to floor). Why: a search stopped by the clock used to leave its vector at the
- * root's bound, however much of the tree it had closed (Xavier 20 tasks, seed 5518925: 669 nodes,
- * bound still the root's 5.18410 W with the plan at 5.18518 W); the vector's bound is now the least
- * floor of the open nodes (bb_bound), never less than the root's.
+ * Records an open node: the fixings fx, with task i (< n_tasks) at group o, and e (its floor and
+ * pseudocost observation). Without memory the node is only counted (lost): the vector's bound keeps
+ * it, the search cannot go on there.
+ */
+static void bb_push(struct opt_bb *B, const long *fx, size_t i, long o, struct bb_open e)
+{
+	if (!list_add(&B->open, B->M->in->n_tasks, fx, i, o, e))
+		B->lost = fmin(B->lost, e.floor);
+	else
+		heap_up(B, B->open.n - 1);
+}
+
+/* Takes the open node with the least floor off the heap: its fixings into B->fx. */
+static struct bb_open bb_pop(struct opt_bb *B)
+{
+	size_t n = B->M->in->n_tasks;
+	struct bb_open e = B->open.e[0];
+	memcpy(B->fx, B->open.fixed, n * sizeof(long));
+	list_swap(&B->open, n, 0, --B->open.n);
+	heap_down(B, 0);
+	return e;
+}
+
+/* Back to the heap: the leaves held back by the call that ends. */
+static void bb_unhold(struct opt_bb *B)
+{
+	size_t n = B->M->in->n_tasks;
+	for (size_t k = 0; k < B->held.n; k++)
+		bb_push(B, B->held.fixed + k * n, n, 0, B->held.e[k]);
+	B->held.n = 0;
+}
+
+/* The current node as an open node with this floor, and the pseudocost observation still pending on
+ * it (none once its LP was solved). */
+static struct bb_open bb_self(const struct opt_bb *B, double floor)
+{
+	return (struct bb_open){floor, B->pend_lb, B->pend_frac, B->pend_io};
+}
+
+/*
+ * Solves the node and dives: the LP's favourite child is solved at once (and its favourite, down to
+ * a leaf or a closed node), every other child becomes an open node (bb_push) with its floor, which
+ * bb_best_first takes up in the order of the floors. What a dive does not settle is left open as
+ * well, each node with a valid lower bound on its plans: the node itself when the clock stops it or
+ * its leaf's packing stays undecided. A subtree with nothing below the cut-off leaves none (the
+ * cut-off only falls, so a subtree closed at an earlier cut-off stays closed). `floor` is a bound the
+ * caller already has for this subtree (its LP bound, raised by the branching option's dual bound):
+ * the node's own when the clock stops it before its LP, and the least of its children's otherwise
+ * (its LP is a restriction of its parent's, raised to floor). Why open nodes rather than a search
+ * depth first: a depth-first search that met unpackable leaves stayed in their subtree, below the
+ * LP's favourite options, while the cheapest plan sat in a sibling subtree it never reached (Xavier
+ * 30 tasks, seed 16536362: leaves at 5.21278-5.21322 W all unpackable, open at 0.025-0.059 % after
+ * 10 s; the next open node by floor holds the plan at 5.21281 W, proven in 3.7-5.2 s). And a search
+ * stopped by the clock used to leave its vector at the root's bound, however much of the tree it had
+ * closed (Xavier 20 tasks, seed 5518925: 669 nodes, bound still the root's 5.18410 W with the plan
+ * at 5.18518 W); the vector's bound is the least floor of the open nodes (bb_bound), never less than
+ * the root's.
  */
 static void bb_node(struct opt_bb *B, double floor)
 {
@@ -322,7 +429,7 @@ static void bb_node(struct opt_bb *B, double floor)
 	for (;;) { /* again after a no-good row: the same node has a new LP */
 		if (B->unfinished || opt_now_s() >= B->dl) {
 			B->unfinished = true;
-			bb_push(B, B->fixed, in->n_tasks, 0, floor);
+			bb_push(B, B->fixed, in->n_tasks, 0, bb_self(B, floor));
 			return;
 		}
 		double cut = cut_w(in, B->inc);
@@ -330,7 +437,7 @@ static void bb_node(struct opt_bb *B, double floor)
 		lb = opt_screen_resolve(B->M->scr, cut, B->dl, &inf);
 		if (!inf && (isnan(lb) || lb == -INFINITY)) { /* no LP optimum in time */
 			B->unfinished = true;
-			bb_push(B, B->fixed, in->n_tasks, 0, floor);
+			bb_push(B, B->fixed, in->n_tasks, 0, bb_self(B, floor));
 			return;
 		}
 		lb = fmax(lb, floor);
@@ -343,13 +450,13 @@ static void bb_node(struct opt_bb *B, double floor)
 		int r = bb_leaf(B);
 		if (r == 1) /* the best plan of the subtree, now the incumbent (or one as good) */
 			return;
-		if (r < 0) { /* this leaf stays open (a later call tries it again), the search goes on */
-			bb_push(B, B->fixed, in->n_tasks, 0, lb);
+		if (r < 0) { /* this leaf stays open (the next call tries it again), the search goes on */
+			if (!list_add(&B->held, in->n_tasks, B->fixed, in->n_tasks, 0, bb_self(B, lb)))
+				B->lost = fmin(B->lost, lb);
 			return;
 		}
 	}
 	size_t no = n_options(in), n_stack = B->n_stack;
-	bool saved = opt_screen_basis_save(B->M->scr, &B->bas[B->depth]) == 0;
 	bb_close(B, cut_w(in, B->inc));
 	/* the branching task's bounds: a child is skipped when its bound reaches the cut-off, which
 	 * falls as the earlier children find plans */
@@ -360,25 +467,25 @@ static void bb_node(struct opt_bb *B, double floor)
 		if (!B->closed[bi * no + o])
 			cb[bb_group(B, o)] = fmin(cb[bb_group(B, o)], B->ob[bi * no + o]);
 	B->depth++;
-	/* children: the LP's favourite option first, then the others; once out of time, the children
-	 * left count with their floors */
+	/* children: the LP's favourite option first, searched now (its LP starts from this node's
+	 * basis), then the others as open nodes, after the dive (its plans may close them) */
 	for (size_t t = 0; t < no; t++) {
 		long o = t == 0 ? o_top : (long)(t - 1 < (size_t)o_top ? t - 1 : t);
 		if (bb_group(B, (size_t)o) != (size_t)o)
 			continue;
 		if (cb[o] >= cut_w(in, B->inc)) /* every island of the pool closed, or its bound at the cut-off */
 			continue;
-		double f = fmax(lb, cb[o]);
-		if (B->unfinished) {
-			bb_push(B, B->fixed, bi, o, f);
+		struct bb_open e = {fmax(lb, cb[o]), lb, 1 - shares[o], (long)(bi * no + (size_t)o)};
+		if (t > 0 || B->unfinished) {
+			bb_push(B, B->fixed, bi, o, e);
 			continue;
 		}
-		if (t > 0 && saved)
-			opt_screen_basis_restore(B->M->scr, &B->bas[B->depth - 1]);
 		B->fixed[bi] = o;
 		bb_open_task(B, bi);
-		B->pend_io = (long)(bi * no + (size_t)o), B->pend_lb = lb, B->pend_frac = 1 - shares[o];
-		bb_node(B, f); /* its open nodes' floors never below f */
+		B->pend_io = e.pc_io, B->pend_lb = e.pc_lb, B->pend_frac = e.pc_frac;
+		bb_node(B, e.floor); /* its open nodes' floors never below e.floor */
+		B->fixed[bi] = -1;
+		bb_open_task(B, bi);
 	}
 	B->depth--;
 	B->fixed[bi] = -1;
@@ -391,21 +498,8 @@ static void bb_node(struct opt_bb *B, double floor)
  * its open nodes (INFINITY when there is none: the vector is closed). */
 static double bb_bound(const struct opt_bb *B)
 {
-	double b = B->lost;
-	for (size_t k = 0; k < B->n_fr; k++)
-		b = fmin(b, B->fr_floor[k]);
-	return b;
-}
-
-struct bb_entry {
-	double floor;
-	size_t k;
-};
-
-static int cmp_entry(const void *a, const void *b)
-{
-	double x = ((const struct bb_entry *)a)->floor, y = ((const struct bb_entry *)b)->floor;
-	return (x > y) - (x < y);
+	double b = fmin(B->lost, list_floor(&B->held));
+	return B->open.n ? fmin(b, B->open.e[0].floor) : b;
 }
 
 /* Sets the node's fixings fx (task by task; closures are empty between nodes) and returns its depth:
@@ -423,41 +517,31 @@ static size_t bb_set_fixings(struct opt_bb *B, const long *fx)
 
 /*
  * Searches the open nodes, least floor first (the one holding the vector's bound down), each at
- * least at the root's LP bound; the nodes the clock leaves unsearched stay open as they were. A
- * node's floor stays valid for its subtree whatever was learnt since (the cut-off only falls, the
- * no-goods are valid at this vector), and its LP without the closures of its ancestors is weaker
- * than it was, never wrong, so searching it again loses no plan below the cut-off.
+ * least at the root's LP bound, until none is left below the cut-off or the clock stops; a node the
+ * clock stops goes back to the heap. A node's floor stays valid for its subtree whatever was learnt
+ * since (the cut-off only falls, the no-goods are valid at this vector), and its LP without the
+ * closures of its ancestors is weaker than it was, never wrong, so no plan below the cut-off is lost.
+ * A node's LP starts from the basis of the node solved before it: only column bounds and added rows
+ * differ between nodes, so that basis is dual feasible.
  */
-static void bb_frontier(struct opt_bb *B, double root)
+static void bb_best_first(struct opt_bb *B, double root)
 {
 	const struct opt_inst *in = B->M->in;
-	size_t n = B->n_fr, nt = in->n_tasks;
-	struct bb_entry *e = malloc((n + 1) * sizeof(*e));
-	if (!e)
-		return; /* the frontier stays as it is: still a valid bound */
-	for (size_t k = 0; k < n; k++)
-		e[k] = (struct bb_entry){B->fr_floor[k], k};
-	qsort(e, n, sizeof(*e), cmp_entry);
-	long *fx = B->fr_fixed;
-	double *fl = B->fr_floor;
-	B->fr_fixed = NULL, B->fr_floor = NULL, B->n_fr = B->cap_fr = 0;
-	for (size_t q = 0; q < n; q++) {
-		const long *f = fx + e[q].k * nt;
-		if (e[q].floor >= cut_w(in, B->inc))
-			continue; /* closed by the cut-off */
-		if (B->unfinished || opt_now_s() >= B->dl) {
-			B->unfinished = true;
-			bb_push(B, f, nt, 0, e[q].floor);
-			continue;
+	while (B->open.n && !B->unfinished) {
+		if (B->open.e[0].floor >= cut_w(in, B->inc)) {
+			B->open.n = 0; /* the least floor reaches the cut-off: every open node is closed */
+			break;
 		}
-		B->depth = bb_set_fixings(B, f);
-		B->pend_io = -1;
-		bb_node(B, fmax(e[q].floor, root));
+		if (opt_now_s() >= B->dl) {
+			B->unfinished = true;
+			break;
+		}
+		struct bb_open e = bb_pop(B);
+		B->depth = bb_set_fixings(B, B->fx);
+		B->pend_io = e.pc_io, B->pend_lb = e.pc_lb, B->pend_frac = e.pc_frac;
+		bb_node(B, fmax(e.floor, root));
 		bb_set_fixings(B, NULL);
 	}
-	free(fx);
-	free(fl);
-	free(e);
 }
 
 /* One call's search at the vector until dl: the root LP (set up again: other vectors used the LP
@@ -473,18 +557,17 @@ static double bb_search(struct opt_bb *B, struct opt_sol *inc, double dl)
 	/* the root needs only to reach the cut-off: a bound there closes the vector */
 	double root = opt_screen_vector(scr, &B->s, cut, dl, &inf);
 	if (inf || root >= cut) {
-		B->n_fr = 0, B->lost = INFINITY;
+		B->open.n = 0, B->lost = INFINITY;
 	} else if (isfinite(root)) {
 		opt_screen_compact(scr); /* before the no-goods: it renumbers the rows */
 		for (size_t r = 0; r < B->n_nogood; r++)
 			B->nogood[r] = opt_screen_nogood(scr, B->ng_where + r * in->n_tasks, B->pool);
-		bb_frontier(B, root);
+		bb_best_first(B, root);
+		bb_unhold(B);
 		for (size_t r = 0; r < B->n_nogood; r++)
 			opt_screen_release(scr, B->nogood[r]);
 	}
 	opt_screen_precise(scr, false);
-	for (size_t d = 0; d < in->n_tasks + 2; d++) /* per call: a later one saves its own */
-		opt_basis_free(&B->bas[d]);
 	return bb_bound(B);
 }
 
@@ -492,21 +575,18 @@ void opt_mst_bb_free(struct opt_bb *B)
 {
 	if (!B)
 		return;
-	const struct opt_inst *in = B->M->in;
 	opt_ws_free(B->w);
 	free(B->fixed);
 	free(B->nogood);
 	free(B->ng_where);
-	free(B->fr_fixed);
-	free(B->fr_floor);
+	list_free(&B->open);
+	list_free(&B->held);
+	free(B->fx);
 	free(B->closed);
 	free(B->pool);
 	free(B->pc_sum);
 	free(B->pc_n);
 	free(B->shr);
-	for (size_t d = 0; B->bas && d < in->n_tasks + 2; d++)
-		opt_basis_free(&B->bas[d]);
-	free(B->bas);
 	free(B->stack);
 	free(B->ob);
 	opt_mst_cand_free(&B->cd);
@@ -537,9 +617,9 @@ static struct opt_bb *bb_new(struct master *M, struct master *C, const struct op
 	B->pc_sum = B->pc ? calloc(nio + 1, sizeof(double)) : NULL;
 	B->pc_n = B->pc ? calloc(nio + 1, sizeof(int)) : NULL;
 	B->shr = malloc((nt + 2) * no * sizeof(double));
-	B->bas = calloc(nt + 2, sizeof(struct opt_basis));
+	B->fx = malloc(nt * sizeof(long));
 	bool ok = B->w && B->fixed && B->nogood && B->ng_where && B->closed && B->stack && B->ob && B->pool &&
-		  (!B->pc || (B->pc_sum && B->pc_n)) && B->shr && B->bas;
+		  (!B->pc || (B->pc_sum && B->pc_n)) && B->shr && B->fx;
 	/* each init only when the one before succeeded: opt_mst_bb_free frees what was set up */
 	ok = ok && !opt_sol_init(&B->s, in);
 	ok = ok && !opt_sol_init(&B->tmp, in);
@@ -568,7 +648,7 @@ double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_so
 	struct opt_bb *B = bb_new(M, C, s);
 	if (!B)
 		return -INFINITY;
-	bb_push(B, B->fixed, M->in->n_tasks, 0, -INFINITY); /* the root: every task free */
+	bb_push(B, B->fixed, M->in->n_tasks, 0, bb_self(B, -INFINITY)); /* the root: every task free */
 	double res = bb_search(B, inc, dl);
 	if (keep && res < INFINITY)
 		*keep = B;
@@ -579,7 +659,7 @@ double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_so
 
 double opt_mst_bb_resume(struct opt_bb *B, struct opt_sol *inc, double dl)
 {
-	if (!B->n_fr)
+	if (!B->open.n)
 		return bb_bound(B);
 	return bb_search(B, inc, dl);
 }

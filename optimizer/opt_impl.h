@@ -418,18 +418,6 @@ void opt_screen_shrink(struct opt_screen *S, double frac, const bool *isl);
  * no-good is held. */
 int opt_screen_compact(struct opt_screen *S);
 
-/* A simplex basis of the screening LP (row and column statuses): the branch and bound starts a
- * node's second and later children from the node's own optimum, not from wherever the subtree of
- * the child before left the LP. A saved basis stays valid while rows are only added (no row may be
- * deleted between save and restore: the tree deletes none); with fewer rows than saved, restoring
- * does nothing. */
-struct opt_basis {
-	int n_rows, cap_rows;
-	int *row, *col; /* 1-based statuses */
-};
-int opt_screen_basis_save(const struct opt_screen *S, struct opt_basis *b);
-void opt_screen_basis_restore(struct opt_screen *S, const struct opt_basis *b);
-void opt_basis_free(struct opt_basis *b);
 /* Simplex iterations spent on the screening LP so far. */
 int opt_screen_iterations(const struct opt_screen *S);
 

@@ -83,6 +83,12 @@ static int col(glp_prob *lp, double lb, double ub)
 	return c;
 }
 
+/* Column c in [0, ub] (fixed at 0 when ub <= 0: GLPK takes no double bound with lb = ub). */
+static void upto(glp_prob *lp, int c, double ub)
+{
+	glp_set_col_bnds(lp, c, ub > 0 ? GLP_DB : GLP_FX, 0, fmax(ub, 0));
+}
+
 static int row(glp_prob *lp, int type, double rhs, int n, const int *ind1, const double *val1)
 {
 	int r = glp_add_rows(lp, 1);
@@ -337,6 +343,8 @@ static void card_rows(struct opt_screen *S, const struct opt_sol *s, size_t k)
 	}
 }
 
+static void set_option(struct opt_screen *S, const struct opt_sol *s, size_t i, size_t o, bool open);
+
 /* Puts the OPP-dependent coefficients of vector s into the LP: objective, single-core rows,
  * island densities, FIFO utilisations, accelerator delays on the paths; options that cannot hold
  * the task alone are fixed to 0. */
@@ -348,14 +356,11 @@ static void set_vector(struct opt_screen *S, const struct opt_sol *s)
 		for (size_t i = 0; i < in->n_tasks; i++) {
 			size_t ik = i * in->n_isl + k;
 			double C = (double)runtime_at(in, i, k, s->isl_opp[k]);
-			bool fits = opt_option_fits(in, s, i, k, 0);
-			glp_set_col_bnds(S->lp, S->a[ik], fits ? GLP_DB : GLP_FX, 0, fits ? 1 : 0);
+			set_option(S, s, i, k, true);
 			glp_set_obj_coef(S->lp, S->a[ik], opt_task_busy_w(in, s, i, (int)in->isl_core0[k]));
 			int ih[3] = {0, S->d[ik], S->a[ik]};
 			double vl[3] = {0, 1.0, -ms(C) / in->cap};
 			glp_set_mat_row(S->lp, S->dlo[ik], 2, ih, vl);
-			/* v <= cap / C when alone on a core: a free upper bound that keeps v finite */
-			glp_set_col_bnds(S->lp, S->v[ik], GLP_DB, 0, in->cap / ms(C));
 			S->ind[++n] = S->v[ik], S->val[n] = ms(C);
 		}
 		glp_set_mat_row(S->lp, S->cap[k], n, S->ind, S->val);
@@ -448,47 +453,9 @@ int opt_screen_compact(struct opt_screen *S)
 	return n;
 }
 
-int opt_screen_basis_save(const struct opt_screen *S, struct opt_basis *b)
-{
-	int nr = glp_get_num_rows(S->lp), nc = glp_get_num_cols(S->lp);
-	if (nr > b->cap_rows) {
-		int *r = realloc(b->row, ((size_t)nr + 1) * sizeof(int));
-		if (!r)
-			return -1;
-		b->row = r, b->cap_rows = nr;
-	}
-	if (!b->col && !(b->col = malloc(((size_t)nc + 1) * sizeof(int))))
-		return -1;
-	for (int q = 1; q <= nr; q++)
-		b->row[q] = glp_get_row_stat(S->lp, q);
-	for (int c = 1; c <= nc; c++)
-		b->col[c] = glp_get_col_stat(S->lp, c);
-	b->n_rows = nr;
-	return 0;
-}
-
-void opt_screen_basis_restore(struct opt_screen *S, const struct opt_basis *b)
-{
-	int nr = glp_get_num_rows(S->lp), nc = glp_get_num_cols(S->lp);
-	if (b->n_rows > nr) /* rows deleted since: not this LP's basis any more */
-		return;
-	/* rows added since are basic: with the saved basis that is one basic variable per row again */
-	for (int q = 1; q <= nr; q++)
-		glp_set_row_stat(S->lp, q, q <= b->n_rows ? b->row[q] : GLP_BS);
-	for (int c = 1; c <= nc; c++)
-		glp_set_col_stat(S->lp, c, b->col[c]); /* GLPK fits a non-basic status to the bounds */
-}
-
 int opt_screen_iterations(const struct opt_screen *S)
 {
 	return glp_get_it_cnt(S->lp);
-}
-
-void opt_basis_free(struct opt_basis *b)
-{
-	free(b->row), free(b->col);
-	b->row = b->col = NULL;
-	b->n_rows = b->cap_rows = 0;
 }
 
 /* One LP may take at most this long: a stalled simplex must not eat the other vectors' time. */
@@ -571,6 +538,29 @@ static int option_col(const struct opt_screen *S, size_t i, size_t o)
 	return o < in->n_isl ? S->a[i * in->n_isl + o] : S->z[i * in->n_srv + (o - in->n_isl)];
 }
 
+/*
+ * Opens or closes option o of task i at vector s. A closed island option also fixes its deadline and
+ * density columns at 0, which every plan has there (d <= hi a, v >= a^2 / d): left free, a closed
+ * option sits at a = d = v = 0, where every tangent of its perspective is tight (0 >= 0), and the dual
+ * simplex pivots through that degenerate vertex after each fixing.
+ */
+static void set_option(struct opt_screen *S, const struct opt_sol *s, size_t i, size_t o, bool open)
+{
+	const struct opt_inst *in = S->in;
+	int c = option_col(S, i, o);
+	if (!c)
+		return;
+	open = open && opt_option_fits(in, s, i, o, 0);
+	upto(S->lp, c, open ? 1 : 0);
+	if (o >= in->n_isl)
+		return;
+	size_t ik = i * in->n_isl + o;
+	/* v <= cap / C when alone on a core: a free upper bound that keeps v finite */
+	double C = ms((double)runtime_at(in, i, o, s->isl_opp[o]));
+	upto(S->lp, S->d[ik], open ? hi_ms(in, i) : 0);
+	upto(S->lp, S->v[ik], open && C > 0 ? in->cap / C : 0);
+}
+
 double opt_screen_share(const struct opt_screen *S, size_t i, size_t o)
 {
 	int c = option_col(S, i, o);
@@ -579,14 +569,8 @@ double opt_screen_share(const struct opt_screen *S, size_t i, size_t o)
 
 void opt_screen_fix(struct opt_screen *S, const struct opt_sol *s, size_t i, long o)
 {
-	const struct opt_inst *in = S->in;
-	for (size_t q = 0; q < in->n_isl + in->n_srv; q++) {
-		int c = option_col(S, i, q);
-		if (!c)
-			continue;
-		bool open = (o < 0 || (size_t)o == q) && opt_option_fits(in, s, i, q, 0);
-		glp_set_col_bnds(S->lp, c, open ? GLP_DB : GLP_FX, 0, open ? 1 : 0);
-	}
+	for (size_t q = 0; q < S->in->n_isl + S->in->n_srv; q++)
+		set_option(S, s, i, q, o < 0 || (size_t)o == q);
 }
 
 void opt_screen_round(const struct opt_screen *S, int *where)
@@ -701,11 +685,7 @@ double opt_screen_option_bounds(struct opt_screen *S, double *out)
 
 void opt_screen_open(struct opt_screen *S, const struct opt_sol *s, size_t i, size_t o, bool open)
 {
-	int c = option_col(S, i, o);
-	if (!c)
-		return;
-	open = open && opt_option_fits(S->in, s, i, o, 0);
-	glp_set_col_bnds(S->lp, c, open ? GLP_DB : GLP_FX, 0, open ? 1 : 0);
+	set_option(S, s, i, o, open);
 }
 
 void opt_screen_release(struct opt_screen *S, int r)
