@@ -418,6 +418,12 @@ void opt_screen_shrink(struct opt_screen *S, double frac, const bool *isl);
  * no-good is held. */
 int opt_screen_compact(struct opt_screen *S);
 
+/* A snapshot of the screening LP's basis (row and column statuses) in opt_screen_basis_size bytes: the
+ * branch and bound starts a node's LP from its parent's basis. Setting it is valid while rows were only
+ * added since (those become basic); otherwise it does nothing. */
+size_t opt_screen_basis_size(const struct opt_screen *S);
+void opt_screen_basis_get(const struct opt_screen *S, unsigned char *b);
+void opt_screen_basis_set(struct opt_screen *S, const unsigned char *b);
 /* Simplex iterations spent on the screening LP so far. */
 int opt_screen_iterations(const struct opt_screen *S);
 

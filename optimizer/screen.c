@@ -453,6 +453,38 @@ int opt_screen_compact(struct opt_screen *S)
 	return n;
 }
 
+size_t opt_screen_basis_size(const struct opt_screen *S)
+{
+	return 2 * sizeof(int) + (size_t)glp_get_num_rows(S->lp) + (size_t)glp_get_num_cols(S->lp);
+}
+
+void opt_screen_basis_get(const struct opt_screen *S, unsigned char *b)
+{
+	int nr = glp_get_num_rows(S->lp), nc = glp_get_num_cols(S->lp);
+	memcpy(b, &nr, sizeof(int));
+	memcpy(b + sizeof(int), &nc, sizeof(int));
+	b += 2 * sizeof(int);
+	for (int q = 1; q <= nr; q++)
+		*b++ = (unsigned char)glp_get_row_stat(S->lp, q);
+	for (int c = 1; c <= nc; c++)
+		*b++ = (unsigned char)glp_get_col_stat(S->lp, c);
+}
+
+void opt_screen_basis_set(struct opt_screen *S, const unsigned char *b)
+{
+	int nr, nc, now = glp_get_num_rows(S->lp);
+	memcpy(&nr, b, sizeof(int));
+	memcpy(&nc, b + sizeof(int), sizeof(int));
+	if (nr > now || nc != glp_get_num_cols(S->lp))
+		return; /* not this LP's basis any more */
+	b += 2 * sizeof(int);
+	/* rows added since are basic: with the saved basis that is one basic variable per row again */
+	for (int q = 1; q <= now; q++)
+		glp_set_row_stat(S->lp, q, q <= nr ? b[q - 1] : GLP_BS);
+	for (int c = 1; c <= nc; c++)
+		glp_set_col_stat(S->lp, c, b[nr + c - 1]); /* GLPK fits a non-basic status to the bounds */
+}
+
 int opt_screen_iterations(const struct opt_screen *S)
 {
 	return glp_get_it_cnt(S->lp);
