@@ -364,9 +364,9 @@ static void heap_up(struct opt_bb *B, size_t k)
 }
 
 /*
- * Records an open node: the fixings fx, with task i (< n_tasks) at group o, and e (its floor and
- * pseudocost observation). Without memory the node is only counted (lost): the vector's bound keeps
- * it, the search cannot go on there.
+ * Records an open node: the fixings fx, with task i (< n_tasks) at group o, and e (its floor,
+ * pseudocost observation and basis, which the heap now owns). Without memory the node is only counted
+ * (lost): the vector's bound keeps it, the search cannot go on there.
  */
 static void bb_push(struct opt_bb *B, const long *fx, size_t i, long o, struct bb_open e)
 {
