@@ -328,15 +328,6 @@ static void list_free(struct bb_list *L)
 	free(L->e);
 }
 
-/* The least floor in L (INFINITY when empty). */
-static double list_floor(const struct bb_list *L)
-{
-	double b = INFINITY;
-	for (size_t k = 0; k < L->n; k++)
-		b = fmin(b, L->e[k].floor);
-	return b;
-}
-
 /* Restores the heap order of the open nodes from node k down (its floor grew) or up (it fell). */
 static void heap_down(struct opt_bb *B, size_t k)
 {
@@ -513,11 +504,11 @@ static void bb_node(struct opt_bb *B, double floor)
 
 
 /* The valid bound on the plans at this vector that the search has not ruled out: the least floor of
- * its open nodes (INFINITY when there is none: the vector is closed). */
+ * its open nodes (INFINITY when there is none: the vector is closed). Only between calls: the leaves
+ * a call holds back are back on the heap by then (bb_unhold). */
 static double bb_bound(const struct opt_bb *B)
 {
-	double b = fmin(B->lost, list_floor(&B->held));
-	return B->open.n ? fmin(b, B->open.e[0].floor) : b;
+	return B->open.n ? fmin(B->lost, B->open.e[0].floor) : B->lost;
 }
 
 /* Sets the node's fixings fx (task by task; closures are empty between nodes) and returns its depth:
