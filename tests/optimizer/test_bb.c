@@ -5,8 +5,8 @@
  * search_matches_brute_force: at the proven optimum's vector of 12-task XU4 sets, the search (best
  * first with dives, dual closures, no-goods) started without a plan closes the vector with the plan
  * that exhaustive enumeration finds: all 4096 island assignments packed by the exact packer, the
- * cheapest that packs. Its plan is never below that (it passed the evaluator) and at most the
- * tolerance above. Seen failing with the heap's closing test taken on the last open node instead
+ * cheapest that packs (which agrees with the optimizer's proven optimum). Its plan is never below
+ * that (it passed the evaluator) and at most the tolerance above. Seen failing with the heap's closing test taken on the last open node instead
  * of the least floor (seeds 7 and 21: plans 0.03 % dearer, subtrees closed below the cut-off).
  *
  * stopped_search_goes_on_to_the_same_verdict: the search stopped by its clock and handed back
@@ -115,6 +115,9 @@ START_TEST(search_matches_brute_force)
 		double best = brute_force(&f);
 		ck_assert_msg(isfinite(best), "seed %llu: no assignment packs at the optimum's vector",
 			      (unsigned long long)seeds[q]);
+		/* the optimizer's proven optimum lies at this vector: the enumeration agrees with it */
+		ck_assert_msg(best <= opt_w * (1 + 1e-9) && best >= opt_w * (1 - f.in.rel_gap) * (1 - 1e-9),
+			      "seed %llu: brute force %.9f W, optimize %.9f W", (unsigned long long)seeds[q], best, opt_w);
 		struct opt_sol a;
 		ck_assert_int_eq(opt_sol_init(&a, &f.in), 0);
 		double r = opt_mst_vector_bb(&f.M, &f.C, &f.s, &a, opt_now_s() + 60.0, NULL);
