@@ -79,20 +79,38 @@ static bool dominated_infeasible(const struct master *M, const struct opt_sol *s
 	return false;
 }
 
+/* Takes the bound the other worker screened for vector id at position pos, when there is one and
+ * this worker has none (board.c); a vector without a plan also joins M->infeas. */
+static void adopt(struct master *M, size_t id, size_t pos)
+{
+	double b = M->board && isnan(M->scr_lb[pos]) ? opt_board_get(M->board, pos) : NAN;
+	if (isnan(b))
+		return;
+	M->scr_lb[pos] = b;
+	if (b == INFINITY)
+		M->infeas[M->n_infeas++] = id;
+}
+
 /* Screens vector id (at position pos, decoded in s) unless done: its bound, INFINITY when it has no
  * plan (its relaxation is infeasible, or it is nowhere faster than a vector that has none), cached in
- * M->scr_lb[pos]; NAN when no LP optimum came in time (screened again later). */
+ * M->scr_lb[pos]; NAN when no LP optimum came in time (screened again later) or when the other
+ * worker screens it (adopted later). */
 static double screen_one(struct master *M, const struct opt_sol *s, size_t id, size_t pos, double cut, double dl,
 			 struct opt_sol *tmp)
 {
+	adopt(M, id, pos);
 	if (!isnan(M->scr_lb[pos]) || opt_now_s() >= dl)
 		return M->scr_lb[pos];
+	if (M->board && !opt_board_claim(M->board, pos))
+		return NAN;
 	bool inf = dominated_infeasible(M, s, tmp);
 	double b = inf ? INFINITY : opt_screen_vector(M->scr, s, cut, dl, &inf);
 	if (inf)
 		M->infeas[M->n_infeas++] = id;
 	if (b > -INFINITY || inf) /* -INFINITY: no LP optimum in time, screen again later */
 		M->scr_lb[pos] = b;
+	if (M->board)
+		opt_board_put(M->board, pos, M->scr_lb[pos]);
 	return M->scr_lb[pos];
 }
 
@@ -142,6 +160,9 @@ static void probe_line(struct master *M, struct opt_sol *s, size_t id, double cu
  * while they are below the incumbent and until screen_dl; results are cached in M for the other
  * phase. Re-sorts vs. Every screened bound is valid (screen.c), so pruning on it stays exact. With
  * probe (positions are ids), each vector is first probed along a line of faster vectors (probe_line).
+ * With a board (M->board), the vectors the other worker has screened take its bounds, and those it
+ * is screening are skipped: both walk the same order, so each screens about half. Past screen_dl
+ * it only takes the other worker's bounds.
  */
 static void screen_vectors(struct master *M, struct vec *vs, size_t nv, const struct opt_sol *inc, double screen_dl,
 			   bool probe)
@@ -164,6 +185,7 @@ static void screen_vectors(struct master *M, struct vec *vs, size_t nv, const st
 	double cut = cut_w(in, inc);
 	for (size_t j = 0; j < nv && vs[j].lb < cut; j++) {
 		size_t id = vs[j].id, pos = vs[j].pos;
+		adopt(M, id, pos);
 		if (isnan(M->scr_lb[pos]) && opt_now_s() < screen_dl) {
 			opt_vector_decode(in, &s, id);
 			if (probe && !dominated_infeasible(M, &s, &tmp))
@@ -383,6 +405,8 @@ static void round_vectors(struct master *M, const struct vec *vs, size_t nv, str
 		double cut = cut_w(in, inc);
 		if (vs[j].lb >= cut)
 			break;
+		if (M->board && !opt_board_claim_rounding(M->board, vs[j].pos))
+			continue; /* the other worker rounds it (board.c) */
 		opt_vector_decode(in, &s, vs[j].id);
 		int v = round_shares(M, &s, w, inc, NULL, bisect, cut, dl);
 		for (size_t k = 0; large && v == 1 && in->n_isl > 1 && k < in->n_isl && opt_now_s() < dl; k++) {
@@ -661,9 +685,18 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 		 * share, and a changed order moved their branch and bound (XU4 30 tasks, seed 9194263:
 		 * proven in 2.3 s without, open at 0.098 % in 10 s with) */
 		bool probe = !canon && in->n_tasks > OPT_PER_CORE_TASKS;
+		if (in->board && !M->board && opt_board_join(in->board, nv, canon != NULL))
+			M->board = in->board;
 		screen_vectors(M, vs, nv, inc, opt_now_s() + 0.6 * (deadline_s - opt_now_s()), probe);
+		/* with a board: both workers walk the same order, so most of the other's bounds were still
+		 * being computed when this one passed them; take them now, and after the roundings those
+		 * that were then */
+		if (M->board)
+			screen_vectors(M, vs, nv, inc, -INFINITY, probe);
 		double share = in->n_tasks > OPT_PER_CORE_TASKS ? 0.7 : 0.2;
 		round_vectors(M, vs, nv, inc, opt_now_s() + share * (deadline_s - opt_now_s()));
+		if (M->board)
+			screen_vectors(M, vs, nv, inc, -INFINITY, probe);
 		/* Above the per-core sizes, the vectors the screening did not reach in its share (a loaded
 		 * machine) and that are still below the rounded incumbent's cut-off are screened now: a
 		 * screening LP bounds (or closes) a vector in ~25 ms, where the island MILP at 120 tasks

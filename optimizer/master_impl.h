@@ -40,6 +40,8 @@ struct master {
 	struct opt_screen *scr;
 	double *scr_lb;
 	size_t *infeas, n_infeas;
+	/* the other worker's screening bounds (in->board once joined, board.c), else NULL */
+	struct opt_board *board;
 	/* What the island search proved, per vector position, for the per-core phase that follows it:
 	 * a valid bound (a vector it closed: its cut-off then, at least every later cut-off) and whether
 	 * its branch and bound already ran there. NULL until the island search has run. */

@@ -60,6 +60,9 @@ struct opt_inst {
 	struct opt_pub *pub;
 	/* the other worker's page in a portfolio (NULL: none): its plan's power tightens the cut-off */
 	const struct opt_pub *peer;
+	/* the screening bounds shared with the other worker of the small sets' portfolio (board.c;
+	 * NULL: none) */
+	struct opt_board *board;
 	/* the island search's branch and bound solves its LPs to the tighter tolerances
 	 * (opt_screen_precise): the second worker of the small sets' portfolio (optimize.c) */
 	bool precise_bb;
@@ -497,6 +500,22 @@ double opt_pub_best_w(const struct opt_pub *P);
 /* The power of the best plan the other worker of a portfolio has published (INFINITY: none, or no
  * portfolio). */
 double opt_peer_w(const struct opt_inst *in);
+
+/* The screening board (board.c): vector bounds shared by two workers, made before they fork. */
+struct opt_board;
+struct opt_board *opt_board_new(size_t cap);
+void opt_board_free(struct opt_board *B);
+/* Whether this worker may use B for its list of n positions (canonical: the canonical vectors,
+ * else every vector): false when the other worker's list differs or B is NULL or too small. */
+bool opt_board_join(struct opt_board *B, size_t n, bool canonical);
+/* The bound published at pos (NAN: none yet). */
+double opt_board_get(const struct opt_board *B, size_t pos);
+/* Claims pos for screening: false when the other worker has claimed or done it. */
+bool opt_board_claim(struct opt_board *B, size_t pos);
+/* Publishes the claimed pos's bound; NAN gives the claim up (no bound in time). */
+void opt_board_put(struct opt_board *B, size_t pos, double lb);
+/* Claims the LP rounding at pos: false when the other worker has (a rounding is never given up). */
+bool opt_board_claim_rounding(struct opt_board *B, size_t pos);
 
 typedef int (*opt_work_fn)(void *arg);
 struct opt_worker_end {

@@ -185,6 +185,7 @@ struct ctx {
 	bool proven;
 	char note[400]; /* why the worker stopped early, when it did not end normally */
 	const struct opt_pub *peer; /* the other worker's page (small_portfolio), else NULL */
+	struct opt_board *board;    /* the screening bounds both share (small_portfolio), else NULL */
 	bool precise;               /* its branch and bound to the tighter tolerances (small_portfolio) */
 	bool hull;                  /* it only computes the OPP hull bound (hull_portfolio) */
 	bool hull_beside;           /* the other worker does (hull_portfolio) */
@@ -353,6 +354,7 @@ static int work(void *arg)
 	const struct pd_opt_params *p = c->p;
 	c->in->pub = c->pub; /* in the child: its own copy of the instance */
 	c->in->peer = c->peer;
+	c->in->board = c->board;
 	c->in->precise_bb = c->precise;
 	c->in->hull_beside = c->hull_beside;
 	c->best.publish = true;
@@ -527,14 +529,20 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 			rc = pd_err_set(e, PD_EXIT_ENV, "out of memory");
 		c[i].pub = P[i];
 	}
+	/* Untouched pages of the board cost nothing: room for the longest list of either kind. Without
+	 * it (no mapping) each worker screens every vector itself, as before. */
+	struct opt_board *board = two_glpk ? opt_board_new(OPT_CANON_LIMIT > OPT_VECTOR_LIMIT ? OPT_CANON_LIMIT
+												     : OPT_VECTOR_LIMIT)
+					   : NULL;
 	for (size_t i = 0; two_glpk && i < n; i++)
-		c[i].peer = P[1 - i];
+		c[i].peer = P[1 - i], c[i].board = board;
 	if (hull) /* the hull stops once its bound certifies the search's plan */
 		c[1].peer = P[0];
 	struct opt_worker_end end[OPT_MAX_WORKERS];
 	if (!rc)
 		opt_workers_run(n, P, kill_at, work, args, end);
-	in.pub = NULL, in.peer = NULL, in.precise_bb = false, in.hull_beside = false; /* set by work() in this process */
+	in.pub = NULL, in.peer = NULL, in.board = NULL; /* set by work() in this process */
+	in.precise_bb = false, in.hull_beside = false;
 	for (size_t i = 0; !rc && i < n; i++) {
 		c[i].best.publish = false;
 		pd_err ei = {0};
@@ -550,6 +558,7 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 	}
 	for (size_t i = 0; i < n; i++)
 		opt_pub_free(P[i]);
+	opt_board_free(board);
 	r->solve_time_s = opt_now_s() - t_call;
 	snprintf(r->solver, sizeof(r->solver), "%s", opt_used_name(c[0].used));
 	if (rc)

@@ -784,7 +784,8 @@ START_TEST(stopped_search_bounds_below_optimum)
 END_TEST
 
 /* The small sets' portfolio (--backend auto up to 30 tasks on two CPUs: two GLPK workers, the
- * second one's branch and bound to tighter tolerances, each pruning at the better plan of both)
+ * second one's branch and bound to tighter tolerances, each pruning at the better plan of both,
+ * each screening about half of the vectors and taking the other's bounds, optimizer/board.c)
  * proves the same optimum as one GLPK worker alone, gap 0, on 16-task Xavier and XU4 sets of the
  * bench's shape; its bound never exceeds that optimum, and at the default gap it is within 1e-4.
  * The portfolio gets 20 s (it returns once proven: about a second here) so that a slow build

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The screening board: the vector bounds the two GLPK workers of the small sets' portfolio
+ * (optimize.c, small_portfolio) share, so that they screen each vector once between them.
+ *
+ * Why: both workers screened the same vectors in the same order (master.c, screen_vectors), and on
+ * Xavier's 30-task sets that took the whole screening share, 5.7 of 9.75 s, in both (270-560 vectors
+ * below the cut-off at ~20-25 ms each), leaving the branch and bound about 3 s. Each screening bound
+ * is valid whichever worker computed it (the screening LP carries no cut-off row: its infeasibility is
+ * the vector's own, and a bound cut short at the target is still a bound), so either worker can use
+ * the other's. The LP roundings that follow (master.c, round_vectors) are split the same way, by
+ * claims alone: a rounding's plan reaches the other worker as its power (opt_peer_w, the cut-off),
+ * and the parent keeps the cheaper plan of both.
+ *
+ * Layout: one mapping (MAP_SHARED | MAP_ANONYMOUS) made before the fork, for up to cap positions
+ * (indices in the worker's vector list): a screening state byte, a rounding claim byte and a bound
+ * per position. Untouched pages cost
+ * nothing, so cap may be the canonical list's limit while a set uses a few hundred positions.
+ *
+ * Invariants:
+ * - A position's state only moves FREE -> TAKEN (compare and swap: one worker wins) -> DONE, or
+ *   TAKEN -> FREE when the claimer got no bound in time. Only the claimer writes its bound, before
+ *   it stores DONE with release order; a reader that loads DONE with acquire order reads that bound.
+ * - Both workers index the same list: the first to join records the list's key (size and kind), and
+ *   a worker whose list differs (a failed allocation made it fall back to another) does not use the
+ *   board at all.
+ * - A worker that dies holding a claim leaves that position TAKEN for good: the other one then keeps
+ *   that vector's weaker bound, which is still valid. Nobody ever waits on a claim.
+ */
+#include "optimizer/opt_impl.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+enum { FREE = 0, TAKEN = 1, DONE = 2 };
+
+struct opt_board {
+	size_t bytes, cap;
+	uint64_t key; /* the list both workers index: 0 until the first joins */
+	double *lb;   /* [cap], meaningful where state is DONE */
+	unsigned char *rounded; /* [cap]: 1 once a worker has claimed the position's rounding */
+	unsigned char state[];
+};
+
+struct opt_board *opt_board_new(size_t cap)
+{
+	size_t head = sizeof(struct opt_board) + 2 * cap;
+	head = (head + 7) & ~(size_t)7;
+	size_t bytes = head + cap * sizeof(double);
+	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	struct opt_board *B = m; /* zero filled: every position FREE */
+	B->bytes = bytes, B->cap = cap;
+	B->lb = (double *)((unsigned char *)m + head);
+	B->rounded = B->state + cap;
+	return B;
+}
+
+void opt_board_free(struct opt_board *B)
+{
+	if (B)
+		munmap(B, B->bytes);
+}
+
+bool opt_board_join(struct opt_board *B, size_t n, bool canonical)
+{
+	if (!B || n > B->cap || n == 0)
+		return false;
+	uint64_t key = (uint64_t)n << 1 | (canonical ? 1u : 0u), none = 0;
+	if (__atomic_compare_exchange_n(&B->key, &none, key, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return true;
+	return none == key; /* none now holds the first worker's key */
+}
+
+double opt_board_get(const struct opt_board *B, size_t pos)
+{
+	if (__atomic_load_n(&B->state[pos], __ATOMIC_ACQUIRE) != DONE)
+		return NAN;
+	return B->lb[pos];
+}
+
+bool opt_board_claim(struct opt_board *B, size_t pos)
+{
+	unsigned char free_ = FREE;
+	return __atomic_compare_exchange_n(&B->state[pos], &free_, TAKEN, false, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+}
+
+void opt_board_put(struct opt_board *B, size_t pos, double lb)
+{
+	if (isnan(lb)) { /* no bound in time: the position is free again */
+		__atomic_store_n(&B->state[pos], FREE, __ATOMIC_RELEASE);
+		return;
+	}
+	B->lb[pos] = lb;
+	__atomic_store_n(&B->state[pos], DONE, __ATOMIC_RELEASE);
+}
+
+bool opt_board_claim_rounding(struct opt_board *B, size_t pos)
+{
+	return __atomic_exchange_n(&B->rounded[pos], 1, __ATOMIC_RELAXED) == 0;
+}
