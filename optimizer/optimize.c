@@ -531,9 +531,8 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 	}
 	/* Untouched pages of the board cost nothing: room for the longest list of either kind. Without
 	 * it (no mapping) each worker screens every vector itself, as before. */
-	struct opt_board *board = two_glpk ? opt_board_new(OPT_CANON_LIMIT > OPT_VECTOR_LIMIT ? OPT_CANON_LIMIT
-												     : OPT_VECTOR_LIMIT)
-					   : NULL;
+	size_t board_cap = OPT_CANON_LIMIT > OPT_VECTOR_LIMIT ? OPT_CANON_LIMIT : OPT_VECTOR_LIMIT;
+	struct opt_board *board = two_glpk ? opt_board_new(board_cap) : NULL;
 	for (size_t i = 0; two_glpk && i < n; i++)
 		c[i].peer = P[1 - i], c[i].board = board;
 	if (hull) /* the hull stops once its bound certifies the search's plan */
