@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Instances shared by the optimizer tests. */
 #include "helper_opt.h"
+#include "optimizer/opt_impl.h"
 #include "pd_test.h"
 
 #include <stdio.h>
@@ -128,4 +129,14 @@ pd_plan *pd_to_independent(unsigned n, double util, uint64_t seed, const char *p
 	g.seed = seed;
 	g.min_wcet_ns = 20000;
 	return plan_of(&g, platform);
+}
+
+pd_plan *pd_to_one_task(struct opt_inst *in)
+{
+	pd_plan *plan = pd_to_load("dags:\n"
+				   "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 1ms}]}\n",
+				   pd_to_plat2);
+	pd_err e = {0};
+	ck_assert_msg(opt_inst_build(in, pd_plan_dags(plan), pd_plan_platform(plan), 1e-5, &e) == 0, "%s", e.msg);
+	return plan;
 }

@@ -35,4 +35,9 @@ pd_plan *pd_to_bench_set_accel(unsigned n_dags, unsigned per_dag, uint64_t seed,
  * `powerdag gen --dags n --tasks 1 --util util --min-wcet 20us --seed seed` writes them. */
 pd_plan *pd_to_independent(unsigned n, double util, uint64_t seed, const char *platform);
 
+/* One 1-ms task every 10 ms on pd_to_plat2, and its solver instance built into in (eta 1e-5), for
+ * the tests of the machinery around the searches (workers, the screening board). */
+struct opt_inst;
+pd_plan *pd_to_one_task(struct opt_inst *in);
+
 #endif

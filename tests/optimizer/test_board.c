@@ -83,12 +83,8 @@ static int walk(void *arg)
 /* Two forked workers walking the same order screen every position exactly once between them. */
 START_TEST(two_workers_split_the_screening)
 {
-	pd_plan *plan = pd_to_load("dags:\n"
-				   "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 1ms}]}\n",
-				   pd_to_plat2);
 	struct opt_inst in;
-	pd_err e = {0};
-	ck_assert_msg(opt_inst_build(&in, pd_plan_dags(plan), pd_plan_platform(plan), 1e-5, &e) == 0, "%s", e.msg);
+	pd_plan *plan = pd_to_one_task(&in);
 	struct opt_board *B = opt_board_new(N);
 	struct opt_pub *P[2] = {opt_pub_new(&in), opt_pub_new(&in)};
 	ck_assert(B && P[0] && P[1]);

@@ -85,12 +85,8 @@ static int work(void *arg)
 static double run_pair(enum job_kind a, double sleep_a, enum job_kind b, double sleep_b, struct opt_worker_end *ends,
 		       double *lb)
 {
-	pd_plan *plan = pd_to_load("dags:\n"
-				   "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 1ms}]}\n",
-				   pd_to_plat2);
 	struct opt_inst in;
-	pd_err e = {0};
-	ck_assert_msg(opt_inst_build(&in, pd_plan_dags(plan), pd_plan_platform(plan), 1e-5, &e) == 0, "%s", e.msg);
+	pd_plan *plan = pd_to_one_task(&in);
 	in.rel_gap = GAP;
 	struct opt_pub *P[2] = {opt_pub_new(&in), opt_pub_new(&in)};
 	ck_assert_ptr_nonnull(P[0]);
