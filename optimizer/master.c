@@ -59,6 +59,35 @@ static int cmp_vec(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/*
+ * Sorts vs[0..nv) again after the bounds of vs[0..m) rose, vs[m..nv) untouched (still sorted): the
+ * prefix is sorted alone, copied out and merged with the rest from the front, each element moved at
+ * most once, and the merge ends where the prefix's last element lands.
+ * Why: on Xavier's 503 440 canonical vectors a qsort of the whole list takes ~43 ms, several per
+ * run, where the screening raises a few hundred bounds (a 10-task set is solved in ~0.35 s).
+ */
+static void resort(struct vec *vs, size_t m, size_t nv)
+{
+	qsort(vs, m, sizeof(*vs), cmp_vec);
+	struct vec *p = m && m < nv ? malloc(m * sizeof(*vs)) : NULL;
+	if (!p) {
+		if (m && m < nv)
+			qsort(vs, nv, sizeof(*vs), cmp_vec);
+		return;
+	}
+	memcpy(p, vs, m * sizeof(*vs));
+	/* p[i..m) and vs[j..nv) left to merge into vs[w..): w = i + j - m <= j, so no unread element is
+	 * overwritten, and once p is used up (w = j) the rest is in place */
+	size_t i = 0, j = m, w = 0;
+	while (i < m) {
+		if (j < nv && vs[j].lb < p[i].lb)
+			vs[w++] = vs[j++];
+		else
+			vs[w++] = p[i++];
+	}
+	free(p);
+}
+
 /* Whether vector s is nowhere faster than a vector proven infeasible (then it is infeasible too:
  * every WCET and latency there is at least as long, so every row only gets harder). */
 static bool dominated_infeasible(const struct master *M, const struct opt_sol *s, struct opt_sol *tmp)
@@ -158,7 +187,7 @@ static void probe_line(struct master *M, struct opt_sol *s, size_t id, double cu
 /*
  * Raises the bounds of the vectors in vs[0..nv) (sorted by bound) with the screening LP, in order,
  * while they are below the incumbent and until screen_dl; results are cached in M for the other
- * phase. Re-sorts vs. Every screened bound is valid (screen.c), so pruning on it stays exact. With
+ * phase. Re-sorts vs (resort). Every screened bound is valid (screen.c), so pruning on it stays exact. With
  * probe (positions are ids), each vector is first probed along a line of faster vectors (probe_line).
  * With a board (M->board), the vectors the other worker has screened take its bounds, and those it
  * is screening are skipped: both walk the same order, so each screens about half. Past screen_dl
@@ -183,7 +212,8 @@ static void screen_vectors(struct master *M, struct vec *vs, size_t nv, const st
 		return;
 	}
 	double cut = cut_w(in, inc);
-	for (size_t j = 0; j < nv && vs[j].lb < cut; j++) {
+	size_t j = 0; /* vs[0..j) visited (their bounds may rise), vs[j..nv) untouched */
+	for (; j < nv && vs[j].lb < cut; j++) {
 		size_t id = vs[j].id, pos = vs[j].pos;
 		adopt(M, id, pos);
 		if (isnan(M->scr_lb[pos]) && opt_now_s() < screen_dl) {
@@ -195,7 +225,7 @@ static void screen_vectors(struct master *M, struct vec *vs, size_t nv, const st
 		if (!isnan(M->scr_lb[pos]))
 			vs[j].lb = fmax(vs[j].lb, M->scr_lb[pos]);
 	}
-	qsort(vs, nv, sizeof(*vs), cmp_vec);
+	resort(vs, j, nv);
 	opt_sol_free(&s);
 	opt_sol_free(&tmp);
 }
