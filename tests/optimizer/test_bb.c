@@ -6,8 +6,9 @@
  * first with dives, dual closures, no-goods) started without a plan closes the vector with the plan
  * that exhaustive enumeration finds: all 4096 island assignments packed by the exact packer, the
  * cheapest that packs (which agrees with the optimizer's proven optimum). Its plan is never below
- * that (it passed the evaluator) and at most the tolerance above. Seen failing with the heap's closing test taken on the last open node instead
- * of the least floor (seeds 7 and 21: plans 0.03 % dearer, subtrees closed below the cut-off).
+ * that (it passed the evaluator) and at most the tolerance above. Seen failing with the heap's
+ * closing test taken on the last open node instead of the least floor (seeds 7 and 21: plans
+ * 0.03 % dearer, subtrees closed below the cut-off).
  *
  * stopped_search_goes_on_to_the_same_verdict: the search stopped by its clock and handed back
  * (opt_mst_bb_resume) reaches the verdict of one uninterrupted search: at the proven optimum's

@@ -526,7 +526,7 @@ START_TEST(restored_basis_is_optimal)
 		int it0 = opt_screen_iterations(f.S);
 		double z1 = opt_screen_resolve(f.S, -INFINITY, opt_now_s() + 5.0, &inf);
 		moved += opt_screen_iterations(f.S) > it0;
-		/* again from the saved basis: no pivot */
+		/* the LP moved away again, then back from the saved basis: no pivot */
 		opt_screen_fix(f.S, &f.s, 0, (long)o_min);
 		opt_screen_resolve(f.S, -INFINITY, opt_now_s() + 5.0, &inf);
 		opt_screen_fix(f.S, &f.s, 0, -1);
