@@ -34,10 +34,14 @@
  * Since 2026-12-06 (later): the first LP by the primal simplex, the range rows as cuts, and the
  * slack cuts deleted after the first LP and every 5 rounds (compact): first LP 2.7-3.3 s instead of
  * 3.9-9.5 s, rounds 0.03-0.13 s instead of 0.17-0.25 s, 50-70 rounds in 10 s instead of 12-25.
+ * Since the eighth session the LP is CLP's where the build has CBC (hull_lp.c), with 13 static
+ * tangents per option instead of 5: CLP's barrier solves that first LP in 1.3-2.0 s (GLPK's primal
+ * simplex took 2.5-8.3 s for it with 5, and none ended within 10 s with 7 on one set), and from it
+ * the loop stalls after 20-30 rounds, 3-4 s in all, at a bound above what GLPK's loop reached in 14 s
+ * (seed 12000111: 6.1227 W against 6.1188 W; docs/MODEL.md, "The hull on CLP").
  */
 #include "optimizer/opt_impl.h"
 
-#include <glpk.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,14 +51,16 @@
 #define HULL_ROUNDS 400
 #define HULL_TOL 1e-3
 #define HULL_STALL 1e-5
-/* Static tangents per (task, class, OPP) option. */
-#define HULL_POINTS 5
+/* Static tangents per (task, class, OPP) option, on GLPK and on CLP: more tangents make a slower
+ * first LP and fewer rounds (docs/MODEL.md, "The hull on CLP"). */
+#define HULL_POINTS_GLPK 5
+#define HULL_POINTS_CLP 13
 /* The slack cuts are deleted after the first LP and every this many rounds after it (compact). */
 #define HULL_COMPACT 5
 
 struct hull {
 	const struct opt_inst *in;
-	glp_prob *lp;
+	struct opt_hlp *lp;
 	size_t n_cls, *cls_root, *cls_n; /* twin classes: first island, member count */
 	size_t *opp0;                   /* per class: offset of its OPP block in the (class, OPP) list */
 	size_t n_cm;                    /* sum over classes of their OPPs */
@@ -62,26 +68,30 @@ struct hull {
 	double *lo;                     /* [i * n_cm + cm]: the shortest deadline per unit of a, C / cap (ms) */
 	int *ind;
 	double *val;
+	int points;         /* static tangents per option (HULL_POINTS_*) */
 	unsigned char *cut; /* [r]: row r is a cut, which compact may delete (1-based; cap_cut entries) */
 	size_t cap_cut;
 };
 
 static double ms(double ns) { return ns * 1e-6; }
 
-static int col(glp_prob *lp, int type, double lb, double ub, double c)
+/* A column in [0, ub] and its cost. */
+static int col(struct opt_hlp *lp, double ub, double c) { return opt_hlp_col(lp, 0, ub, c); }
+
+/* Rows: sum <= hi, sum >= lo, sum == x. */
+static int row_le(struct opt_hlp *lp, double hi, int n, const int *ind, const double *val)
 {
-	int j = glp_add_cols(lp, 1);
-	glp_set_col_bnds(lp, j, type, lb, ub);
-	glp_set_obj_coef(lp, j, c);
-	return j;
+	return opt_hlp_row(lp, -INFINITY, hi, n, ind, val);
 }
 
-static int row(glp_prob *lp, int type, double lb, double ub, int n, const int *ind, const double *val)
+static int row_ge(struct opt_hlp *lp, double lo, int n, const int *ind, const double *val)
 {
-	int r = glp_add_rows(lp, 1);
-	glp_set_mat_row(lp, r, n, ind, val);
-	glp_set_row_bnds(lp, r, type, lb, ub);
-	return r;
+	return opt_hlp_row(lp, lo, INFINITY, n, ind, val);
+}
+
+static int row_eq(struct opt_hlp *lp, double x, int n, const int *ind, const double *val)
+{
+	return opt_hlp_row(lp, x, x, n, ind, val);
 }
 
 /* Marks row row_no as a cut: compact may delete it (separate adds it back when violated). */
@@ -103,7 +113,7 @@ static void tangent(struct hull *H, size_t q, double t)
 {
 	int ind[4] = {0, H->v[q], H->a[q], H->d[q]};
 	double val[4] = {0, 1.0, -2.0 / t, 1.0 / (t * t)};
-	mark(H, row(H->lp, GLP_LO, 0, 0, 3, ind, val));
+	mark(H, row_ge(H->lp, 0, 3, ind, val));
 }
 
 /*
@@ -117,21 +127,20 @@ static void tangent(struct hull *H, size_t q, double t)
  */
 static void compact(struct hull *H)
 {
-	int nr = glp_get_num_rows(H->lp), n = 0;
+	int nr = opt_hlp_rows(H->lp), n = 0;
 	int *del = malloc(((size_t)nr + 1) * sizeof(int));
 	if (!del)
 		return;
 	size_t w = 1;
 	for (int r = 1; r <= nr; r++) {
 		bool c = (size_t)r < H->cap_cut && H->cut[r];
-		if (c && glp_get_row_stat(H->lp, r) == GLP_BS)
+		if (c && opt_hlp_row_basic(H->lp, r))
 			del[++n] = r;
 		else if ((size_t)r < H->cap_cut)
 			H->cut[w++] = c; /* the rows kept, renumbered in order */
 	}
 	memset(H->cut + w, 0, H->cap_cut - w);
-	if (n)
-		glp_del_rows(H->lp, n, del); /* basic rows: the basis stays valid */
+	opt_hlp_del_rows(H->lp, n, del); /* basic rows: the basis stays valid */
 	free(del);
 }
 
@@ -181,10 +190,9 @@ static int build(struct hull *H, size_t max_am)
 {
 	int rc = -1;
 	const struct opt_inst *in = H->in;
-	glp_prob *lp = H->lp;
+	struct opt_hlp *lp = H->lp;
 	size_t n = in->n_tasks;
-	glp_set_obj_dir(lp, GLP_MIN);
-	glp_set_obj_coef(lp, 0, in->base_w);
+	opt_hlp_offset(lp, in->base_w);
 	int *y = calloc(H->n_cm + 1, sizeof(int));
 	size_t nam = 0;
 	for (size_t a = 0; a < in->n_acc; a++)
@@ -200,19 +208,19 @@ static int build(struct hull *H, size_t max_am)
 		size_t r = H->cls_root[c], nm = in->isl_nopp[r];
 		int k = 0;
 		for (size_t m = 0; m < nm; m++) {
-			y[H->opp0[c] + m] = col(lp, GLP_DB, 0, (double)H->cls_n[c], class_const(H, c, m));
+			y[H->opp0[c] + m] = col(lp, (double)H->cls_n[c], class_const(H, c, m));
 			H->ind[++k] = y[H->opp0[c] + m], H->val[k] = 1.0;
 		}
-		row(lp, GLP_FX, (double)H->cls_n[c], (double)H->cls_n[c], k, H->ind, H->val);
+		row_eq(lp, (double)H->cls_n[c], k, H->ind, H->val);
 	}
 	for (size_t a = 0, off = 0; a < in->n_acc; a++) {
 		aopp0[a] = off;
 		int k = 0;
 		for (size_t m = 0; m < in->acc_nopp[a]; m++) {
-			ya[off + m] = col(lp, GLP_DB, 0, 1, in->acc_idle_w[a][m]);
+			ya[off + m] = col(lp, 1, in->acc_idle_w[a][m]);
 			H->ind[++k] = ya[off + m], H->val[k] = 1.0;
 		}
-		row(lp, GLP_FX, 1, 1, k, H->ind, H->val);
+		row_eq(lp, 1, k, H->ind, H->val);
 		off += in->acc_nopp[a];
 	}
 	/* task columns */
@@ -227,17 +235,17 @@ static int build(struct hull *H, size_t max_am)
 					continue;
 				size_t q = i * H->n_cm + H->opp0[c] + m;
 				double busy = (in->busy_w[r][m] - in->idle_w[r][m]) * (double)demand_at(in, i, r, m) / T;
-				H->a[q] = col(lp, GLP_DB, 0, 1, busy);
-				H->d[q] = col(lp, GLP_DB, 0, hi, 0);
-				H->v[q] = col(lp, GLP_DB, 0, in->cap / ms(C), 0);
+				H->a[q] = col(lp, 1, busy);
+				H->d[q] = col(lp, hi, 0);
+				H->v[q] = col(lp, in->cap / ms(C), 0);
 				H->ind[++k] = H->a[q], H->val[k] = 1.0;
 				/* the deadline's range rows (C / cap) a <= d <= hi a come in when violated
 				 * (separate): most are never needed, and without them the first LP has 17 800
 				 * rows instead of 24 800 (Xavier 120 tasks) */
 				double lo = ms(C) / in->cap; /* <= hi: the option fits */
 				H->lo[q] = lo;
-				for (int p = 0; p < HULL_POINTS; p++)
-					tangent(H, q, lo * pow(hi / lo, (double)p / (HULL_POINTS - 1)));
+				for (int p = 0; p < H->points; p++)
+					tangent(H, q, lo * pow(hi / lo, (double)p / (H->points - 1)));
 			}
 		}
 		z[i] = calloc(in->n_srv * max_am + 1, sizeof(int));
@@ -253,16 +261,16 @@ static int build(struct hull *H, size_t max_am)
 					continue;
 				double busy = in->srv[v].kind == PD_ACCEL_FPGA ? in->fpga_pw[i * in->n_srv + v] * L / T
 									       : (in->acc_busy_w[a][m] - in->acc_idle_w[a][m]) * L / T;
-				int zc = col(lp, GLP_DB, 0, 1, busy);
+				int zc = col(lp, 1, busy);
 				z[i][v * max_am + m] = zc;
 				H->ind[++k] = zc, H->val[k] = 1.0;
 				int iy[3] = {0, zc, ya[aopp0[a] + m]};
 				double vy[3] = {0, 1.0, -1.0};
-				row(lp, GLP_UP, 0, 0, 2, iy, vy);
+				row_le(lp, 0, 2, iy, vy);
 			}
 		}
-		row(lp, GLP_FX, 1, 1, k, H->ind, H->val);
-		F[i] = col(lp, GLP_DB, 0, ms((double)in->D_ns[i]), 0);
+		row_eq(lp, 1, k, H->ind, H->val);
+		F[i] = col(lp, ms((double)in->D_ns[i]), 0);
 	}
 	/* per (class, OPP): capacity and cardinality */
 	for (size_t c = 0; c < H->n_cls; c++) {
@@ -274,7 +282,7 @@ static int build(struct hull *H, size_t max_am)
 				if (H->v[i * H->n_cm + cm])
 					H->ind[++k] = H->v[i * H->n_cm + cm], H->val[k] = ms((double)runtime_at(in, i, r, m));
 			H->ind[++k] = y[cm], H->val[k] = -(double)nc * in->cap;
-			row(lp, GLP_UP, 0, 0, k, H->ind, H->val);
+			row_le(lp, 0, k, H->ind, H->val);
 			for (int p = 1; p <= 2; p++) {
 				k = 0;
 				for (size_t i = 0; i < n; i++) {
@@ -286,7 +294,7 @@ static int build(struct hull *H, size_t max_am)
 				if (!k)
 					continue;
 				H->ind[++k] = y[cm], H->val[k] = -(double)(p * (int)nc);
-				row(lp, GLP_UP, 0, 0, k, H->ind, H->val);
+				row_le(lp, 0, k, H->ind, H->val);
 			}
 		}
 	}
@@ -302,7 +310,7 @@ static int build(struct hull *H, size_t max_am)
 			if (!k)
 				continue;
 			H->ind[++k] = ya[aopp0[a] + m], H->val[k] = -1.0;
-			row(lp, GLP_UP, 0, 0, k, H->ind, H->val);
+			row_le(lp, 0, k, H->ind, H->val);
 		}
 	}
 	/* finish potentials */
@@ -322,7 +330,7 @@ static int build(struct hull *H, size_t max_am)
 					if (z[i][v * max_am + m])
 						H->ind[++k] = z[i][v * max_am + m],
 						H->val[k] = -ms((double)opt_latency(in, i, v, m));
-			row(lp, GLP_LO, 0, 0, k, H->ind, H->val);
+			row_ge(lp, 0, k, H->ind, H->val);
 		}
 	}
 	rc = 0;
@@ -342,19 +350,19 @@ static int separate(struct hull *H)
 	for (size_t q = 0; q < in->n_tasks * H->n_cm; q++) {
 		if (!H->a[q])
 			continue;
-		double a = glp_get_col_prim(H->lp, H->a[q]), d = glp_get_col_prim(H->lp, H->d[q]);
-		double v = glp_get_col_prim(H->lp, H->v[q]);
+		double a = opt_hlp_prim(H->lp, H->a[q]), d = opt_hlp_prim(H->lp, H->d[q]);
+		double v = opt_hlp_prim(H->lp, H->v[q]);
 		/* the deadline's range rows (not in the first LP; deleted by compact while slack) */
 		int ih[3] = {0, H->d[q], H->a[q]};
 		double hi = ms(opt_longest_d(in, q / H->n_cm));
 		if (d > hi * a * (1 + HULL_TOL) + 1e-9) {
 			double vh[3] = {0, 1.0, -hi};
-			mark(H, row(H->lp, GLP_UP, 0, 0, 2, ih, vh));
+			mark(H, row_le(H->lp, 0, 2, ih, vh));
 			added++;
 		}
 		if (d < H->lo[q] * a * (1 - HULL_TOL) - 1e-9) {
 			double vl[3] = {0, 1.0, -H->lo[q]};
-			mark(H, row(H->lp, GLP_LO, 0, 0, 2, ih, vl));
+			mark(H, row_ge(H->lp, 0, 2, ih, vl));
 			added++;
 		}
 		if (a < 1e-7 || d < 1e-9)
@@ -368,7 +376,9 @@ static int separate(struct hull *H)
 	return added;
 }
 
-double opt_hull_bound(const struct opt_inst *in, double deadline_s)
+double opt_hull_bound(const struct opt_inst *in, double deadline_s) { return opt_hull_bound_on(in, deadline_s, false); }
+
+double opt_hull_bound_on(const struct opt_inst *in, double deadline_s, bool glpk)
 {
 	struct hull H = {.in = in};
 	double bound = -INFINITY;
@@ -382,36 +392,23 @@ double opt_hull_bound(const struct opt_inst *in, double deadline_s)
 	H.a = calloc(nq, sizeof(int)), H.d = calloc(nq, sizeof(int)), H.v = calloc(nq, sizeof(int));
 	H.lo = calloc(nq, sizeof(double));
 	H.ind = calloc(wide + 1, sizeof(int)), H.val = calloc(wide + 1, sizeof(double));
-	H.lp = glp_create_prob();
+	H.lp = opt_hlp_new(glpk);
 	if (!H.a || !H.d || !H.v || !H.lo || !H.ind || !H.val || !H.lp)
 		goto out;
+	H.points = strcmp(opt_hlp_solver(H.lp), "clp") ? HULL_POINTS_GLPK : HULL_POINTS_CLP;
 	if (build(&H, max_am))
 		goto out;
-	int term = glp_term_out(GLP_OFF);
-	glp_scale_prob(H.lp, GLP_SF_AUTO);
-	glp_term_out(term);
-	for (int round = 0; round < HULL_ROUNDS && opt_now_s() < deadline_s; round++) {
-		glp_smcp sp;
-		glp_init_smcp(&sp);
-		sp.msg_lev = GLP_MSG_OFF;
-		/* The first LP by the primal simplex, the rounds after it by the dual: a new tangent row
-		 * cuts off the last optimum, whose basis stays dual feasible. From the slack basis, which
-		 * is dual feasible too (every cost >= 0), the dual simplex took 3.5-9.5 s on Xavier's
-		 * 120-task sets under the search's load, the primal 3.1-5.9 s (docs/MODEL.md). */
-		sp.meth = round == 0 ? GLP_PRIMAL : GLP_DUALP;
-		double left_ms = (deadline_s - opt_now_s()) * 1000.0;
-		if (left_ms < 5)
+	for (int round = 0; round < HULL_ROUNDS; round++) {
+		double left_s = deadline_s - opt_now_s();
+		if (left_s < 0.005)
 			break;
-		sp.tm_lim = (int)left_ms;
-		if (glp_simplex(H.lp, &sp) != 0)
-			break;
-		/* no point (GLP_NOFEAS) would mean no plan anywhere; the search decides that itself, with
-		 * its explanation, so the hull claims nothing then */
-		if (glp_get_status(H.lp) != GLP_OPT)
+		/* no optimum: out of time, or no point at all (GLP_NOFEAS would mean no plan anywhere;
+		 * the search decides that itself, with its explanation, so the hull claims nothing) */
+		if (opt_hlp_solve(H.lp, round == 0, left_s))
 			break;
 		if (round % HULL_COMPACT == 0)
 			compact(&H);
-		double z = glp_get_obj_val(H.lp);
+		double z = opt_hlp_obj(H.lp);
 		bool stalled = z < bound + HULL_STALL * fabs(bound);
 		bound = fmax(bound, z);
 		opt_pub_bound(in, bound);
@@ -419,8 +416,7 @@ double opt_hull_bound(const struct opt_inst *in, double deadline_s)
 			break;
 	}
 out:
-	if (H.lp)
-		glp_delete_prob(H.lp);
+	opt_hlp_free(H.lp);
 	free(H.cls_root), free(H.cls_n), free(H.opp0), free(H.a), free(H.d), free(H.v), free(H.ind), free(H.val), free(H.cut), free(H.lo);
 	return bound;
 }

@@ -280,6 +280,27 @@ double opt_now_s(void);
  * the peer's plan (in->peer) less the gap; each round's bound is published (opt_pub_bound). Returns
  * the bound (-INFINITY: no LP optimum in time). */
 double opt_hull_bound(const struct opt_inst *in, double deadline_s);
+/* The same on GLPK even where the build has CLP (the tests compare both solvers' bounds). */
+double opt_hull_bound_on(const struct opt_inst *in, double deadline_s, bool glpk);
+
+/* The hull's LP (hull_lp.c): CLP where the build has CBC and glpk is false, else GLPK. GLPK's
+ * numbering: rows and columns from 1, index and value arrays read from [1]. A side of a bound may be
+ * infinite. opt_hlp_solve returns 0 at an optimum (the first call by CLP's barrier or GLPK's primal
+ * simplex, later ones by the dual simplex from the last basis), -1 otherwise (out of time, no
+ * optimum, or an allocation failed earlier). Rows deleted must be basic, so the basis stays valid. */
+struct opt_hlp;
+struct opt_hlp *opt_hlp_new(bool glpk);
+void opt_hlp_free(struct opt_hlp *L);
+const char *opt_hlp_solver(const struct opt_hlp *L);
+int opt_hlp_col(struct opt_hlp *L, double lo, double hi, double cost);
+int opt_hlp_row(struct opt_hlp *L, double lo, double hi, int n, const int *ind, const double *val);
+void opt_hlp_offset(struct opt_hlp *L, double c0);
+int opt_hlp_solve(struct opt_hlp *L, bool first, double seconds);
+double opt_hlp_obj(const struct opt_hlp *L);
+double opt_hlp_prim(const struct opt_hlp *L, int col);
+bool opt_hlp_row_basic(const struct opt_hlp *L, int row);
+int opt_hlp_rows(const struct opt_hlp *L);
+void opt_hlp_del_rows(struct opt_hlp *L, int n, const int *rows);
 
 /* Above this many OPP vectors (islands x GPUs), vectors are searched by coordinate descent and the
  * exact mode solves one master with the OPP binaries free instead of one master per vector. */
