@@ -229,11 +229,19 @@ int opt_hlp_solve(struct opt_hlp *L, bool first, double seconds)
 	 * is preempted: the parent kills the worker at the hard deadline (optimize.c), and every
 	 * bound published before stands. The first LP by the barrier with crossover (a basis for the
 	 * rounds): 0.65-1.0 s on Xavier's 120-task sets, against 1.4-2.0 s by CLP's primal simplex. */
+	double t0 = opt_now_s();
 	Clp_setMaximumSeconds(L->clp, seconds);
 	if (first)
 		Clp_initialBarrierSolve(L->clp);
 	else
 		Clp_dual(L->clp, 0);
+	/* numerical trouble (status 4; 1 and 2 are answers, 3 the limit): once more by the primal
+	 * simplex from where it stopped, with what is left */
+	double left = seconds - (opt_now_s() - t0);
+	if (Clp_status(L->clp) == 4 && left > 0.01) {
+		Clp_setMaximumSeconds(L->clp, left);
+		Clp_primal(L->clp, 0);
+	}
 	return Clp_status(L->clp) == 0 ? 0 : -1;
 #else
 	return -1;
