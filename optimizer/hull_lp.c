@@ -43,6 +43,7 @@ struct opt_hlp {
 #endif
 };
 
+#ifdef PD_HAVE_CBC
 /* Grows *p (elem bytes each) to hold need elements; false (and *p unchanged) on no memory. */
 static bool grow(void **p, size_t *cap, size_t need, size_t elem)
 {
@@ -56,7 +57,6 @@ static bool grow(void **p, size_t *cap, size_t need, size_t elem)
 	return true;
 }
 
-#ifdef PD_HAVE_CBC
 /* CLP's infinity for an unbounded side. */
 static double clp_inf(double x) { return isinf(x) ? (x > 0 ? DBL_MAX : -DBL_MAX) : x; }
 
@@ -226,8 +226,10 @@ int opt_hlp_solve(struct opt_hlp *L, bool first, double seconds)
 	if (L->broken)
 		return -1;
 	/* CLP's limit is on the process's CPU time, so in wall time it may run over when the worker
-	 * is preempted: the parent kills the worker at the hard deadline (optimize.c), and every
-	 * bound published before stands. The first LP by the barrier with crossover (a basis for the
+	 * is preempted, and its barrier does not check it at all (a first LP with 3 500 rows more,
+	 * a_icm <= y_cm, ran 32 s for 20). The hull only runs in a forked worker (worker.c runs only
+	 * the first worker in-process, when fork fails), which the parent kills at the hard deadline;
+	 * every bound published before stands. The first LP by the barrier with crossover (a basis for the
 	 * rounds): 0.65-1.0 s on Xavier's 120-task sets, against 1.4-2.0 s by CLP's primal simplex. */
 	double t0 = opt_now_s();
 	Clp_setMaximumSeconds(L->clp, seconds);
