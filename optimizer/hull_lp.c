@@ -295,6 +295,8 @@ void opt_hlp_del_rows(struct opt_hlp *L, int n, const int *rows)
 		return;
 	}
 #ifdef PD_HAVE_CBC
+	if (L->broken) /* never hand CLP a row of an LP that is not the hull's */
+		return;
 	clp_flush(L); /* numbering is CLP's once every row is in */
 	if (L->broken)
 		return;
