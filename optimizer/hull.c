@@ -35,10 +35,11 @@
  * slack cuts deleted after the first LP and every 5 rounds (compact): first LP 2.7-3.3 s instead of
  * 3.9-9.5 s, rounds 0.03-0.13 s instead of 0.17-0.25 s, 50-70 rounds in 10 s instead of 12-25.
  * Since the eighth session the LP is CLP's where the build has CBC (hull_lp.c), with 13 static
- * tangents per option instead of 5: CLP's barrier solves that first LP in 1.3-2.0 s (GLPK's primal
- * simplex took 2.5-8.3 s for it with 5, and none ended within 10 s with 7 on one set), and from it
- * the loop stalls after 20-30 rounds, 3-4 s in all, at a bound above what GLPK's loop reached in 14 s
- * (seed 12000111: 6.1227 W against 6.1188 W; docs/MODEL.md, "The hull on CLP").
+ * tangents per option instead of 5: CLP's barrier solves that first LP in 1.9-2.2 s on five sets, the
+ * hull alone (GLPK's primal simplex took 2.5-8.3 s for it with 5, and none ended within 10 s with 7
+ * on one set), and from it the loop stalls after 18-30 rounds, 3.0-4.5 s in all, at a bound above
+ * what GLPK's loop reached in 14 s (seed 12000111: 6.1227 W against 6.1188 W; docs/MODEL.md, "The
+ * hull on CLP").
  */
 #include "optimizer/opt_impl.h"
 

@@ -6,8 +6,8 @@
  * columns. GLPK's primal simplex took 2.5-8.3 s for the first LP (one set none within 10 s with seven
  * tangents per option) and its dual simplex 0.03-0.13 s per round, so the hull had not converged
  * when the 10-s limit ended it (3.15 % on seed 12000111, where the converged hull certifies 2.5 %).
- * CLP's barrier with crossover solves the same first LP in 0.65-1.0 s (docs/MODEL.md, "The hull on
- * CLP"). Both solvers run in the hull's forked worker (optimize.c), so an abort in either costs that
+ * CLP's barrier with crossover solves the same first LP (5 tangents) in 0.65-1.1 s (docs/MODEL.md,
+ * "The hull on CLP"). Both solvers run in the hull's forked worker (optimize.c), so an abort in either costs that
  * worker and the bounds it has not published yet, never the plan.
  *
  * The interface is the hull's few operations, in GLPK's numbering (1-based rows and columns, index
@@ -176,7 +176,8 @@ int opt_hlp_row(struct opt_hlp *L, double lo, double hi, int n, const int *ind, 
 	if (!grow((void **)&L->rlb, &L->cap_rlb, k + 1, sizeof(double)) ||
 	    !grow((void **)&L->rub, &L->cap_rub, k + 1, sizeof(double)) ||
 	    !grow((void **)&L->rstart, &L->cap_rstart, k + 2, sizeof(int)) ||
-	    !grow((void **)&L->rind, &L->cap_rind, e, sizeof(int)) || !grow((void **)&L->rval, &L->cap_rval, e, sizeof(double))) {
+	    !grow((void **)&L->rind, &L->cap_rind, e, sizeof(int)) ||
+	    !grow((void **)&L->rval, &L->cap_rval, e, sizeof(double))) {
 		L->broken = true;
 		return 0;
 	}
@@ -230,7 +231,8 @@ int opt_hlp_solve(struct opt_hlp *L, bool first, double seconds)
 	 * a_icm <= y_cm, ran 32 s for 20). The hull only runs in a forked worker (worker.c runs only
 	 * the first worker in-process, when fork fails), which the parent kills at the hard deadline;
 	 * every bound published before stands. The first LP by the barrier with crossover (a basis for the
-	 * rounds): 0.65-1.0 s on Xavier's 120-task sets, against 1.4-2.0 s by CLP's primal simplex. */
+	 * rounds): on one 120-task Xavier set 0.65 / 0.97 s with 5 / 7 tangents, against 1.42 / 2.00 s
+	 * by CLP's primal simplex. */
 	double t0 = opt_now_s();
 	Clp_setMaximumSeconds(L->clp, seconds);
 	if (first)
