@@ -12,11 +12,13 @@
  *          sum_i C_ik v_ik <= n_k cap                       island density
  *          sum_i (L_is / T_i) z_is <= 1                     FIFO utilisation
  *          w_ijs >= z_is + z_js - 1, 0 <= w_ijs <= 1          both on server s (i < j)
- *          F_i >= F_p + sum_k d_ik + sum_s (L_is z_is + sum_{j != i} L_js w_ijs), F_i <= D
+ *          F_i >= F_p + sum_k d_ik + sum_s (L_is z_is + sum_{j != i} W_ijs w_ijs), F_i <= D
  *                                                           finish potentials, FIFO response
+ *                                                           (W_ijs = L_js, + rho: wait_ms)
  * Every plan at the vector is a point of it (a, z 0/1, d its deadlines, v = 1/d, w_ijs = z_is z_js:
- * a request waits for every request on its FIFO server, R_i = sum_j L_js z_js; the reconfiguration
- * time is dropped, which only relaxes), so its optimum - and, as
+ * a request waits for every request on its FIFO server, R_i = sum_j L_js z_js; on an FPGA slot the
+ * reconfiguration time enters as rho per pair of different bitstreams (wait_ms), at most what a
+ * shared slot costs), so its optimum - and, as
  * the tangents v >= 2a/t - d/t^2 under-estimate the perspective, every LP optimum of the Kelley loop
  * below - plus the vector's idle power is a valid lower bound on every plan at that vector.
  *
@@ -160,6 +162,25 @@ static double lat(const struct opt_inst *in, const struct opt_sol *s, size_t i, 
 	return (double)opt_latency(in, i, v, s->acc_opp[in->srv[v].accel]);
 }
 
+/*
+ * What request j adds to the response of request i when both are on server v: its latency, and on an
+ * FPGA slot where the two use different bitstreams also the reconfiguration time rho. Why rho is
+ * valid: two bitstreams make the slot shared, every request on it then waits for m (L + rho) in all
+ * (opt_fifo_response, m the requests there), at least rho more per request i shares it with than
+ * sum_j L_j, whatever the other bitstreams are. (2 rho for the pair would hold at m = 2 and not
+ * beyond: three bitstreams pay 3 rho, not 4.) Without it the LP put several FPGA tasks on ZCU102's
+ * one slot, each with its own latency alone on its path, where the 22.7 ms of reconfiguration made
+ * every such assignment miss: 30 tasks, seed 11127984, 393 integral leaves at the 300 MHz vector,
+ * each refused by a no-good of its own, open at 0.44 % after 60 s.
+ */
+static double wait_ms(const struct opt_inst *in, const struct opt_sol *s, size_t i, size_t j, size_t v)
+{
+	double w = ms(lat(in, s, j, v));
+	if (in->srv[v].kind == PD_ACCEL_FPGA && strcmp(in->bits[i * in->n_srv + v], in->bits[j * in->n_srv + v]) != 0)
+		w += ms((double)pd_platform_accel(in->plat, in->srv[v].accel)->reconfig_ns);
+	return w;
+}
+
 /* Finish-potential rows F_i - F_p - sum_k d_ik - sum_s L_is z_is >= 0, one per predecessor (or one
  * at a source): added on the first call (s NULL: no accelerator terms yet), rewritten with the
  * latencies of vector s afterwards. */
@@ -184,7 +205,7 @@ static void path_rows(struct opt_screen *S, const struct opt_sol *s)
 					size_t j = S->mem[v * in->n_tasks + q];
 					if (j != i)
 						S->ind[++n] = S->w[(v * in->n_tasks + i) * in->n_tasks + j],
-						S->val[n] = -ms(lat(in, s, j, v));
+						S->val[n] = -wait_ms(in, s, i, j, v);
 				}
 			}
 			/* a task's rows are consecutive: path0[i] + p */

@@ -116,6 +116,53 @@ START_TEST(fifo_requests_wait_for_each_other)
 }
 END_TEST
 
+/* A chain a -> b on a board with one FPGA slot (reconfiguration 5 ms): both tasks have a 1-ms
+ * bitstream of their own and 8 ms on the CPU (8.4 at U_max 0.95), D = 10 ms. Both on the slot share it, so each request
+ * waits 2 x (1 + 5) ms and the path takes 12 ms: no plan; the cheapest plan runs one task on the CPU
+ * (8.4 + 1 ms). The relaxation must stay at or below that plan and above "both on the slot" (without
+ * the reconfiguration in its pairs it took that assignment's 4-ms path as feasible, its bound that
+ * assignment's power). */
+static const char *const one_slot_plat = "platform:\n"
+					 "  name: slot\n"
+					 "  reference_frequency: 1000MHz\n"
+					 "  base_power: 1W\n"
+					 "  dl: {job_overhead: 0ns}\n"
+					 "  islands:\n"
+					 "    - {name: cpu, cpus: [0, 1], opps: [{freq: 1000MHz, busy: 2W, idle: 200mW}]}\n"
+					 "  accelerators:\n"
+					 "    - {name: pl, kind: fpga, slots: 1, reconfig_time: 5ms, idle_power: 400mW}\n";
+
+START_TEST(fpga_reconfiguration_in_pairs)
+{
+	struct fixture f;
+	setup(&f, pd_to_load("dags:\n"
+			     "  - name: v\n"
+			     "    period: 10ms\n"
+			     "    tasks:\n"
+			     "      - {name: a, wcet: 8ms, accel: [{kind: fpga, latency: 1ms, bitstream: a.bin, power: 100mW}]}\n"
+			     "      - {name: b, wcet: 8ms, accel: [{kind: fpga, latency: 1ms, bitstream: b.bin, power: 100mW}]}\n"
+			     "    edges: [[a, b]]\n",
+			     one_slot_plat));
+	ck_assert_uint_eq(f.in.n_srv, 1);
+	bool inf = true;
+	double lb = screen(&f, 0, &inf);
+	ck_assert(!inf);
+	struct opt_sol p;
+	ck_assert_int_eq(opt_sol_init(&p, &f.in), 0);
+	p.isl_opp[0] = 0;
+	p.where[0] = p.where[1] = opt_where_server(0);
+	char why[256] = "";
+	ck_assert(!opt_evaluate(&f.in, &p, why, sizeof(why))); /* both on the slot: 12 ms */
+	double both = opt_power_w(&f.in, &p);
+	p.where[0] = 0, p.d_ns[0] = 9e6; /* a on the CPU (density 0.89), b alone on the slot */
+	ck_assert_msg(opt_evaluate(&f.in, &p, why, sizeof(why)), "a on the CPU: %s", why);
+	ck_assert_msg(lb <= p.power_w * (1 + 1e-9), "bound %.9f above the plan's %.9f W", lb, p.power_w);
+	ck_assert_msg(lb > both + 0.1, "bound %.9f: the shared slot's reconfiguration is missing (%.9f W)", lb, both);
+	opt_sol_free(&p);
+	teardown(&f);
+}
+END_TEST
+
 /* Six tasks C = 3 ms at 1000 MHz need density >= 1.8 of the island's 1.9 (three per core, 0.9 each):
  * feasible, but not once 10 % of the capacity is held back (1.71); restoring it makes the vector
  * feasible again. */
@@ -554,6 +601,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, one_island_bound_is_exact);
 	tcase_add_test(tc, fifo_requests_wait_for_each_other);
+	tcase_add_test(tc, fpga_reconfiguration_in_pairs);
 	tcase_add_test(tc, shrink_holds_capacity_back);
 	tcase_add_test(tc, shrink_one_island);
 	tcase_add_test(tc, cardinality_rows_see_half_core_tasks);
