@@ -124,6 +124,12 @@ struct opt_bb {
  * fractional rule find them; at 30 tasks the gap left is mostly the plan's): 4 of 8 proven against
  * 7, worst gap 0.371 % against 0.212 % (docs/MODEL.md, 2026-12-05, night). */
 #define BB_PC_TASKS 20
+/* No-goods per vector: room for 256 at first, doubled as needed up to this many. Why no fixed cap: a
+ * full table left every later leaf undecided (held back, tried again next call, still undecided),
+ * so the vector could never close: ZCU102 30 tasks, seed 11127984, before the screening LP knew
+ * the FPGA's reconfiguration time, 256 no-goods then 171 leaves held at the 300 MHz vector; with
+ * room, the same search decided all 393 of its leaves (each no-good is one more LP row). */
+#define BB_NOGOOD_MAX 65536
 
 static size_t n_options(const struct opt_inst *in) { return in->n_isl + in->n_srv; }
 
@@ -203,6 +209,22 @@ static void bb_pc_update(struct opt_bb *B, double lb, double cut)
 	B->pend_io = -1;
 }
 
+/* Room for more no-goods: doubled, up to BB_NOGOOD_MAX. False when full or without memory. */
+static bool bb_grow_nogoods(struct opt_bb *B)
+{
+	size_t nt = B->M->in->n_tasks, cap = 2 * B->cap_nogood;
+	if (cap > BB_NOGOOD_MAX)
+		return false;
+	int *ng = realloc(B->nogood, cap * sizeof(int));
+	if (ng)
+		B->nogood = ng;
+	int *wh = ng ? realloc(B->ng_where, cap * nt * sizeof(int)) : NULL;
+	if (!wh)
+		return false;
+	B->ng_where = wh, B->cap_nogood = cap;
+	return true;
+}
+
 /* An integral LP optimum: can its assignment be packed? 1 yes (incumbent updated), 0 proven not
  * (a no-good row now excludes it), -1 not known (the exact check ran out of its time). */
 static int bb_leaf(struct opt_bb *B)
@@ -216,7 +238,7 @@ static int bb_leaf(struct opt_bb *B)
 			opt_sol_copy(B->inc, &B->s, in);
 		return 1;
 	}
-	if (B->n_nogood == B->cap_nogood)
+	if (B->n_nogood == B->cap_nogood && !bb_grow_nogoods(B))
 		return -1;
 	memcpy(B->cd.isl_opp, B->s.isl_opp, in->n_isl * sizeof(size_t));
 	memcpy(B->cd.acc_opp, B->s.acc_opp, in->n_acc * sizeof(size_t));
