@@ -16,12 +16,15 @@
  *     sum_i C_icm v_icm <= n_c cap y_cm       the cores of the class's islands at OPP m
  *     sum_{i: C_icm / hi_i > cap / (p+1)} a_icm <= p n_c y_cm   (p = 1, 2) cardinality
  *     sum_i (L_ivm / T_i) z_ivm <= y_am        FIFO utilisation at the device's OPP
- *     F_i >= F_p + sum_cm d_icm + sum_vm L_ivm z_ivm,  F_i <= D
+ *     w_ijv >= Z_iv + Z_jv - 1, Z_iv = sum_m z_ivm   both i and j on server v (fifo_pairs)
+ *     F_i >= F_p + sum_cm d_icm + sum_vm L_ivm z_ivm + sum_jv W_ijv w_ijv,  F_i <= D
+ *                                            (W_ijv: j's fastest latency, + rho: pair_wait_ms)
  *     min base + sum_cm y_cm const_cm + sum_am y_am idle_am + sum busy a + sum busy z
  * A plan is a point: y_cm the number of islands of c at OPP m, a_icm = 1 for the class and OPP of
  * task i's island, d its deadline, v = 1/d. The class's islands at one OPP pool their cores (a
- * relaxation: twins are interchangeable, docs/MODEL.md "Symmetry"), FIFO requests wait only for
- * their own latency (R_i >= L_i), and the reconfiguration time is dropped: each only relaxes. So
+ * relaxation: twins are interchangeable, docs/MODEL.md "Symmetry"), a FIFO request waits for the
+ * others on its server at their fastest latencies, and the reconfiguration time counts once per pair
+ * of bitstreams (as in screen.c): each only relaxes. So
  * every LP optimum of the Kelley loop (tangents under-estimate the perspective) is a valid lower
  * bound on every plan, whatever its vector.
  *
@@ -58,6 +61,8 @@
 #define HULL_POINTS_CLP 13
 /* The slack cuts are deleted after the first LP and every this many rounds after it (compact). */
 #define HULL_COMPACT 5
+/* Entries of the FIFO pair map (servers x tasks x tasks) up to which the pairs are modelled. */
+#define HULL_FIFO_MAP_MAX ((size_t)4 << 20)
 
 struct hull {
 	const struct opt_inst *in;
@@ -187,6 +192,73 @@ static double class_const(const struct hull *H, size_t c, size_t m)
 	return w;
 }
 
+/* Whether task i has a column on server v (at some OPP of the device). */
+static bool on_server(int *const *z, size_t max_am, size_t i, size_t v)
+{
+	for (size_t m = 0; m < max_am; m++)
+		if (z[i][v * max_am + m])
+			return true;
+	return false;
+}
+
+/* Z_iv: the sum of task i's columns on server v over the device's OPPs into ind/val from k on, each
+ * with coefficient coef; returns the new k. */
+static int server_terms(struct hull *H, int *const *z, size_t max_am, size_t i, size_t v, int k, double coef)
+{
+	for (size_t m = 0; m < max_am; m++)
+		if (z[i][v * max_am + m])
+			H->ind[++k] = z[i][v * max_am + m], H->val[k] = coef;
+	return k;
+}
+
+/*
+ * What request j adds to the response of request i when both are on server v, at least: j's latency
+ * at the device's fastest OPP that j has a column at, plus on an FPGA slot the reconfiguration time
+ * where the two use different bitstreams (screen.c, wait_ms: the same argument).
+ */
+static double pair_wait_ms(const struct hull *H, int *const *z, size_t max_am, size_t i, size_t j, size_t v)
+{
+	const struct opt_inst *in = H->in;
+	double L = INFINITY;
+	for (size_t m = 0; m < max_am; m++)
+		if (z[j][v * max_am + m])
+			L = fmin(L, ms((double)opt_latency(in, j, v, m)));
+	if (in->srv[v].kind == PD_ACCEL_FPGA && strcmp(in->bits[i * in->n_srv + v], in->bits[j * in->n_srv + v]) != 0)
+		L += ms((double)pd_platform_accel(in->plat, in->srv[v].accel)->reconfig_ns);
+	return isfinite(L) ? L : 0;
+}
+
+/*
+ * FIFO pairs, as in the screening LP (screen.c): a request on server v waits for every request
+ * there, so i's response is at least L_i + sum_j L_j Z_iv Z_jv, and McCormick's lower envelope
+ * w_ijv >= Z_iv + Z_jv - 1 (exact at 0/1) stands for the product. Z_iv sums i's columns over the
+ * device's OPPs, and j's term takes its fastest latency (pair_wait_ms), so every plan keeps a point
+ * whatever OPP the device runs at. Without the pairs each request waited for itself alone (R >= L):
+ * on Xavier the LP could put every GPU-capable task on the GPU, each path seeing one latency.
+ * w: the pair map, or NULL (too large: the LP keeps R >= L). Returns -1 without memory.
+ */
+static int fifo_pairs(struct hull *H, int *const *z, size_t max_am, int *w)
+{
+	const struct opt_inst *in = H->in;
+	size_t n = in->n_tasks;
+	for (size_t v = 0; w && v < in->n_srv; v++)
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = i + 1; j < n && on_server(z, max_am, i, v); j++) {
+				if (!on_server(z, max_am, j, v))
+					continue;
+				int c = col(H->lp, 1, 0);
+				if (!c)
+					return -1;
+				w[(v * n + i) * n + j] = w[(v * n + j) * n + i] = c;
+				int k = 0;
+				H->ind[++k] = c, H->val[k] = 1.0;
+				k = server_terms(H, z, max_am, i, v, k, -1.0);
+				k = server_terms(H, z, max_am, j, v, k, -1.0);
+				row_ge(H->lp, -1.0, k, H->ind, H->val);
+			}
+	return 0;
+}
+
 static int build(struct hull *H, size_t max_am)
 {
 	int rc = -1;
@@ -202,7 +274,9 @@ static int build(struct hull *H, size_t max_am)
 	size_t *aopp0 = calloc(in->n_acc + 1, sizeof(size_t));
 	int *F = calloc(n + 1, sizeof(int));
 	int **z = calloc(n + 1, sizeof(int *)); /* [i][v * max_am + m] */
-	if (!y || !ya || !aopp0 || !F || !z)
+	size_t nw = in->n_srv * n * n;
+	int *w = nw && nw <= HULL_FIFO_MAP_MAX ? calloc(nw, sizeof(int)) : NULL; /* [(v * n + i) * n + j] */
+	if (!y || !ya || !aopp0 || !F || !z || (nw && nw <= HULL_FIFO_MAP_MAX && !w))
 		goto out;
 	/* OPP columns and their "number of islands" rows */
 	for (size_t c = 0; c < H->n_cls; c++) {
@@ -314,6 +388,9 @@ static int build(struct hull *H, size_t max_am)
 			row_le(lp, 0, k, H->ind, H->val);
 		}
 	}
+	/* FIFO pairs: w_ijv >= Z_iv + Z_jv - 1 (Z: the task's z over the device's OPPs) */
+	if (fifo_pairs(H, z, max_am, w))
+		goto out;
 	/* finish potentials */
 	for (size_t i = 0; i < n; i++) {
 		const struct pd_task *t = pd_dags_task(in->dags, i);
@@ -331,6 +408,10 @@ static int build(struct hull *H, size_t max_am)
 					if (z[i][v * max_am + m])
 						H->ind[++k] = z[i][v * max_am + m],
 						H->val[k] = -ms((double)opt_latency(in, i, v, m));
+			for (size_t v = 0; w && v < in->n_srv; v++) /* the requests i waits for */
+				for (size_t j = 0; j < n; j++)
+					if (w[(v * n + i) * n + j])
+						H->ind[++k] = w[(v * n + i) * n + j], H->val[k] = -pair_wait_ms(H, z, max_am, i, j, v);
 			row_ge(lp, 0, k, H->ind, H->val);
 		}
 	}
@@ -338,7 +419,7 @@ static int build(struct hull *H, size_t max_am)
 out:
 	for (size_t i = 0; z && i < n; i++)
 		free(z[i]);
-	free(z), free(F), free(y), free(ya), free(aopp0);
+	free(z), free(F), free(y), free(ya), free(aopp0), free(w);
 	return rc;
 }
 
@@ -388,8 +469,9 @@ double opt_hull_bound_on(const struct opt_inst *in, double deadline_s, bool glpk
 	size_t max_am = 1; /* OPPs of the accelerator with the most */
 	for (size_t a = 0; a < in->n_acc; a++)
 		max_am = in->acc_nopp[a] > max_am ? in->acc_nopp[a] : max_am;
-	/* the longest row: a capacity row (every task and y), or a path row (F twice, every option) */
-	size_t nq = in->n_tasks * H.n_cm + 1, wide = in->n_tasks + H.n_cm + in->n_srv * max_am + 8;
+	/* the longest row: a capacity row (every task and y), or a path row (F twice, every option, a
+	 * FIFO pair per other task and server) */
+	size_t nq = in->n_tasks * H.n_cm + 1, wide = in->n_tasks + H.n_cm + in->n_srv * (max_am + in->n_tasks) + 8;
 	H.a = calloc(nq, sizeof(int)), H.d = calloc(nq, sizeof(int)), H.v = calloc(nq, sizeof(int));
 	H.lo = calloc(nq, sizeof(double));
 	H.ind = calloc(wide + 1, sizeof(int)), H.val = calloc(wide + 1, sizeof(double));
