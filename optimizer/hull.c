@@ -411,7 +411,8 @@ static int build(struct hull *H, size_t max_am)
 			for (size_t v = 0; w && v < in->n_srv; v++) /* the requests i waits for */
 				for (size_t j = 0; j < n; j++)
 					if (w[(v * n + i) * n + j])
-						H->ind[++k] = w[(v * n + i) * n + j], H->val[k] = -pair_wait_ms(H, z, max_am, i, j, v);
+						H->ind[++k] = w[(v * n + i) * n + j],
+						H->val[k] = -pair_wait_ms(H, z, max_am, i, j, v);
 			row_ge(lp, 0, k, H->ind, H->val);
 		}
 	}

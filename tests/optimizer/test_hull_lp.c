@@ -119,8 +119,10 @@ START_TEST(hull_sees_fifo_waits)
 	ck_assert_msg(opt_evaluate(&in, &p, why, sizeof(why)), "a on the CPU: %s", why);
 	for (int glpk = 0; glpk < 2; glpk++) {
 		double h = opt_hull_bound_on(&in, opt_now_s() + 5.0, glpk);
-		ck_assert_msg(h <= p.power_w * (1 + 1e-9), "glpk %d: hull %.9f W above the plan's %.9f W", glpk, h, p.power_w);
-		ck_assert_msg(h > both + 0.05, "glpk %d: hull %.9f W, both on the GPU %.9f W: no FIFO wait", glpk, h, both);
+		ck_assert_msg(h <= p.power_w * (1 + 1e-9), "glpk %d: hull %.9f W above the plan's %.9f W", glpk, h,
+			      p.power_w);
+		ck_assert_msg(h > both + 0.05, "glpk %d: hull %.9f W, both on the GPU %.9f W: no FIFO wait", glpk, h,
+			      both);
 	}
 	opt_sol_free(&p);
 	opt_inst_free(&in);

@@ -117,20 +117,22 @@ START_TEST(fifo_requests_wait_for_each_other)
 END_TEST
 
 /* A chain a -> b on a board with one FPGA slot (reconfiguration 5 ms): both tasks have a 1-ms
- * bitstream of their own and 8 ms on the CPU (8.4 at U_max 0.95), D = 10 ms. Both on the slot share it, so each request
- * waits 2 x (1 + 5) ms and the path takes 12 ms: no plan; the cheapest plan runs one task on the CPU
- * (8.4 + 1 ms). The relaxation must stay at or below that plan and above "both on the slot" (without
- * the reconfiguration in its pairs it took that assignment's 4-ms path as feasible, its bound that
- * assignment's power). */
+ * bitstream of their own and 8 ms on the CPU (8.4 at U_max 0.95), D = 10 ms. Both on the slot share
+ * it, so each request waits 2 x (1 + 5) ms and the path takes 12 ms: no plan; the cheapest plan runs
+ * one task on the CPU (8.4 + 1 ms). The relaxation must stay at or below that plan and above "both on
+ * the slot" (without the reconfiguration in its pairs it took that assignment's 4-ms path as
+ * feasible, its bound that assignment's power). */
 static const char *const one_slot_plat = "platform:\n"
 					 "  name: slot\n"
 					 "  reference_frequency: 1000MHz\n"
 					 "  base_power: 1W\n"
 					 "  dl: {job_overhead: 0ns}\n"
 					 "  islands:\n"
-					 "    - {name: cpu, cpus: [0, 1], opps: [{freq: 1000MHz, busy: 2W, idle: 200mW}]}\n"
+					 "    - {name: cpu, cpus: [0, 1],\n"
+					 "       opps: [{freq: 1000MHz, busy: 2W, idle: 200mW}]}\n"
 					 "  accelerators:\n"
-					 "    - {name: pl, kind: fpga, slots: 1, reconfig_time: 5ms, idle_power: 400mW}\n";
+					 "    - {name: pl, kind: fpga, slots: 1, reconfig_time: 5ms,\n"
+					 "       idle_power: 400mW}\n";
 
 START_TEST(fpga_reconfiguration_in_pairs)
 {
@@ -139,8 +141,10 @@ START_TEST(fpga_reconfiguration_in_pairs)
 			     "  - name: v\n"
 			     "    period: 10ms\n"
 			     "    tasks:\n"
-			     "      - {name: a, wcet: 8ms, accel: [{kind: fpga, latency: 1ms, bitstream: a.bin, power: 100mW}]}\n"
-			     "      - {name: b, wcet: 8ms, accel: [{kind: fpga, latency: 1ms, bitstream: b.bin, power: 100mW}]}\n"
+			     "      - {name: a, wcet: 8ms,\n"
+			     "         accel: [{kind: fpga, latency: 1ms, bitstream: a.bin, power: 100mW}]}\n"
+			     "      - {name: b, wcet: 8ms,\n"
+			     "         accel: [{kind: fpga, latency: 1ms, bitstream: b.bin, power: 100mW}]}\n"
 			     "    edges: [[a, b]]\n",
 			     one_slot_plat));
 	ck_assert_uint_eq(f.in.n_srv, 1);
