@@ -583,22 +583,46 @@ static void lazy_screen(struct opt_lazy *L, const struct opt_inst *in, struct ve
  * bound (XU4 20 tasks, seed 3265996: one vector's tree stopped at 5 s, the MILP then raised its
  * bound from 2.40276 to 2.40307 W in 4.8 s, the plan at 2.40422 W).
  */
-static void resume_trees(const struct opt_inst *in, const struct vec *vs, double *ob, struct opt_bb **tree,
-			 size_t j, size_t nv, struct opt_sol *inc, double dl)
+/*
+ * The two workers of the small sets share what their searches prove per vector (board.c,
+ * opt_board_raise): a vector closed at the cut-off c has no plan below c, and an open one none below
+ * its open bound. peer_ob folds the other worker's proof into this worker's open bound ob of the
+ * vector at position pos: INFINITY (closed) once it reaches this worker's cut-off, else the larger
+ * of the two. share publishes this worker's: ob INFINITY means "closed at cut". Both are no-ops
+ * without a board.
+ */
+static double peer_ob(const struct master *M, size_t pos, double ob, double cut)
 {
+	double p = M->board ? opt_board_proven(M->board, pos) : 0;
+	return p >= cut ? INFINITY : fmax(ob, p);
+}
+
+static void share(const struct master *M, const struct vec *v, double ob, double cut)
+{
+	if (M->board)
+		opt_board_raise(M->board, v->pos, fmin(fmax(ob, v->lb), cut));
+}
+
+static void resume_trees(const struct master *M, const struct vec *vs, double *ob, struct opt_bb **tree, size_t j,
+			 size_t nv, struct opt_sol *inc, double dl)
+{
+	const struct opt_inst *in = M->in;
 	char *done = calloc(j + 1, 1);
 	for (int round = 0; done && round < 3 && opt_now_s() < dl; round++) {
 		memset(done, 0, j + 1);
 		for (;;) {
 			size_t best = j;
 			double cut = cut_w(in, inc), bb = INFINITY;
-			for (size_t t = 0; t < j; t++)
+			for (size_t t = 0; t < j; t++) {
+				ob[t] = peer_ob(M, vs[t].pos, ob[t], cut);
 				if (tree[t] && !done[t] && ob[t] < INFINITY && vs[t].lb < cut && fmax(vs[t].lb, ob[t]) < bb)
 					bb = fmax(vs[t].lb, ob[t]), best = t;
+			}
 			if (best == j || opt_now_s() >= dl)
 				break;
 			done[best] = 1;
 			ob[best] = fmax(ob[best], opt_mst_bb_resume(tree[best], inc, dl));
+			share(M, &vs[best], ob[best], cut_w(in, inc));
 			publish_bound(in, vs, ob, j, nv, inc);
 		}
 	}
@@ -749,6 +773,8 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 		double cut = cut_w(in, inc);
 		if (vs[j].lb >= cut || opt_now_s() >= deadline_s)
 			break;
+		if ((ob[j] = peer_ob(M, vs[j].pos, -INFINITY, cut)) == INFINITY)
+			continue; /* the other worker closed it */
 		opt_vector_decode(in, &s, vs[j].id);
 		opt_mst_fix_vector(V, &s);
 		/* later vectors must leave time: at most half of what is left, at least 0.2 s; the last vector
@@ -763,27 +789,32 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 		 * much faster than the core-level MILP: 0.01-0.1 s against 0.2-0.7 s on Xavier) */
 		bool bb = in->n_tasks <= OPT_PER_CORE_TASKS && (!per_core || (M->isl_bb && !M->isl_bb[vs[j].pos]));
 		/* an unfinished branch and bound still bounds the vector (the open parts of its tree) */
-		double bbv = bb ? opt_mst_vector_bb(M, C, &s, inc, dl, &tree[j]) : -INFINITY;
+		double bbv = bb ? opt_mst_vector_bb(M, C, &s, vs[j].pos, inc, dl, &tree[j]) : -INFINITY;
 		if (bbv == INFINITY) {
 			ob[j] = INFINITY;
+			share(M, &vs[j], ob[j], cut_w(in, inc));
 			continue;
 		}
 		ob[j] = fmax(bbv, solve_vector(V, P, inc, dl, deadline_s, &cd, &tmp));
+		share(M, &vs[j], ob[j], cut_w(in, inc));
+		ob[j] = peer_ob(M, vs[j].pos, ob[j], cut_w(in, inc));
 		publish_bound(in, vs, ob, j + 1, nv, inc);
 	}
-	resume_trees(in, vs, ob, tree, j, nv, inc, opt_now_s() + RESUME_SHARE * (deadline_s - opt_now_s()));
+	resume_trees(M, vs, ob, tree, j, nv, inc, opt_now_s() + RESUME_SHARE * (deadline_s - opt_now_s()));
 	/* Vectors left open (time) get the rest of the budget, those with a stopped tree too: the cuts
 	 * and no-goods gathered meanwhile often close them quickly, and the MILP's repair finds plans
 	 * that the tree's leaves do not. */
 	for (int pass = 0; pass < 3 && opt_now_s() < deadline_s; pass++)
 		for (size_t t = 0; t < j && opt_now_s() < deadline_s; t++) {
 			double cut = cut_w(in, inc);
+			ob[t] = peer_ob(M, vs[t].pos, ob[t], cut);
 			if (ob[t] == INFINITY || vs[t].lb >= cut)
 				continue;
 			opt_vector_decode(in, &s, vs[t].id);
 			opt_mst_fix_vector(V, &s);
 			double again = solve_vector(V, P, inc, deadline_s, deadline_s, &cd, &tmp);
 			ob[t] = fmax(ob[t], again); /* both are valid bounds of this vector: keep the larger */
+			share(M, &vs[t], ob[t], cut_w(in, inc));
 			publish_bound(in, vs, ob, j, nv, inc);
 		}
 	for (size_t t = 0; t < j; t++)
@@ -794,6 +825,7 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 	double open_bound = INFINITY;
 	for (size_t t = 0; t < j; t++) {
 		double cut = cut_w(in, inc);
+		ob[t] = peer_ob(M, vs[t].pos, ob[t], cut);
 		if (ob[t] < INFINITY && vs[t].lb < cut) /* -INFINITY (no LP bound in time): the vector's own */
 			open_bound = fmin(open_bound, fmax(vs[t].lb, ob[t]));
 	}

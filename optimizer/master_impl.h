@@ -100,10 +100,12 @@ int opt_mst_solve_cbc(struct master *M, double deadline_s, bool *finished);
 /* Branch and bound on the screening LP at vector s until dl: INFINITY when it closed the vector,
  * else a valid bound on the plans there that it did not rule out (take it with min(., cut-off);
  * -INFINITY: no root LP in time). C: the core-level master for exact packing checks (may be NULL).
+ * pos: the vector's position in the list M->board indexes; the search stops and closes the vector
+ * once the other worker's proven bound there reaches the cut-off (opt_board_proven).
  * With keep, an unfinished search is handed back in *keep (else NULL) to go on from later. */
 struct opt_bb;
-double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_sol *s, struct opt_sol *inc, double dl,
-			 struct opt_bb **keep);
+double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_sol *s, size_t pos, struct opt_sol *inc,
+			 double dl, struct opt_bb **keep);
 /* Goes on with a search opt_mst_vector_bb handed back, until dl, from its open nodes (least bound
  * first); the same result. M's screening LP may have served other vectors meanwhile. */
 double opt_mst_bb_resume(struct opt_bb *B, struct opt_sol *inc, double dl);

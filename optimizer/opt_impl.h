@@ -537,6 +537,10 @@ bool opt_board_claim(struct opt_board *B, size_t pos);
 void opt_board_put(struct opt_board *B, size_t pos, double lb);
 /* Claims the LP rounding at pos: false when the other worker has (a rounding is never given up). */
 bool opt_board_claim_rounding(struct opt_board *B, size_t pos);
+/* Raises pos's proven bound to lb (a valid lower bound on every plan at that vector) if larger. */
+void opt_board_raise(struct opt_board *B, size_t pos, double lb);
+/* pos's proven bound (0: none; B NULL too). */
+double opt_board_proven(const struct opt_board *B, size_t pos);
 
 typedef int (*opt_work_fn)(void *arg);
 struct opt_worker_end {

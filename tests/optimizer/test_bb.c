@@ -22,6 +22,12 @@
  * resumed nodes searched from the root's bound instead of their own floors (the bound fell at the
  * ninth stop). Without the no-goods or the fixings of the resumed nodes it still passes, slower:
  * those only save work.
+ *
+ * band_dive_finds_a_better_plan: with an incumbent 2 % above the optimum and a tolerance that puts
+ * the cut-off just under the optimum, no plan is below the cut-off and the search closes the vector
+ * without one; the dives for plans in the tolerance's band (bb_band_dive) still replace the
+ * incumbent with a real plan (it passes the evaluator) below it. Without the dives the incumbent
+ * stays as it was.
  */
 #include "helper_opt.h"
 #include "optimizer/master_impl.h"
@@ -121,7 +127,7 @@ START_TEST(search_matches_brute_force)
 			      "seed %llu: brute force %.9f W, optimize %.9f W", (unsigned long long)seeds[q], best, opt_w);
 		struct opt_sol a;
 		ck_assert_int_eq(opt_sol_init(&a, &f.in), 0);
-		double r = opt_mst_vector_bb(&f.M, &f.C, &f.s, &a, opt_now_s() + 60.0, NULL);
+		double r = opt_mst_vector_bb(&f.M, &f.C, &f.s, 0, &a, opt_now_s() + 60.0, NULL);
 		ck_assert_msg(isinf(r) && r > 0, "seed %llu: vector still open at %.9f W", (unsigned long long)seeds[q], r);
 		ck_assert(a.ok);
 		ck_assert_msg(a.power_w >= best * (1 - 1e-9) && a.power_w <= best / (1 - f.in.rel_gap) * (1 + 1e-9),
@@ -143,7 +149,7 @@ START_TEST(stopped_search_goes_on_to_the_same_verdict)
 	ck_assert_int_eq(opt_sol_init(&b, &f.in), 0);
 
 	/* uninterrupted: closes the vector, its plan at the optimum within the tolerance */
-	ck_assert(isinf(opt_mst_vector_bb(&f.M, &f.C, &f.s, &a, opt_now_s() + 60.0, NULL)));
+	ck_assert(isinf(opt_mst_vector_bb(&f.M, &f.C, &f.s, 0, &a, opt_now_s() + 60.0, NULL)));
 	ck_assert(a.ok);
 	ck_assert_msg(a.power_w <= opt_w / (1 - f.in.rel_gap) * (1 + 1e-9), "%.9f W against the optimum %.9f W",
 		      a.power_w, opt_w);
@@ -151,7 +157,7 @@ START_TEST(stopped_search_goes_on_to_the_same_verdict)
 	/* sliced: 3 ms, then 30 % longer each time (a slice must at least solve the root LP again) */
 	double slice = 0.003, prev = -INFINITY;
 	struct opt_bb *T = NULL;
-	double r = opt_mst_vector_bb(&f.M, &f.C, &f.s, &b, opt_now_s() + slice, &T);
+	double r = opt_mst_vector_bb(&f.M, &f.C, &f.s, 0, &b, opt_now_s() + slice, &T);
 	int stops = 0;
 	while (T && stops < 400) {
 		ck_assert(r < INFINITY);
@@ -178,6 +184,30 @@ START_TEST(stopped_search_goes_on_to_the_same_verdict)
 }
 END_TEST
 
+START_TEST(band_dive_finds_a_better_plan)
+{
+	struct fixture f = {0};
+	double opt_w;
+	setup(&f, 6, 7, &opt_w);
+	/* the cut-off just under the optimum: every plan is at or above it, so the search closes each
+	 * leaf and node with a plan below the incumbent only by that bound */
+	f.in.rel_gap = 1 - (1 - 1e-5) / 1.02;
+	struct opt_sol a;
+	ck_assert_int_eq(opt_sol_init(&a, &f.in), 0);
+	a.ok = true, a.power_w = 1.02 * opt_w; /* a stand-in incumbent: only its power is used */
+	double r = opt_mst_vector_bb(&f.M, &f.C, &f.s, 0, &a, opt_now_s() + 60.0, NULL);
+	ck_assert(isinf(r) && r > 0);
+	ck_assert_msg(a.power_w < 1.02 * opt_w * (1 - 1e-9), "incumbent kept at %.9f W (optimum %.9f W)", a.power_w,
+		      opt_w);
+	ck_assert_msg(a.power_w >= opt_w * (1 - 1e-4) * (1 - 1e-9), "%.9f W below the optimum %.9f W", a.power_w,
+		      opt_w);
+	char why[256] = "";
+	ck_assert_msg(opt_evaluate(&f.in, &a, why, sizeof(why)), "the dive's plan: %s", why);
+	opt_sol_free(&a);
+	teardown(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("optimizer_bb");
@@ -185,6 +215,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, search_matches_brute_force);
 	tcase_add_test(tc, stopped_search_goes_on_to_the_same_verdict);
+	tcase_add_test(tc, band_dive_finds_a_better_plan);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }

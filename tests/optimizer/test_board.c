@@ -2,14 +2,17 @@
 /*
  * The screening board (optimizer/board.c) that the two workers of the small sets' portfolio share:
  * a position is screened by one worker only, its bound reaches the other, a claim given up is free
- * again, and workers whose vector lists differ do not share at all.
+ * again, and workers whose vector lists differ do not share at all; the bounds a branch and bound
+ * proves only rise, also when two processes raise them at once.
  */
 #include "helper_opt.h"
 #include "optimizer/opt_impl.h"
 #include "pd_test.h"
 
 #include <math.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #define N 400
 
@@ -108,6 +111,45 @@ START_TEST(two_workers_split_the_screening)
 }
 END_TEST
 
+/* Proven bounds (opt_board_raise): 0 until raised, only ever larger, NaN and values no plan is
+ * below (<= 0) ignored, positions out of range and a missing board harmless. Two processes raising
+ * the same positions at once (a rising and a falling sequence each) leave the largest value there. */
+START_TEST(proven_bounds_only_rise)
+{
+	struct opt_board *B = opt_board_new(1000);
+	ck_assert_ptr_nonnull(B);
+	ck_assert(opt_board_proven(B, 5) == 0);
+	opt_board_raise(B, 5, 5.2);
+	ck_assert(opt_board_proven(B, 5) == 5.2);
+	opt_board_raise(B, 5, 5.1);
+	opt_board_raise(B, 5, NAN);
+	opt_board_raise(B, 5, -1.0);
+	ck_assert(opt_board_proven(B, 5) == 5.2);
+	opt_board_raise(B, 5, INFINITY); /* closed: no plan at all there */
+	ck_assert(isinf(opt_board_proven(B, 5)));
+	opt_board_raise(B, 2000, 1.0);
+	ck_assert(opt_board_proven(B, 2000) == 0);
+	opt_board_raise(NULL, 5, 1.0);
+	ck_assert(opt_board_proven(NULL, 5) == 0);
+
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	for (int k = 0; k < 20000; k++) { /* the child rises, the parent falls, over 10 positions */
+		double v = pid == 0 ? 1.0 + k * 1e-4 : 4.0 - k * 1e-4;
+		opt_board_raise(B, 10 + (size_t)(k % 10), v);
+	}
+	if (pid == 0)
+		_exit(0);
+	int st = 0;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	for (size_t q = 0; q < 10; q++) /* the parent's first values, 4.0 - q 1e-4, beat the child's */
+		ck_assert_msg(opt_board_proven(B, 10 + q) == 4.0 - (double)q * 1e-4, "pos %zu: %.9f", 10 + q,
+			      opt_board_proven(B, 10 + q));
+	opt_board_free(B);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("board");
@@ -115,6 +157,7 @@ int main(void)
 	tcase_add_test(tc, claims_and_bounds);
 	tcase_add_test(tc, different_lists_do_not_share);
 	tcase_add_test(tc, two_workers_split_the_screening);
+	tcase_add_test(tc, proven_bounds_only_rise);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }
