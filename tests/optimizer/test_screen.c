@@ -71,6 +71,19 @@ START_TEST(one_island_bound_is_exact)
 }
 END_TEST
 
+/* Screens f's vector 0, which must have a point, and sets p up at that vector with tasks 0 and 1 on
+ * server 0 (their deadlines, power and verdict are the caller's to check); returns the bound. */
+static double screen_both_on_server0(struct fixture *f, struct opt_sol *p)
+{
+	bool inf = true;
+	double lb = screen(f, 0, &inf);
+	ck_assert(!inf);
+	ck_assert_int_eq(opt_sol_init(p, &f->in), 0);
+	p->isl_opp[0] = 0;
+	p->where[0] = p->where[1] = opt_where_server(0);
+	return lb;
+}
+
 /* A chain a -> b whose tasks fit only the GPU (9 ms on the CPU, 2 ms there): each request waits for
  * the other on the FIFO server, so the path takes 4 + 4 ms. With D = 10 ms the plan "both on the
  * GPU" exists and the relaxation's bound stays at or below its power; with D = 7 ms no plan exists,
@@ -96,13 +109,8 @@ START_TEST(fifo_requests_wait_for_each_other)
 	struct fixture f;
 	setup(&f, gpu_chain("10ms"));
 	ck_assert_uint_eq(f.in.n_srv, 3); /* the GPU, then the FPGA's two slots */
-	bool inf = true;
-	double lb = screen(&f, 0, &inf);
-	ck_assert(!inf);
 	struct opt_sol p;
-	ck_assert_int_eq(opt_sol_init(&p, &f.in), 0);
-	p.isl_opp[0] = 0;
-	p.where[0] = p.where[1] = opt_where_server(0);
+	double lb = screen_both_on_server0(&f, &p);
 	char why[256] = "";
 	ck_assert_msg(opt_evaluate(&f.in, &p, why, sizeof(why)), "both on the GPU: %s", why);
 	ck_assert_msg(lb <= p.power_w * (1 + 1e-9), "bound %.9f above the plan's %.9f W", lb, p.power_w);
@@ -110,6 +118,7 @@ START_TEST(fifo_requests_wait_for_each_other)
 	teardown(&f);
 
 	setup(&f, gpu_chain("7ms"));
+	bool inf = false;
 	screen(&f, 0, &inf);
 	ck_assert_msg(inf, "D = 7 ms: the FIFO path (8 ms) cannot fit, the relaxation has a point");
 	teardown(&f);
@@ -148,13 +157,8 @@ START_TEST(fpga_reconfiguration_in_pairs)
 			     "    edges: [[a, b]]\n",
 			     one_slot_plat));
 	ck_assert_uint_eq(f.in.n_srv, 1);
-	bool inf = true;
-	double lb = screen(&f, 0, &inf);
-	ck_assert(!inf);
 	struct opt_sol p;
-	ck_assert_int_eq(opt_sol_init(&p, &f.in), 0);
-	p.isl_opp[0] = 0;
-	p.where[0] = p.where[1] = opt_where_server(0);
+	double lb = screen_both_on_server0(&f, &p);
 	char why[256] = "";
 	ck_assert(!opt_evaluate(&f.in, &p, why, sizeof(why))); /* both on the slot: 12 ms */
 	double both = opt_power_w(&f.in, &p);
