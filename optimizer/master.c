@@ -575,20 +575,11 @@ static void lazy_screen(struct opt_lazy *L, const struct opt_inst *in, struct ve
 #define RESUME_SHARE (2.0 / 3.0)
 
 /*
- * The branch and bounds the clock stopped go on where they stopped (master_bb.c keeps their open
- * nodes), least vector bound first, each until dl: the one holding the bound down gets the time,
- * and one that closes early leaves the rest to the next. Up to three rounds, since a search may
- * stop early on a leaf whose packing it could not decide. Why: a vector's search had at most half
- * of what was left, and the passes after it gave the island MILP the rest, which hardly moved the
- * bound (XU4 20 tasks, seed 3265996: one vector's tree stopped at 5 s, the MILP then raised its
- * bound from 2.40276 to 2.40307 W in 4.8 s, the plan at 2.40422 W).
- */
-/*
  * The two workers of the small sets share what their searches prove per vector (board.c,
  * opt_board_raise): a vector closed at the cut-off c has no plan below c, and an open one none below
  * its open bound. peer_ob folds the other worker's proof into this worker's open bound ob of the
  * vector at position pos: INFINITY (closed) once it reaches this worker's cut-off, else the larger
- * of the two. share publishes this worker's: ob INFINITY means "closed at cut". Both are no-ops
+ * of the two. share_proof publishes this worker's: ob INFINITY means "closed at cut". Both are no-ops
  * without a board.
  */
 static double peer_ob(const struct master *M, size_t pos, double ob, double cut)
@@ -597,12 +588,21 @@ static double peer_ob(const struct master *M, size_t pos, double ob, double cut)
 	return p >= cut ? INFINITY : fmax(ob, p);
 }
 
-static void share(const struct master *M, const struct vec *v, double ob, double cut)
+static void share_proof(const struct master *M, const struct vec *v, double ob, double cut)
 {
 	if (M->board)
 		opt_board_raise(M->board, v->pos, fmin(fmax(ob, v->lb), cut));
 }
 
+/*
+ * The branch and bounds the clock stopped go on where they stopped (master_bb.c keeps their open
+ * nodes), least vector bound first, each until dl: the one holding the bound down gets the time,
+ * and one that closes early leaves the rest to the next. Up to three rounds, since a search may
+ * stop early on a leaf whose packing it could not decide. Why: a vector's search had at most half
+ * of what was left, and the passes after it gave the island MILP the rest, which hardly moved the
+ * bound (XU4 20 tasks, seed 3265996: one vector's tree stopped at 5 s, the MILP then raised its
+ * bound from 2.40276 to 2.40307 W in 4.8 s, the plan at 2.40422 W).
+ */
 static void resume_trees(const struct master *M, const struct vec *vs, double *ob, struct opt_bb **tree, size_t j,
 			 size_t nv, struct opt_sol *inc, double dl)
 {
@@ -622,7 +622,7 @@ static void resume_trees(const struct master *M, const struct vec *vs, double *o
 				break;
 			done[best] = 1;
 			ob[best] = fmax(ob[best], opt_mst_bb_resume(tree[best], inc, dl));
-			share(M, &vs[best], ob[best], cut_w(in, inc));
+			share_proof(M, &vs[best], ob[best], cut_w(in, inc));
 			publish_bound(in, vs, ob, j, nv, inc);
 		}
 	}
@@ -792,11 +792,11 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 		double bbv = bb ? opt_mst_vector_bb(M, C, &s, vs[j].pos, inc, dl, &tree[j]) : -INFINITY;
 		if (bbv == INFINITY) {
 			ob[j] = INFINITY;
-			share(M, &vs[j], ob[j], cut_w(in, inc));
+			share_proof(M, &vs[j], ob[j], cut_w(in, inc));
 			continue;
 		}
 		ob[j] = fmax(bbv, solve_vector(V, P, inc, dl, deadline_s, &cd, &tmp));
-		share(M, &vs[j], ob[j], cut_w(in, inc));
+		share_proof(M, &vs[j], ob[j], cut_w(in, inc));
 		ob[j] = peer_ob(M, vs[j].pos, ob[j], cut_w(in, inc));
 		publish_bound(in, vs, ob, j + 1, nv, inc);
 	}
@@ -814,7 +814,7 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 			opt_mst_fix_vector(V, &s);
 			double again = solve_vector(V, P, inc, deadline_s, deadline_s, &cd, &tmp);
 			ob[t] = fmax(ob[t], again); /* both are valid bounds of this vector: keep the larger */
-			share(M, &vs[t], ob[t], cut_w(in, inc));
+			share_proof(M, &vs[t], ob[t], cut_w(in, inc));
 			publish_bound(in, vs, ob, j, nv, inc);
 		}
 	for (size_t t = 0; t < j; t++)

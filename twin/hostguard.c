@@ -113,7 +113,9 @@ static bool has_tasks(const char *dir)
 	static const char *const lists[] = {"tasks", "cgroup.procs", "cgroup.threads"};
 	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
 		char p[1024];
-		snprintf(p, sizeof(p), "%s/%s", dir, lists[i]);
+		int n = snprintf(p, sizeof(p), "%s/%s", dir, lists[i]);
+		if (n < 0 || (size_t)n >= sizeof(p))
+			return true; /* a path this long cannot be checked: taken as in use, left alone */
 		FILE *f = fopen(p, "re");
 		if (!f)
 			continue;
@@ -126,7 +128,8 @@ static bool has_tasks(const char *dir)
 }
 
 /* The child cgroups of dir (one level: the deployer makes cpuN there and nothing deeper). Calls
- * fn(child path) for each; returns true when fn said true for one. */
+ * fn(child path) for each; returns true when fn said true for one (or a child's path was too long
+ * to build). */
 static bool each_child(const char *dir, bool (*fn)(const char *))
 {
 	DIR *d = opendir(dir);
@@ -137,8 +140,10 @@ static bool each_child(const char *dir, bool (*fn)(const char *))
 	while ((de = readdir(d)))
 		if (de->d_type == DT_DIR && de->d_name[0] != '.') {
 			char p[1024];
-			snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-			any |= fn(p);
+			int n = snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+			/* a truncated path would name another directory: counted as fn's true (in use,
+			 * or not removed), the answer that leaves the host alone */
+			any |= n < 0 || (size_t)n >= sizeof(p) || fn(p);
 		}
 	closedir(d);
 	return any;
