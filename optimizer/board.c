@@ -14,8 +14,8 @@
  *
  * Layout: one mapping (MAP_SHARED | MAP_ANONYMOUS) made before the fork, for up to cap positions
  * (indices in the worker's vector list): a screening state byte, a rounding claim byte, a bound
- * and a branch and bound's proven bound per position. Untouched pages cost nothing, so cap may be the canonical list's limit while a set
- * uses a few hundred positions.
+ * and a branch and bound's proven bound per position. Untouched pages cost nothing, so cap may be
+ * the canonical list's limit while a set uses a few hundred positions.
  *
  * Invariants:
  * - A position's state only moves FREE -> TAKEN (compare and swap: one worker wins) -> DONE, or
