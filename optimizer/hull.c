@@ -223,9 +223,7 @@ static double pair_wait_ms(const struct hull *H, int *const *z, size_t max_am, s
 	for (size_t m = 0; m < max_am; m++)
 		if (z[j][v * max_am + m])
 			L = fmin(L, ms((double)opt_latency(in, j, v, m)));
-	if (in->srv[v].kind == PD_ACCEL_FPGA && strcmp(in->bits[i * in->n_srv + v], in->bits[j * in->n_srv + v]) != 0)
-		L += ms((double)pd_platform_accel(in->plat, in->srv[v].accel)->reconfig_ns);
-	return isfinite(L) ? L : 0;
+	return isfinite(L) ? L + ms((double)opt_pair_reconfig_ns(in, i, j, v)) : 0;
 }
 
 /*

@@ -333,22 +333,27 @@ double opt_power_w(const struct opt_inst *in, const struct opt_sol *s)
 	return p;
 }
 
-/* Distinct bitstreams on server v > 1 means every request may need a reconfiguration first. */
-static bool server_shared(const struct opt_inst *in, const struct opt_sol *s, size_t v)
+int64_t opt_pair_reconfig_ns(const struct opt_inst *in, size_t i, size_t j, size_t v)
 {
-	if (in->srv[v].kind != PD_ACCEL_FPGA)
-		return false;
-	const char *first = NULL;
+	if (in->srv[v].kind != PD_ACCEL_FPGA || strcmp(in->bits[i * in->n_srv + v], in->bits[j * in->n_srv + v]) == 0)
+		return 0;
+	return pd_platform_accel(in->plat, in->srv[v].accel)->reconfig_ns;
+}
+
+/* Distinct bitstreams on server v (> 1) means every request may need a reconfiguration first: the
+ * slot's rho, else 0. */
+static int64_t server_reconfig_ns(const struct opt_inst *in, const struct opt_sol *s, size_t v)
+{
+	size_t first = SIZE_MAX;
 	for (size_t i = 0; i < in->n_tasks; i++) {
 		if (s->where[i] != opt_where_server(v))
 			continue;
-		const char *b = in->bits[i * in->n_srv + v];
-		if (!first)
-			first = b;
-		else if (strcmp(first, b) != 0)
-			return true;
+		if (first == SIZE_MAX)
+			first = i;
+		else if (opt_pair_reconfig_ns(in, first, i, v) > 0)
+			return opt_pair_reconfig_ns(in, first, i, v);
 	}
-	return false;
+	return 0;
 }
 
 double opt_fifo_response(const struct opt_inst *in, const struct opt_sol *s, int64_t *r_ns)
@@ -357,7 +362,7 @@ double opt_fifo_response(const struct opt_inst *in, const struct opt_sol *s, int
 	for (size_t i = 0; i < in->n_tasks; i++)
 		r_ns[i] = 0;
 	for (size_t v = 0; v < in->n_srv; v++) {
-		int64_t reconf = server_shared(in, s, v) ? pd_platform_accel(in->plat, in->srv[v].accel)->reconfig_ns : 0;
+		int64_t reconf = server_reconfig_ns(in, s, v);
 		int64_t load = 0;
 		double u = 0;
 		for (size_t i = 0; i < in->n_tasks; i++) {

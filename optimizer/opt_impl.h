@@ -156,6 +156,10 @@ double opt_task_busy_w(const struct opt_inst *in, const struct opt_sol *s, size_
 /* FIFO response bounds of every accelerated task (R_i) into r_ns (others 0); returns the max
  * server utilisation. */
 double opt_fifo_response(const struct opt_inst *in, const struct opt_sol *s, int64_t *r_ns);
+/* The reconfiguration a request of i on server v may wait for because j shares v: the slot's rho
+ * where v is an FPGA slot and i and j use different bitstreams there, else 0. The plan's rule
+ * (opt_fifo_response) and both relaxations (screen.c wait_ms, hull.c pair_wait_ms) ask this. */
+int64_t opt_pair_reconfig_ns(const struct opt_inst *in, size_t i, size_t j, size_t v);
 
 /*
  * The exact evaluator: floors d_ns into dl_ns, then checks in integer ns every rule of the model

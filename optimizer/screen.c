@@ -175,10 +175,7 @@ static double lat(const struct opt_inst *in, const struct opt_sol *s, size_t i, 
  */
 static double wait_ms(const struct opt_inst *in, const struct opt_sol *s, size_t i, size_t j, size_t v)
 {
-	double w = ms(lat(in, s, j, v));
-	if (in->srv[v].kind == PD_ACCEL_FPGA && strcmp(in->bits[i * in->n_srv + v], in->bits[j * in->n_srv + v]) != 0)
-		w += ms((double)pd_platform_accel(in->plat, in->srv[v].accel)->reconfig_ns);
-	return w;
+	return ms(lat(in, s, j, v)) + ms((double)opt_pair_reconfig_ns(in, i, j, v));
 }
 
 /* Finish-potential rows F_i - F_p - sum_k d_ik - sum_s L_is z_is >= 0, one per predecessor (or one
