@@ -413,9 +413,10 @@ static void set_vector(struct opt_screen *S, const struct opt_sol *s)
  * row makes each simplex iteration dearer. Until 2026-12-07 each violation added three (at the point,
  * and at 0.8 and 1.25 times its deadline): the branch and bound's LP carried 1700-2800 rows, 780 of
  * them static, and GLPK's dual simplex took 50-90 us per iteration there, growing with the rows
- * (Xavier 30 tasks, seed 1264068). With one, on 48 fresh Xavier 30-task sets (10 s): median time to
- * proof 4.0 -> 3.0 s and 4.2 -> 3.2 s on two draws of 24, 7 sets open after 10 s before and 7 after; the 120-task
- * sets and the XU4 and ZCU102 30-task sets unchanged or faster (docs/MODEL.md, 2026-12-07).
+ * (Xavier 30 tasks, seed 1264068). With one, on two fresh draws of 24 Xavier 30-task sets (10 s):
+ * median time to proof 4.0 -> 3.0 s and 4.2 -> 3.2 s, 7 sets open after 10 s before and 7 after;
+ * the 120-task sets and the XU4 and ZCU102 30-task sets unchanged or faster (docs/MODEL.md,
+ * 2026-12-07).
  */
 static int separate(struct opt_screen *S)
 {
