@@ -47,47 +47,6 @@
  *   and the projections, when 60-odd vectors stayed below the cut-off; now it is 2-6 on most sets.)
  */
 
-struct vec {
-	size_t id;  /* vector id (opt_vector_decode) */
-	size_t pos; /* index in the list of canonical vectors (M->scr_lb) */
-	double lb;
-};
-
-static int cmp_vec(const void *a, const void *b)
-{
-	double x = ((const struct vec *)a)->lb, y = ((const struct vec *)b)->lb;
-	return (x > y) - (x < y);
-}
-
-/*
- * Sorts vs[0..nv) again after the bounds of vs[0..m) rose, vs[m..nv) untouched (still sorted): the
- * prefix is sorted alone, copied out and merged with the rest from the front, each element moved at
- * most once, and the merge ends where the prefix's last element lands.
- * Why: on Xavier's 503 440 canonical vectors a qsort of the whole list takes ~43 ms, several per
- * run, where the screening raises a few hundred bounds (a 10-task set is solved in ~0.35 s).
- */
-static void resort(struct vec *vs, size_t m, size_t nv)
-{
-	qsort(vs, m, sizeof(*vs), cmp_vec);
-	struct vec *p = m && m < nv ? malloc(m * sizeof(*vs)) : NULL;
-	if (!p) {
-		if (m && m < nv)
-			qsort(vs, nv, sizeof(*vs), cmp_vec);
-		return;
-	}
-	memcpy(p, vs, m * sizeof(*vs));
-	/* p[i..m) and vs[j..nv) left to merge into vs[w..): w = i + j - m <= j, so no unread element is
-	 * overwritten, and once p is used up (w = j) the rest is in place */
-	size_t i = 0, j = m, w = 0;
-	while (i < m) {
-		if (j < nv && vs[j].lb < p[i].lb)
-			vs[w++] = vs[j++];
-		else
-			vs[w++] = p[i++];
-	}
-	free(p);
-}
-
 /* Whether vector s is nowhere faster than a vector proven infeasible (then it is infeasible too:
  * every WCET and latency there is at least as long, so every row only gets harder). */
 static bool dominated_infeasible(const struct master *M, const struct opt_sol *s, struct opt_sol *tmp)
@@ -187,13 +146,14 @@ static void probe_line(struct master *M, struct opt_sol *s, size_t id, double cu
 /*
  * Raises the bounds of the vectors in vs[0..nv) (sorted by bound) with the screening LP, in order,
  * while they are below the incumbent and until screen_dl; results are cached in M for the other
- * phase. Re-sorts vs (resort). Every screened bound is valid (screen.c), so pruning on it stays exact. With
- * probe (positions are ids), each vector is first probed along a line of faster vectors (probe_line).
+ * phase. Re-sorts vs (opt_vec_resort). Every screened bound is valid (screen.c), so pruning on it
+ * stays exact. With probe (positions are ids), each vector is first probed along a line of faster
+ * vectors (probe_line).
  * With a board (M->board), the vectors the other worker has screened take its bounds, and those it
  * is screening are skipped: both walk the same order, so each screens about half. Past screen_dl
  * it only takes the other worker's bounds.
  */
-static void screen_vectors(struct master *M, struct vec *vs, size_t nv, const struct opt_sol *inc, double screen_dl,
+static void screen_vectors(struct master *M, struct opt_vec *vs, size_t nv, const struct opt_sol *inc, double screen_dl,
 			   bool probe)
 {
 	const struct opt_inst *in = M->in;
@@ -225,7 +185,7 @@ static void screen_vectors(struct master *M, struct vec *vs, size_t nv, const st
 		if (!isnan(M->scr_lb[pos]))
 			vs[j].lb = fmax(vs[j].lb, M->scr_lb[pos]);
 	}
-	resort(vs, j, nv);
+	opt_vec_resort(vs, j, nv);
 	opt_sol_free(&s);
 	opt_sol_free(&tmp);
 }
@@ -416,7 +376,7 @@ static int dive(struct master *M, struct opt_sol *s, struct opt_ws *w, struct op
  * 11520000: 4.1725 W, proven optimal, where the plan had been the next vector's 4.2235 W, 1.2 %).
  * Where none of those packs either, an LP dive (dive above), with 0 and then 1 % held back.
  */
-static void round_vectors(struct master *M, const struct vec *vs, size_t nv, struct opt_sol *inc, double dl)
+static void round_vectors(struct master *M, const struct opt_vec *vs, size_t nv, struct opt_sol *inc, double dl)
 {
 	const struct opt_inst *in = M->in;
 	struct opt_sol s;
@@ -500,7 +460,7 @@ static double solve_vector(struct master *M, struct master *C, struct opt_sol *i
 /* Publishes (worker.c) the bound the search has proven so far: every vector before done is closed
  * (nothing below the cut-off) or bounded by its open bound ob, every later one by its own bound,
  * which is at least vs[done].lb (sorted); min with the cut-off, since closing was relative to it. */
-static void publish_bound(const struct opt_inst *in, const struct vec *vs, const double *ob, size_t done, size_t nv,
+static void publish_bound(const struct opt_inst *in, const struct opt_vec *vs, const double *ob, size_t done, size_t nv,
 			  const struct opt_sol *inc)
 {
 	double cut = cut_w(in, inc), b = done < nv ? vs[done].lb : INFINITY;
@@ -513,7 +473,7 @@ static void publish_bound(const struct opt_inst *in, const struct vec *vs, const
 /* Keeps what the island search proved for the per-core phase (M->isl_lb, M->isl_bb): vectors
  * vs[0..done) were visited (their branch and bound ran), ob[t] is their open bound (INFINITY:
  * closed, i.e. nothing below the cut-off then, which is at least the current one). */
-static void keep_island_result(struct master *M, const struct vec *vs, const double *ob, size_t done, size_t nv,
+static void keep_island_result(struct master *M, const struct opt_vec *vs, const double *ob, size_t done, size_t nv,
 			       const struct opt_sol *inc)
 {
 	free(M->isl_lb), free(M->isl_bb);
@@ -538,13 +498,13 @@ static void keep_island_result(struct master *M, const struct vec *vs, const dou
 /* LP rounding in the lazy loop's wake: at its screened vectors only (their LP has a point), best
  * bound first. The smallest bounds are mostly vectors without any plan whose LPs the loop has not
  * reached (each rounding there is an LP that finds nothing). */
-static void round_screened(struct master *M, const struct opt_lazy *L, const struct vec *vs, size_t nv,
+static void round_screened(struct master *M, const struct opt_lazy *L, const struct opt_vec *vs, size_t nv,
 			   struct opt_sol *inc, double dl)
 {
 	size_t n = 0;
 	for (size_t t = 0; t < nv; t++)
 		n += opt_lazy_screened(L, vs[t].pos);
-	struct vec *rv = malloc((n + 1) * sizeof(*rv));
+	struct opt_vec *rv = malloc((n + 1) * sizeof(*rv));
 	if (!rv)
 		return;
 	n = 0;
@@ -557,13 +517,13 @@ static void round_screened(struct master *M, const struct opt_lazy *L, const str
 
 /* Raises the bounds of vs[0..nv) with the lazy loop over canonical vectors (lazy.c) until dl, and
  * re-sorts them: its bounds are valid, a closed vector's is INFINITY. */
-static void lazy_screen(struct opt_lazy *L, const struct opt_inst *in, struct vec *vs, size_t nv,
+static void lazy_screen(struct opt_lazy *L, const struct opt_inst *in, struct opt_vec *vs, size_t nv,
 			const struct opt_sol *inc, double dl)
 {
 	opt_pub_bound(in, opt_lazy_run(L, cut_w(in, inc), dl));
 	for (size_t t = 0; t < nv; t++)
 		vs[t].lb = opt_lazy_bound(L, vs[t].pos);
-	qsort(vs, nv, sizeof(*vs), cmp_vec);
+	qsort(vs, nv, sizeof(*vs), opt_vec_cmp);
 }
 
 /* The stopped trees' share of what the first visit of every vector leaves (resume_trees); the island
@@ -588,7 +548,7 @@ static double peer_ob(const struct master *M, size_t pos, double ob, double cut)
 	return p >= cut ? INFINITY : fmax(ob, p);
 }
 
-static void share_proof(const struct master *M, const struct vec *v, double ob, double cut)
+static void share_proof(const struct master *M, const struct opt_vec *v, double ob, double cut)
 {
 	if (M->board)
 		opt_board_raise(M->board, v->pos, fmin(fmax(ob, v->lb), cut));
@@ -603,7 +563,7 @@ static void share_proof(const struct master *M, const struct vec *v, double ob, 
  * bound (XU4 20 tasks, seed 3265996: one vector's tree stopped at 5 s, the MILP then raised its
  * bound from 2.40276 to 2.40307 W in 4.8 s, the plan at 2.40422 W).
  */
-static void resume_trees(const struct master *M, const struct vec *vs, double *ob, struct opt_bb **tree, size_t j,
+static void resume_trees(const struct master *M, const struct opt_vec *vs, double *ob, struct opt_bb **tree, size_t j,
 			 size_t nv, struct opt_sol *inc, double dl)
 {
 	const struct opt_inst *in = M->in;
@@ -671,7 +631,7 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 		opt_pub_bound(in, fmin(M->bound, cut_w(in, inc)));
 		return 0;
 	}
-	struct vec *vs = calloc(nv, sizeof(*vs));
+	struct opt_vec *vs = calloc(nv, sizeof(*vs));
 	struct opt_sol s, tmp;
 	struct cand cd = {0};
 	int rc = -1;
@@ -695,7 +655,7 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 			lb = fmax(lb, opt_vector_option_bound(in, &s));
 		if (!lazy && lag && isfinite(lb) && (!inc->ok || lb < inc->power_w) && opt_now_s() < deadline_s)
 			lb = fmax(lb, opt_bound_vector(lag, &s, inc->ok ? inc->power_w : INFINITY));
-		vs[pos] = (struct vec){id, pos, lb};
+		vs[pos] = (struct opt_vec){id, pos, lb};
 	}
 	opt_bound_free(lag);
 	/* The per-core phase goes on from what the island search proved: its bounds and closures are
@@ -706,7 +666,7 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 	if (per_core && M->isl_lb)
 		for (size_t pos = 0; pos < nv; pos++)
 			vs[pos].lb = fmax(vs[pos].lb, M->isl_lb[pos]);
-	qsort(vs, nv, sizeof(*vs), cmp_vec);
+	qsort(vs, nv, sizeof(*vs), opt_vec_cmp);
 	/* The island search screens and rounds first (screen.c); above the per-core phase's sizes the
 	 * per-vector MILPs hardly move their LP bounds, so most of the time goes to roundings there.
 	 * The per-core phase keeps the plain bound order: on the benchmark's 10-task XU4 set, skipping

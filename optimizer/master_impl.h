@@ -111,6 +111,19 @@ double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_so
 double opt_mst_bb_resume(struct opt_bb *B, struct opt_sol *inc, double dl);
 void opt_mst_bb_free(struct opt_bb *B);
 
+/* ---- vecsort.c */
+/* One OPP vector of the exact mode's list (master.c), ordered by its bound lb. */
+struct opt_vec {
+	size_t id;  /* vector id (opt_vector_decode) */
+	size_t pos; /* index in the list of canonical vectors (M->scr_lb) */
+	double lb;
+};
+/* qsort's comparison: increasing lb. */
+int opt_vec_cmp(const void *a, const void *b);
+/* Sorts vs[0..nv) by lb again after the bounds of vs[0..m) changed, vs[m..nv) untouched and still
+ * sorted: O(m log m + the merge), not a sort of the whole list. */
+void opt_vec_resort(struct opt_vec *vs, size_t m, size_t nv);
+
 /* ---- master.c */
 /* A plan of a rounded screening LP: the LP's deadlines, packed exactly; with repair, also the
  * heuristic's packing and repair. True when the plan passed the evaluator. */
