@@ -14,8 +14,10 @@
  *
  * Layout: one mapping (MAP_SHARED | MAP_ANONYMOUS) made before the fork, for up to cap positions
  * (indices in the worker's vector list): a screening state byte, a rounding claim byte, a bound
- * and a branch and bound's proven bound per position. Untouched pages cost nothing, so cap may be
- * the canonical list's limit while a set uses a few hundred positions.
+ * and a branch and bound's proven bound per position; for the split of a position's tree between
+ * the two workers (master_bb.c), the split (task and group), and per part a claim byte and a proven
+ * bound. Untouched pages cost nothing, so cap may be the canonical list's limit while a set uses a
+ * few hundred positions.
  *
  * Invariants:
  * - A position's state only moves FREE -> TAKEN (compare and swap: one worker wins) -> DONE, or
@@ -30,7 +32,10 @@
  *   vector whichever worker proved it (a branch and bound's closure at its cut-off, or the floor of
  *   its open nodes), so the larger of two is too. Stored as the bits of a non-negative double,
  *   whose order as unsigned integers is the order of the values; raised by compare and swap.
- *   0 (the mapping's zero fill) means none: every plan's power is above it anyway.
+ *   0 (the mapping's zero fill) means none: every plan's power is above it anyway. A part's proven
+ *   bound is the same, for the plans of that part only.
+ * - A split is set once (compare and swap from 0): both workers split a position's tree the same
+ *   way, whoever recorded it. A part's claim byte goes 0 -> 1 once (exchange: one worker wins).
  *
  * Why the proven bounds: both workers run the branch and bound at the same vectors in the same
  * order, and one often closed a vector while the other went on searching it (Xavier 30 tasks, seed
@@ -52,14 +57,17 @@ struct opt_board {
 	double *lb;   /* [cap], meaningful where state is DONE */
 	uint64_t *proven; /* [cap]: opt_board_raise's bounds, as bits */
 	unsigned char *rounded; /* [cap]: 1 once a worker has claimed the position's rounding */
+	uint64_t *split;        /* [cap]: the tree's split, (t + 1) << 32 | (g + 1); 0: none */
+	uint64_t *part_proven;  /* [2 cap]: each part's proven bound, as bits (as proven) */
+	unsigned char *part_claim; /* [2 cap]: 1 once a worker has claimed the part */
 	unsigned char state[];
 };
 
 struct opt_board *opt_board_new(size_t cap)
 {
-	size_t head = sizeof(struct opt_board) + 2 * cap;
+	size_t head = sizeof(struct opt_board) + 4 * cap;
 	head = (head + 7) & ~(size_t)7;
-	size_t bytes = head + cap * sizeof(double) + cap * sizeof(uint64_t);
+	size_t bytes = head + cap * sizeof(double) + 4 * cap * sizeof(uint64_t);
 	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
@@ -67,7 +75,10 @@ struct opt_board *opt_board_new(size_t cap)
 	B->bytes = bytes, B->cap = cap;
 	B->lb = (double *)((unsigned char *)m + head);
 	B->proven = (uint64_t *)(B->lb + cap);
+	B->split = B->proven + cap;
+	B->part_proven = B->split + cap;
 	B->rounded = B->state + cap;
+	B->part_claim = B->rounded + cap;
 	return B;
 }
 
@@ -115,23 +126,62 @@ bool opt_board_claim_rounding(struct opt_board *B, size_t pos)
 	return __atomic_exchange_n(&B->rounded[pos], 1, __ATOMIC_RELAXED) == 0;
 }
 
+
+/* Raises the bound stored as bits at *slot to lb if larger (see the invariants above). */
+static void raise_bits(uint64_t *slot, double lb)
+{
+	if (!(lb > 0)) /* NaN, or nothing a plan's power is not above */
+		return;
+	uint64_t want, now = __atomic_load_n(slot, __ATOMIC_RELAXED);
+	memcpy(&want, &lb, sizeof(want));
+	while (want > now && !__atomic_compare_exchange_n(slot, &now, want, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+static double load_bits(const uint64_t *slot)
+{
+	uint64_t bits = __atomic_load_n(slot, __ATOMIC_RELAXED);
+	double lb;
+	memcpy(&lb, &bits, sizeof(lb));
+	return lb;
+}
+
 void opt_board_raise(struct opt_board *B, size_t pos, double lb)
 {
-	if (!B || pos >= B->cap || !(lb > 0)) /* NaN, or nothing a plan's power is not above */
-		return;
-	uint64_t want, now = __atomic_load_n(&B->proven[pos], __ATOMIC_RELAXED);
-	memcpy(&want, &lb, sizeof(want));
-	while (want > now &&
-	       !__atomic_compare_exchange_n(&B->proven[pos], &now, want, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
+	if (B && pos < B->cap)
+		raise_bits(&B->proven[pos], lb);
 }
 
 double opt_board_proven(const struct opt_board *B, size_t pos)
 {
-	if (!B || pos >= B->cap)
-		return 0;
-	uint64_t bits = __atomic_load_n(&B->proven[pos], __ATOMIC_RELAXED);
-	double lb;
-	memcpy(&lb, &bits, sizeof(lb));
-	return lb;
+	return B && pos < B->cap ? load_bits(&B->proven[pos]) : 0;
+}
+
+bool opt_board_split(struct opt_board *B, size_t pos, size_t *t, size_t *g)
+{
+	if (!B || pos >= B->cap || *t >= UINT32_MAX || *g >= UINT32_MAX)
+		return false;
+	uint64_t want = ((uint64_t)*t + 1) << 32 | ((uint64_t)*g + 1), now = 0;
+	if (!__atomic_compare_exchange_n(&B->split[pos], &now, want, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		want = now; /* the other worker's split */
+	*t = (size_t)(want >> 32) - 1, *g = (size_t)(want & UINT32_MAX) - 1;
+	return true;
+}
+
+bool opt_board_claim_part(struct opt_board *B, size_t pos, int p)
+{
+	if (!B || pos >= B->cap || (p != 0 && p != 1))
+		return false;
+	return __atomic_exchange_n(&B->part_claim[2 * pos + (size_t)p], 1, __ATOMIC_ACQ_REL) == 0;
+}
+
+void opt_board_raise_part(struct opt_board *B, size_t pos, int p, double lb)
+{
+	if (B && pos < B->cap && (p == 0 || p == 1))
+		raise_bits(&B->part_proven[2 * pos + (size_t)p], lb);
+}
+
+double opt_board_part(const struct opt_board *B, size_t pos, int p)
+{
+	return B && pos < B->cap && (p == 0 || p == 1) ? load_bits(&B->part_proven[2 * pos + (size_t)p]) : 0;
 }

@@ -545,6 +545,15 @@ bool opt_board_claim_rounding(struct opt_board *B, size_t pos);
 void opt_board_raise(struct opt_board *B, size_t pos, double lb);
 /* pos's proven bound (0: none; B NULL too). */
 double opt_board_proven(const struct opt_board *B, size_t pos);
+/* The split of pos's branch and bound into two parts (master_bb.c): task t in branching group g
+ * (part 0) or not (part 1). Records (t, g) unless a split is recorded already, and returns the one
+ * recorded in *t and *g; false when B is NULL or pos out of range. */
+bool opt_board_split(struct opt_board *B, size_t pos, size_t *t, size_t *g);
+/* Claims part p (0 or 1) of pos's split: false when a worker has already. */
+bool opt_board_claim_part(struct opt_board *B, size_t pos, int p);
+/* Raises part p's proven bound (no plan in that part below lb), as opt_board_raise; 0: none. */
+void opt_board_raise_part(struct opt_board *B, size_t pos, int p, double lb);
+double opt_board_part(const struct opt_board *B, size_t pos, int p);
 
 typedef int (*opt_work_fn)(void *arg);
 struct opt_worker_end {

@@ -23,6 +23,14 @@
  * ninth stop). Without the no-goods or the fixings of the resumed nodes it still passes, slower:
  * those only save work.
  *
+ * split_parts_cover_the_vector: with a board (two workers, board.c) the search splits the vector's
+ * tree in two parts and claims one. Alone, it searches both in turn and reaches the verdict of the
+ * search without a board (closed, a plan within the tolerance), both parts proven on the board.
+ * When the other worker holds part 1 and never publishes (it stopped), the search does part 1
+ * alongside it: cut into slices, every bound on the way is valid and the verdict is the same.
+ * When the other worker has proven part 1 closed, part 0 alone closes the vector. Seen failing
+ * with the search ending after its own part (the vector open at 2.37686 W with nothing left).
+ *
  * band_dive_finds_a_better_plan: with an incumbent 2 % above the optimum and a tolerance that puts
  * the cut-off just under the optimum, no plan is below the cut-off and the search closes the vector
  * without one; the dives for plans in the tolerance's band (bb_band_dive) still replace the
@@ -184,6 +192,84 @@ START_TEST(stopped_search_goes_on_to_the_same_verdict)
 }
 END_TEST
 
+START_TEST(split_parts_cover_the_vector)
+{
+	struct fixture f = {0};
+	double opt_w;
+	setup(&f, 10, 3, &opt_w);
+	struct opt_sol a, b, c;
+	ck_assert_int_eq(opt_sol_init(&a, &f.in), 0);
+	ck_assert_int_eq(opt_sol_init(&b, &f.in), 0);
+	ck_assert_int_eq(opt_sol_init(&c, &f.in), 0);
+	ck_assert(isinf(opt_mst_vector_bb(&f.M, &f.C, &f.s, 0, &a, opt_now_s() + 60.0, NULL)));
+	ck_assert(a.ok);
+
+	/* alone with a board: both parts, one after the other, to the same verdict */
+	struct opt_board *B = opt_board_new(16);
+	ck_assert_ptr_nonnull(B);
+	f.M.board = B;
+	double r = opt_mst_vector_bb(&f.M, &f.C, &f.s, 3, &b, opt_now_s() + 60.0, NULL);
+	ck_assert_msg(isinf(r) && r > 0, "vector open at %.9f W", r);
+	ck_assert(b.ok);
+	ck_assert_msg(cut_w(&f.in, &b) <= a.power_w * (1 + 1e-9) && cut_w(&f.in, &a) <= b.power_w * (1 + 1e-9),
+		      "split %.9f W, whole %.9f W", b.power_w, a.power_w);
+	size_t t = 0, g = 0;
+	ck_assert(opt_board_split(B, 3, &t, &g)); /* the search's split is recorded, not this one */
+	ck_assert(t < f.in.n_tasks && g < f.in.n_isl + f.in.n_srv);
+	ck_assert(!opt_board_claim_part(B, 3, 0) && !opt_board_claim_part(B, 3, 1));
+	ck_assert(opt_board_part(B, 3, 0) >= cut_w(&f.in, &b) && opt_board_part(B, 3, 1) >= cut_w(&f.in, &b));
+	opt_board_free(B);
+
+	/* the other worker claimed part 1 and stopped (it never publishes): searched alongside it, in
+	 * slices; every slice's bound valid and the vector closed in the end, with the same verdict */
+	B = opt_board_new(16);
+	ck_assert_ptr_nonnull(B);
+	f.M.board = B;
+	ck_assert(opt_board_claim_part(B, 5, 1));
+	struct opt_bb *T = NULL;
+	double slice = 0.003;
+	r = opt_mst_vector_bb(&f.M, &f.C, &f.s, 5, &c, opt_now_s() + slice, &T);
+	int stops = 0;
+	while (T && stops < 400) {
+		ck_assert_msg(fmin(r, cut_w(&f.in, &c)) <= a.power_w * (1 + 1e-9), "stop %d: bound %.9f W above a plan at %.9f W",
+			      stops, fmin(r, cut_w(&f.in, &c)), a.power_w);
+		stops++;
+		slice *= 1.3;
+		r = opt_mst_bb_resume(T, &c, opt_now_s() + slice);
+		if (isinf(r) && r > 0) {
+			opt_mst_bb_free(T);
+			T = NULL;
+		}
+	}
+	ck_assert_msg(!T, "still open after %d stops", stops);
+	ck_assert(c.ok);
+	ck_assert_msg(cut_w(&f.in, &c) <= a.power_w * (1 + 1e-9) && cut_w(&f.in, &a) <= c.power_w * (1 + 1e-9),
+		      "alongside %.9f W, whole %.9f W", c.power_w, a.power_w);
+	ck_assert(opt_board_part(B, 5, 0) >= cut_w(&f.in, &c) && opt_board_part(B, 5, 1) >= cut_w(&f.in, &c));
+	opt_board_free(B);
+
+	/* the other worker proved part 1 closed: only part 0 is searched, and the vector closes */
+	B = opt_board_new(16);
+	ck_assert_ptr_nonnull(B);
+	f.M.board = B;
+	ck_assert(opt_board_claim_part(B, 6, 1));
+	opt_board_raise_part(B, 6, 1, 1e9);
+	struct opt_sol d;
+	ck_assert_int_eq(opt_sol_init(&d, &f.in), 0);
+	r = opt_mst_vector_bb(&f.M, &f.C, &f.s, 6, &d, opt_now_s() + 60.0, NULL);
+	ck_assert(isinf(r) && r > 0);
+	ck_assert(opt_board_part(B, 6, 1) == 1e9);
+	ck_assert(opt_board_part(B, 6, 0) > 0);
+	opt_sol_free(&d);
+	opt_board_free(B);
+	f.M.board = NULL;
+	opt_sol_free(&a);
+	opt_sol_free(&b);
+	opt_sol_free(&c);
+	teardown(&f);
+}
+END_TEST
+
 START_TEST(band_dive_finds_a_better_plan)
 {
 	struct fixture f = {0};
@@ -215,6 +301,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, search_matches_brute_force);
 	tcase_add_test(tc, stopped_search_goes_on_to_the_same_verdict);
+	tcase_add_test(tc, split_parts_cover_the_vector);
 	tcase_add_test(tc, band_dive_finds_a_better_plan);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);

@@ -3,7 +3,8 @@
  * The screening board (optimizer/board.c) that the two workers of the small sets' portfolio share:
  * a position is screened by one worker only, its bound reaches the other, a claim given up is free
  * again, and workers whose vector lists differ do not share at all; the bounds a branch and bound
- * proves only rise, also when two processes raise them at once.
+ * proves only rise, also when two processes raise them at once; a tree's split is recorded once and
+ * each of its parts claimed by one worker.
  */
 #include "helper_opt.h"
 #include "optimizer/opt_impl.h"
@@ -37,6 +38,38 @@ START_TEST(claims_and_bounds)
 	ck_assert(isinf(opt_board_get(B, 8)));
 	ck_assert(opt_board_claim_rounding(B, 3));
 	ck_assert(!opt_board_claim_rounding(B, 3));
+	opt_board_free(B);
+}
+END_TEST
+
+/* A vector's split is recorded once (the second worker gets the first's), each part is claimed by
+ * one worker, and a part's proven bound only rises; no board or a position out of range: no split. */
+START_TEST(splits_and_parts)
+{
+	struct opt_board *B = opt_board_new(1000);
+	ck_assert_ptr_nonnull(B);
+	size_t t = 4, g = 2;
+	ck_assert(opt_board_split(B, 9, &t, &g));
+	ck_assert(t == 4 && g == 2);
+	t = 7, g = 0;
+	ck_assert(opt_board_split(B, 9, &t, &g));
+	ck_assert(t == 4 && g == 2); /* the first worker's */
+	t = 0, g = 0;
+	ck_assert(opt_board_split(B, 10, &t, &g)); /* task 0, group 0 is a split too */
+	ck_assert(t == 0 && g == 0);
+	ck_assert(!opt_board_split(NULL, 9, &t, &g));
+	ck_assert(!opt_board_split(B, 1000, &t, &g));
+	ck_assert(opt_board_claim_part(B, 9, 1));
+	ck_assert(!opt_board_claim_part(B, 9, 1));
+	ck_assert(opt_board_claim_part(B, 9, 0));
+	ck_assert(!opt_board_claim_part(B, 9, 2) && !opt_board_claim_part(NULL, 9, 0));
+	ck_assert(opt_board_part(B, 9, 0) == 0);
+	opt_board_raise_part(B, 9, 0, 5.2);
+	opt_board_raise_part(B, 9, 0, 5.1);
+	opt_board_raise_part(B, 9, 0, NAN);
+	ck_assert(opt_board_part(B, 9, 0) == 5.2);
+	ck_assert(opt_board_part(B, 9, 1) == 0); /* the other part untouched */
+	ck_assert(opt_board_proven(B, 9) == 0);  /* and the vector's own proof */
 	opt_board_free(B);
 }
 END_TEST
@@ -156,6 +189,7 @@ int main(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, claims_and_bounds);
 	tcase_add_test(tc, different_lists_do_not_share);
+	tcase_add_test(tc, splits_and_parts);
 	tcase_add_test(tc, two_workers_split_the_screening);
 	tcase_add_test(tc, proven_bounds_only_rise);
 	suite_add_tcase(s, tc);
