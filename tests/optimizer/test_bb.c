@@ -120,6 +120,36 @@ static double brute_force(struct fixture *f)
 	return best;
 }
 
+/*
+ * The search at f->s (board position pos) cut into slices, 3 ms, then 30 % longer each time (a slice
+ * must at least solve the root LP again), resumed until it closes the vector: every stop's bound is
+ * valid (with the cut-off, at most plan_w, a plan at the vector) and with rising never below the one
+ * before. Returns the number of stops.
+ */
+static int search_in_slices(struct fixture *f, size_t pos, struct opt_sol *inc, double plan_w, bool rising)
+{
+	double slice = 0.003, prev = -INFINITY;
+	struct opt_bb *T = NULL;
+	double r = opt_mst_vector_bb(&f->M, &f->C, &f->s, pos, inc, opt_now_s() + slice, &T);
+	int stops = 0;
+	while (T && stops < 400) {
+		ck_assert(r < INFINITY);
+		ck_assert_msg(!rising || r >= prev, "stop %d: bound fell from %.9f to %.9f W", stops, prev, r);
+		ck_assert_msg(fmin(r, cut_w(&f->in, inc)) <= plan_w * (1 + 1e-9), "stop %d: bound %.9f W above a plan at %.9f W",
+			      stops, fmin(r, cut_w(&f->in, inc)), plan_w);
+		prev = r;
+		stops++;
+		slice *= 1.3;
+		r = opt_mst_bb_resume(T, inc, opt_now_s() + slice);
+		if (isinf(r) && r > 0) {
+			opt_mst_bb_free(T);
+			T = NULL;
+		}
+	}
+	ck_assert_msg(!T, "still open after %d stops", stops);
+	return stops;
+}
+
 START_TEST(search_matches_brute_force)
 {
 	static const uint64_t seeds[] = {7, 21, 23};
@@ -162,27 +192,8 @@ START_TEST(stopped_search_goes_on_to_the_same_verdict)
 	ck_assert_msg(a.power_w <= opt_w / (1 - f.in.rel_gap) * (1 + 1e-9), "%.9f W against the optimum %.9f W",
 		      a.power_w, opt_w);
 
-	/* sliced: 3 ms, then 30 % longer each time (a slice must at least solve the root LP again) */
-	double slice = 0.003, prev = -INFINITY;
-	struct opt_bb *T = NULL;
-	double r = opt_mst_vector_bb(&f.M, &f.C, &f.s, 0, &b, opt_now_s() + slice, &T);
-	int stops = 0;
-	while (T && stops < 400) {
-		ck_assert(r < INFINITY);
-		ck_assert_msg(r >= prev, "stop %d: bound fell from %.9f to %.9f W", stops, prev, r);
-		ck_assert_msg(fmin(r, cut_w(&f.in, &b)) <= a.power_w * (1 + 1e-9), "stop %d: bound %.9f W above a plan at %.9f W",
-			      stops, fmin(r, cut_w(&f.in, &b)), a.power_w);
-		prev = r;
-		stops++;
-		slice *= 1.3;
-		r = opt_mst_bb_resume(T, &b, opt_now_s() + slice);
-		if (isinf(r) && r > 0) {
-			opt_mst_bb_free(T);
-			T = NULL;
-		}
-	}
-	ck_assert_msg(!T, "still open after %d stops", stops);
-	ck_assert_int_ge(stops, 3);
+	/* sliced: the bound never falls from one stop to the next */
+	ck_assert_int_ge(search_in_slices(&f, 0, &b, a.power_w, true), 3);
 	ck_assert(b.ok);
 	ck_assert_msg(cut_w(&f.in, &b) <= a.power_w * (1 + 1e-9) && cut_w(&f.in, &a) <= b.power_w * (1 + 1e-9),
 		      "sliced %.9f W, uninterrupted %.9f W", b.power_w, a.power_w);
@@ -226,22 +237,7 @@ START_TEST(split_parts_cover_the_vector)
 	ck_assert_ptr_nonnull(B);
 	f.M.board = B;
 	ck_assert(opt_board_claim_part(B, 5, 1));
-	struct opt_bb *T = NULL;
-	double slice = 0.003;
-	r = opt_mst_vector_bb(&f.M, &f.C, &f.s, 5, &c, opt_now_s() + slice, &T);
-	int stops = 0;
-	while (T && stops < 400) {
-		ck_assert_msg(fmin(r, cut_w(&f.in, &c)) <= a.power_w * (1 + 1e-9), "stop %d: bound %.9f W above a plan at %.9f W",
-			      stops, fmin(r, cut_w(&f.in, &c)), a.power_w);
-		stops++;
-		slice *= 1.3;
-		r = opt_mst_bb_resume(T, &c, opt_now_s() + slice);
-		if (isinf(r) && r > 0) {
-			opt_mst_bb_free(T);
-			T = NULL;
-		}
-	}
-	ck_assert_msg(!T, "still open after %d stops", stops);
+	search_in_slices(&f, 5, &c, a.power_w, false);
 	ck_assert(c.ok);
 	ck_assert_msg(cut_w(&f.in, &c) <= a.power_w * (1 + 1e-9) && cut_w(&f.in, &a) <= c.power_w * (1 + 1e-9),
 		      "alongside %.9f W, whole %.9f W", c.power_w, a.power_w);
