@@ -764,7 +764,7 @@ static void bb_take_part(struct opt_bb *B)
 		return;
 	B->split_tried = true;
 	long o = 0;
-	size_t t = bb_branch_task(B, &o, B->shr), g = (size_t)o;
+	size_t t = bb_branch_task(B, &o, B->shr + n_options(in)), g = (size_t)o; /* row 1: depth 0's */
 	if (t >= in->n_tasks || !opt_board_split(B->M->board, B->pos, &t, &g) || t >= in->n_tasks ||
 	    g >= n_options(in))
 		return; /* integral at the root, or no split: the whole vector */
@@ -816,7 +816,8 @@ static double bb_vector_bound(const struct opt_bb *B, double cut)
 }
 
 /* One call's search at the vector until dl: the root LP (set up again: other vectors used the LP
- * since), the no-goods found so far, then the open nodes. Returns the vector's bound (bb_bound). */
+ * since), the no-goods found so far, then the open nodes (of its part, and the next part once that
+ * is closed: bb_next_part). Returns the vector's bound (bb_vector_bound). */
 static double bb_search(struct opt_bb *B, struct opt_sol *inc, double dl)
 {
 	const struct opt_inst *in = B->M->in;
