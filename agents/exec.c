@@ -538,6 +538,17 @@ int exec_admit(struct pd_exec *x, pd_err *e)
 	return 0;
 }
 
+int64_t exec_longest_period(const struct pd_exec *x)
+{
+	int64_t p = 0;
+	for (size_t i = 0; i < x->n_tasks; i++) {
+		const struct pd_agent_task *t = x->tasks[i].t;
+		if (t->cpu >= 0 && t->period_ns > p)
+			p = t->period_ns;
+	}
+	return p;
+}
+
 void exec_go(struct pd_exec *x, int64_t t0_ns)
 {
 	x->t0_ns = t0_ns;

@@ -119,5 +119,7 @@ void exec_fini(struct pd_exec *x);
 void exec_install_sigxcpu(void);
 
 int64_t exec_mono_ns(void);
+/* The longest reservation period of the SCHED_DEADLINE threads (CPU tasks); 0 when there is none. */
+int64_t exec_longest_period(const struct pd_exec *x);
 
 #endif

@@ -523,7 +523,16 @@ int pd_agent_run(const struct pd_agent_opts *o, pd_err *e)
 	 * A first release before exec_go() would be late by the agent's own start, not by the plan. */
 	int64_t now = exec_mono_ns();
 	int64_t lead = now - spawn_t > 50 * PD_NS_PER_MS ? now - spawn_t : 50 * PD_NS_PER_MS;
-	int64_t t0 = now + lead;
+	/* exec_go wakes the admitted threads, which sleep again until their first release. That wake-up
+	 * opens a CBS period for each reservation (deadline t_go + D_i, period end t_go + P_i), and the
+	 * kernel throttles a constrained one (D_i < P_i) woken again after its deadline but before its
+	 * period's end until that end (dl_check_constrained_dl), or cuts its budget to its density times
+	 * the time left when woken before its deadline (the revised wake-up rule). So t0 is at least the
+	 * longest period after the go: every period the go opened is over by the first release, which
+	 * then gets a full budget and deadline t0 + D_i. Before, with t0 49.5 ms after the go, the
+	 * source of a D = 30 ms, P = 100 ms DAG waited 51 ms on an idle CPU for its first job
+	 * (tests/agents/plans/e2e.plan.yaml on Linux 6.18; a start slower than a period hid it). */
+	int64_t t0 = now + lead + exec_longest_period(&r.x);
 	char *hdr = header_json(r.s, o, t0, r.cs ? pd_agent_cpusets_describe(r.cs) : "none", r.pw, r.accel.name,
 				r.watch, r.steal ? r.n_watch : 0, r.foreign != NULL);
 	char final_path[4096];
