@@ -748,13 +748,6 @@ static void bb_claim_part(struct opt_bb *B)
 		}
 }
 
-/* Whether this search has a part left to search (BB_WHOLE: the whole vector). Once it has none
- * (BB_NONE) it never has again: the board's bounds only rise, the cut-off only falls. */
-static bool bb_part_left(const struct opt_bb *B)
-{
-	return B->part != BB_NONE;
-}
-
 /* At the first root LP below the cut-off, with a board: the split (the board's, or this root's
  * branching task), then a part. The root LP must be the last one solved. */
 static void bb_take_part(struct opt_bb *B)
@@ -959,7 +952,8 @@ double opt_mst_bb_resume(struct opt_bb *B, struct opt_sol *inc, double dl)
 {
 	/* nothing open and no part left to search: the bound as it stands */
 	B->inc = inc;
-	if (!B->open.n && (B->vec_closed || B->part == BB_WHOLE || !bb_part_left(B)))
+	/* BB_NONE is final: the board's bounds only rise and the cut-off only falls */
+	if (!B->open.n && (B->vec_closed || B->part == BB_WHOLE || B->part == BB_NONE))
 		return bb_vector_bound(B, cut_w(B->M->in, inc));
 	return bb_search(B, inc, dl);
 }

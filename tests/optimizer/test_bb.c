@@ -203,6 +203,15 @@ START_TEST(stopped_search_goes_on_to_the_same_verdict)
 }
 END_TEST
 
+/* A fresh board (the other worker's view of nothing yet) for f's master. */
+static struct opt_board *board_for(struct fixture *f)
+{
+	struct opt_board *B = opt_board_new(16);
+	ck_assert_ptr_nonnull(B);
+	f->M.board = B;
+	return B;
+}
+
 START_TEST(split_parts_cover_the_vector)
 {
 	struct fixture f = {0};
@@ -216,9 +225,7 @@ START_TEST(split_parts_cover_the_vector)
 	ck_assert(a.ok);
 
 	/* alone with a board: both parts, one after the other, to the same verdict */
-	struct opt_board *B = opt_board_new(16);
-	ck_assert_ptr_nonnull(B);
-	f.M.board = B;
+	struct opt_board *B = board_for(&f);
 	double r = opt_mst_vector_bb(&f.M, &f.C, &f.s, 3, &b, opt_now_s() + 60.0, NULL);
 	ck_assert_msg(isinf(r) && r > 0, "vector open at %.9f W", r);
 	ck_assert(b.ok);
@@ -233,9 +240,7 @@ START_TEST(split_parts_cover_the_vector)
 
 	/* the other worker claimed part 1 and stopped (it never publishes): searched alongside it, in
 	 * slices; every slice's bound valid and the vector closed in the end, with the same verdict */
-	B = opt_board_new(16);
-	ck_assert_ptr_nonnull(B);
-	f.M.board = B;
+	B = board_for(&f);
 	ck_assert(opt_board_claim_part(B, 5, 1));
 	search_in_slices(&f, 5, &c, a.power_w, false);
 	ck_assert(c.ok);
@@ -245,9 +250,7 @@ START_TEST(split_parts_cover_the_vector)
 	opt_board_free(B);
 
 	/* the other worker proved part 1 closed: only part 0 is searched, and the vector closes */
-	B = opt_board_new(16);
-	ck_assert_ptr_nonnull(B);
-	f.M.board = B;
+	B = board_for(&f);
 	ck_assert(opt_board_claim_part(B, 6, 1));
 	opt_board_raise_part(B, 6, 1, 1e9);
 	struct opt_sol d;
