@@ -23,6 +23,13 @@
  * vector, freed afterwards) and the node is solved again. Every node's LP is an outer approximation,
  * so every closure is valid.
  *
+ * The no-good (since 2026-12-07) covers only the tasks that opt_corepack_cut keeps: a set that cannot
+ * be packed wherever the other tasks go (bb_leaf). Why: a no-good on the whole assignment cuts off
+ * that one leaf, and where the packing fails on one DAG's tight paths, every placement of the other
+ * DAGs' tasks is a leaf of its own at nearly the same LP bound. XU4 20 tasks, seed 205218: 350-460
+ * leaves in 10 s, each a no-good of all 20 tasks, and the vector's bound stayed 0.36 % under the plan;
+ * with cuts of 8-10 tasks (one DAG's), proven in 1.1-2.2 s after 26 leaves.
+ *
  * Identical islands at one OPP (Xavier's Carmel clusters, most often two to four at one level) are
  * one option, a "pool" (opt_twin_pools): their cores are interchangeable in every rule of the model,
  * so a plan's power and packability depend only on which pool each task is in, not on which twin.
@@ -133,6 +140,11 @@ struct opt_bb {
  * benchmark's 30-task packings in 0.01-2 s; GLPK's core-level master sometimes not in 9 s); a leaf
  * left undecided stays open and the search goes on. */
 #define BB_EXACT_S 2.0
+/* The search for a smaller no-good (opt_corepack_cut) after a leaf that cannot be packed may take
+ * this long. Where it finds one it costs 2-4 projection searches of 10-50 ms, up to 20 more when the
+ * deletion filter runs (XU4 20 tasks: 0.05-0.2 s); where a leaf's whole DAGs cannot be freed it
+ * stops after n_dags + 1 of them. */
+#define BB_CUT_S 0.5
 /* Pseudocost branching up to this many tasks (most fractional above). Most fractional branching is
  * known to prove little better than a random choice; on Xavier's 20-task sets the hard vector is a
  * tree to close: seed 10236488 (bench shape) proven in 2.9 s with, open after 19.5 s of its branch
@@ -293,9 +305,12 @@ static int bb_leaf(struct opt_bb *B)
 	}
 	if (r == 1 && (!B->inc->ok || B->tmp.power_w < B->inc->power_w))
 		opt_sol_copy(B->inc, &B->tmp, in);
-	if (r == 0) {
-		memcpy(B->ng_where + B->n_nogood * in->n_tasks, B->cd.where, in->n_tasks * sizeof(int));
-		B->nogood[B->n_nogood++] = opt_screen_nogood(B->M->scr, B->cd.where, B->pool);
+	if (r == 0) { /* the smallest no-good proven in time: a cut, or the whole assignment */
+		int *ng = B->ng_where + B->n_nogood * in->n_tasks;
+		memcpy(B->tmp.where, B->cd.where, in->n_tasks * sizeof(int));
+		if (opt_corepack_cut(in, &B->tmp, B->pooled, ng, fmin(B->dl, opt_now_s() + BB_CUT_S)) != 0)
+			memcpy(ng, B->cd.where, in->n_tasks * sizeof(int));
+		B->nogood[B->n_nogood++] = opt_screen_nogood(B->M->scr, ng, B->pool);
 	}
 	return r;
 }

@@ -15,6 +15,7 @@
 
 #include "optimizer/pd_optimizer.h"
 
+#include <limits.h>
 #include <stdint.h>
 
 struct opt_server {
@@ -99,6 +100,8 @@ static inline double opt_longest_d(const struct opt_inst *in, size_t i)
 static inline int opt_where_server(size_t v) { return -(int)v - 1; }
 static inline bool opt_where_is_core(int w) { return w >= 0; }
 static inline size_t opt_where_server_of(int w) { return (size_t)(-w - 1); }
+/* Not a placement: in a no-good (opt_corepack_cut, opt_screen_nogood), a task the no-good leaves free. */
+#define OPT_WHERE_ANY INT_MIN
 
 /* The "where" value of option o (islands, then servers): the island's first core, or -(1 + server). */
 static inline int opt_option_where(const struct opt_inst *in, size_t o)
@@ -265,6 +268,12 @@ int opt_corepack_pooled(const struct opt_inst *in, struct opt_sol *s, bool pool,
  * islands' density rows): 0 when some island alone cannot be packed (so the whole cannot), else 1.
  * For tests; the packers run them between their first and second exact search. */
 int opt_corepack_project(const struct opt_inst *in, struct opt_sol *s, double deadline_s);
+/* A smaller no-good for an assignment that cannot be packed: a set of CPU tasks of one island (or
+ * pool, as opt_corepack_pooled) that cannot be packed there whatever the other tasks' placement (each
+ * other task counts on its paths with the least time it takes anywhere at the OPPs of s). 0 found:
+ * cut[i] is where[i] for the set's tasks, OPT_WHERE_ANY for the others (a deletion filter made the set
+ * small within deadline_s); 1 no island alone is impossible; -1 not decided by deadline_s. */
+int opt_corepack_cut(const struct opt_inst *in, struct opt_sol *s, bool pool, int *cut, double deadline_s);
 
 /* Heuristic packing (corepack_search.c) of the island / server assignment of s with the deadlines in
  * s->d_ns (path-feasible: every path fits with them; they fix the densities the search balances),

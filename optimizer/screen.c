@@ -675,6 +675,8 @@ int opt_screen_nogood(struct opt_screen *S, const int *where, const size_t *pool
 	int n = 0, tasks = 0;
 	for (size_t i = 0; i < in->n_tasks; i++) {
 		int w = where[i];
+		if (w == OPT_WHERE_ANY)
+			continue;
 		if (w < 0) {
 			int c = option_col(S, i, in->n_isl + opt_where_server_of(w));
 			if (c)

@@ -271,6 +271,73 @@ START_TEST(projections_match_brute_force)
 }
 END_TEST
 
+/* Whether no island assignment of the tasks that cut leaves free (each to either island; the kept
+ * ones where cut puts them) packs: brute force over every core assignment of each. */
+static bool cut_holds(const struct opt_inst *in, const int *cut, struct opt_sol *b)
+{
+	size_t n = in->n_tasks, fr[16], nf = 0;
+	int isl_of[16];
+	for (size_t i = 0; i < n; i++)
+		if (cut[i] == OPT_WHERE_ANY)
+			fr[nf++] = i;
+		else
+			isl_of[i] = (int)in->core_isl[cut[i]];
+	for (unsigned long m = 0; m < (1UL << nf); m++) {
+		for (size_t f = 0; f < nf; f++)
+			isl_of[fr[f]] = (int)((m >> f) & 1);
+		if (brute_min_islands(in, isl_of, b) <= 1.0 - 1e-9)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Cuts (opt_corepack_cut): on the random two-island sets that cannot be packed, the set of tasks a
+ * cut keeps must not pack wherever the freed tasks go (brute force over their islands and every
+ * core assignment), each kept task where the assignment had it. Cuts smaller than the assignment
+ * must occur (tight chains on island a, the others free), or the test would only see whole
+ * assignments.
+ */
+START_TEST(cuts_hold_wherever_the_free_tasks_go)
+{
+	int cuts = 0, smaller = 0, unpackable = 0;
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		struct rset R;
+		rset_load_on(&R, seed, two_isl_plat, seed % 3 ? 1 : 0);
+		int isl_of[16], cut[16];
+		ck_assert_uint_le(R.in.n_tasks, 16);
+		size_t chain0 = pd_dags_dag(pd_plan_dags(R.plan), 0)->n_tasks;
+		for (size_t i = 0; i < R.in.n_tasks; i++)
+			isl_of[i] = i < chain0 || i % 2 ? 0 : 1;
+		for (size_t i = 0; i < R.in.n_tasks; i++)
+			R.s.where[i] = (int)R.in.isl_core0[isl_of[i]];
+		if (brute_min_islands(&R.in, isl_of, &R.b) <= 1.0) {
+			rset_free(&R);
+			continue;
+		}
+		unpackable++;
+		int r = opt_corepack_cut(&R.in, &R.s, false, cut, opt_now_s() + 10.0);
+		ck_assert_int_ge(r, 0);
+		if (r == 0) {
+			size_t kept = 0;
+			for (size_t i = 0; i < R.in.n_tasks; i++)
+				if (cut[i] != OPT_WHERE_ANY) {
+					ck_assert_int_eq(cut[i], (int)R.in.isl_core0[isl_of[i]]);
+					kept++;
+				}
+			ck_assert_uint_ge(kept, 1);
+			ck_assert_msg(cut_holds(&R.in, cut, &R.b), "seed %llu: a cut of %zu tasks packs somewhere",
+				      (unsigned long long)seed, kept);
+			cuts++;
+			smaller += kept < R.in.n_tasks;
+		}
+		rset_free(&R);
+	}
+	printf("cuts: %d unpackable, %d cut, %d smaller than the assignment\n", unpackable, cuts, smaller);
+	ck_assert_int_ge(smaller, 2);
+}
+END_TEST
+
 /* The plan's own check, computed here from its floored deadlines: every CPU task on a core of the
  * island it was given (island_core0: that island's first core, as the leaf gave it), every core's
  * density sum Q / dl within cap_raw; the exact evaluator on top (paths, floors, servers). */
@@ -476,6 +543,7 @@ int main(void)
 	tcase_add_test(tc, pooled_twins_match_brute_force);
 	tcase_add_test(tc, heuristic_packs_over_a_pool_of_twins);
 	tcase_add_test(tc, projections_match_brute_force);
+	tcase_add_test(tc, cuts_hold_wherever_the_free_tasks_go);
 	tcase_add_test(tc, heuristic_packs_tight_xu4_leaves);
 	tcase_add_test(tc, heuristic_never_claims_what_does_not_pack);
 	tcase_add_test(tc, exact_mode_reaches_the_packed_leaf_plan);

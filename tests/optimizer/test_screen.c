@@ -602,6 +602,47 @@ START_TEST(restored_basis_is_optimal)
 }
 END_TEST
 
+/* A no-good that names some tasks only (the branch and bound's cuts, opt_corepack_cut: the others
+ * are OPT_WHERE_ANY): naming task t alone on the island where the LP's optimum gives it most share,
+ * the LP moves t off that island (its share there 0) and does not fall; naming nobody adds no row;
+ * released, the LP is back at its optimum. */
+START_TEST(partial_nogood_names_only_its_tasks)
+{
+	struct fixture f;
+	setup(&f, pd_to_bench_set(2, 10, 5, "platforms/odroid-xu4.yaml"));
+	size_t nv = opt_vector_count(&f.in), id = nv;
+	int checked = 0;
+	double z0;
+	int where[64];
+	ck_assert_uint_le(f.in.n_tasks, 64);
+	while (checked < 3 && next_screened(&f, nv, &id, &z0)) {
+		bool inf;
+		for (size_t i = 0; i < f.in.n_tasks; i++)
+			where[i] = OPT_WHERE_ANY;
+		ck_assert_int_eq(opt_screen_nogood(f.S, where, NULL), 0);
+		size_t t = f.in.n_tasks / 2, k = 0;
+		for (size_t q = 1; q < f.in.n_isl; q++)
+			if (opt_screen_share(f.S, t, q) > opt_screen_share(f.S, t, k))
+				k = q;
+		where[t] = (int)f.in.isl_core0[k];
+		int ng = opt_screen_nogood(f.S, where, NULL);
+		ck_assert_int_gt(ng, 0);
+		double z1 = opt_screen_resolve(f.S, -INFINITY, opt_now_s() + 5.0, &inf);
+		if (!inf) {
+			ck_assert_double_le(opt_screen_share(f.S, t, k), 1e-7);
+			ck_assert_double_ge(z1, z0 * (1 - 1e-9));
+		}
+		opt_screen_release(f.S, ng);
+		double z2 = opt_screen_resolve(f.S, -INFINITY, opt_now_s() + 5.0, &inf);
+		ck_assert(!inf);
+		ck_assert_double_eq_tol(z2, z0, 1e-7 * z0);
+		checked++;
+	}
+	ck_assert_int_ge(checked, 3);
+	teardown(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("optimizer_screen");
@@ -618,6 +659,7 @@ int main(void)
 	tcase_add_test(tc, symmetric_islands_canonical_and_valid);
 	tcase_add_test(tc, option_bounds_below_every_plan);
 	tcase_add_test(tc, compaction_keeps_the_optimum);
+	tcase_add_test(tc, partial_nogood_names_only_its_tasks);
 	tcase_add_test(tc, restored_basis_is_optimal);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
