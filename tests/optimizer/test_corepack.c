@@ -357,12 +357,16 @@ static void assert_packed(const struct opt_inst *in, struct opt_sol *s, const in
 		ck_assert_msg(load[c] <= in->cap_raw + 1e-12, "core %zu at %.9f over %.9f", c, load[c], in->cap_raw);
 }
 
-/* Two leaves of the branch and bound on XU4 30-task bench sets (3 DAGs x 10 tasks, the bench's
- * shape), islands LITTLE (cores 0-3) and big (4-7) at the OPPs given, both islands full to about
- * 3.59 of 3.60 cores in the LP. The exact search alone did not decide them in 2 s; given longer
- * it packed them after 210 s (seed 219985) and 11 s (seed 3024769). With the heuristic packer
- * (corepack_search.c) in between, both must be packed within the branch and bound's 2 s, with
- * plans that hold every core within cap_raw. */
+/* Leaves of the branch and bound on XU4 bench sets (DAGs of 10 tasks, the bench's shape), islands
+ * LITTLE (cores 0-3) and big (4-7) at the OPPs given; each must be packed within the branch and
+ * bound's 2 s, with plans that hold every core within cap_raw.
+ * - Two 30-task leaves, both islands full to about 3.59 of 3.60 cores in the LP. The exact search
+ *   alone did not decide them in 2 s; given longer it packed them after 210 s (seed 219985) and 11 s
+ *   (seed 3024769). The heuristic packer (corepack_search.c) in between packs them.
+ * - A 20-task leaf (seed 4789763) whose big island is at 3.6000 of 3.60 cores in the LP, which the
+ *   heuristic packer does not pack in 3 s: the exact search packs it with best fit and the fullest
+ *   island first (0.74 s here; 5 s allowed, so that a loaded CI machine does not decide), with worst
+ *   fit and densest first across islands in 7.3 s (fails here). */
 #if defined(__SANITIZE_ADDRESS__)
 #define SANITIZED_BUILD 1
 #elif defined(__has_feature)
@@ -374,33 +378,37 @@ static void assert_packed(const struct opt_inst *in, struct opt_sol *s, const in
 #define SANITIZED_BUILD 0
 #endif
 
-START_TEST(heuristic_packs_tight_xu4_leaves)
+START_TEST(tight_xu4_leaves_pack_in_2_s)
 {
 	static const struct {
 		uint64_t seed;
+		unsigned n_dags;
+		double limit_s; /* the branch and bound's 2 s, or more where CI's load must not decide */
 		size_t opp[2];
 		const char *where; /* per task: 0 LITTLE, 4 big (the island's first core) */
 	} leaves[] = {
-		{219985, {2, 3}, "4 0 4 0 4 4 4 4 0 4 4 0 0 0 0 0 4 0 0 0 4 4 4 4 0 0 4 4 4 4"},
-		{3024769, {3, 2}, "4 4 4 4 0 4 4 4 4 4 0 0 0 0 0 0 0 0 0 4 0 4 4 0 0 4 0 0 0 4"},
+		{219985, 3, 2.0, {2, 3}, "4 0 4 0 4 4 4 4 0 4 4 0 0 0 0 0 4 0 0 0 4 4 4 4 0 0 4 4 4 4"},
+		{3024769, 3, 2.0, {3, 2}, "4 4 4 4 0 4 4 4 4 4 0 0 0 0 0 0 0 0 0 4 0 4 4 0 0 4 0 0 0 4"},
+		{4789763, 2, 5.0, {1, 2}, "4 4 4 4 4 4 0 0 0 4 0 0 0 4 0 0 4 0 0 4"},
 	};
 	for (size_t q = 0; q < sizeof(leaves) / sizeof(leaves[0]); q++) {
-		pd_plan *plan = pd_to_bench_set(3, 10, leaves[q].seed, "platforms/odroid-xu4.yaml");
+		pd_plan *plan = pd_to_bench_set(leaves[q].n_dags, 10, leaves[q].seed, "platforms/odroid-xu4.yaml");
 		struct opt_inst in;
 		struct opt_sol s;
 		pd_err e = {0};
+		size_t nt = 10 * leaves[q].n_dags;
 		ck_assert_msg(opt_inst_build(&in, pd_plan_dags(plan), pd_plan_platform(plan), 1e-5, &e) == 0, "%s", e.msg);
-		ck_assert_uint_eq(in.n_tasks, 30);
+		ck_assert_uint_eq(in.n_tasks, nt);
 		ck_assert_uint_eq(in.n_cores, 8);
 		ck_assert_int_eq(opt_sol_init(&s, &in), 0);
 		s.isl_opp[0] = leaves[q].opp[0];
 		s.isl_opp[1] = leaves[q].opp[1];
 		int given[30];
 		const char *p = leaves[q].where;
-		for (size_t i = 0; i < 30; i++)
+		for (size_t i = 0; i < nt; i++)
 			given[i] = s.where[i] = (int)strtol(p, (char **)&p, 10);
 		double t0 = opt_now_s();
-		int r = opt_corepack_pooled(&in, &s, false, t0 + 2.0);
+		int r = opt_corepack_pooled(&in, &s, false, t0 + leaves[q].limit_s);
 		printf("leaf of seed %llu: verdict %d in %.3f s\n", (unsigned long long)leaves[q].seed, r, opt_now_s() - t0);
 		/* The 2 s are the normal build's promise. A sanitized build runs the packer's fixed 0.1-s
 		 * local search several times slower (beside another test on a 2-CPU CI machine it once
@@ -544,7 +552,7 @@ int main(void)
 	tcase_add_test(tc, heuristic_packs_over_a_pool_of_twins);
 	tcase_add_test(tc, projections_match_brute_force);
 	tcase_add_test(tc, cuts_hold_wherever_the_free_tasks_go);
-	tcase_add_test(tc, heuristic_packs_tight_xu4_leaves);
+	tcase_add_test(tc, tight_xu4_leaves_pack_in_2_s);
 	tcase_add_test(tc, heuristic_never_claims_what_does_not_pack);
 	tcase_add_test(tc, exact_mode_reaches_the_packed_leaf_plan);
 	suite_add_tcase(s, tc);
