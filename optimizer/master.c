@@ -744,10 +744,18 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 		double left = deadline_s - opt_now_s();
 		bool last = j + 1 >= nv || vs[j + 1].lb >= cut;
 		double dl = last ? deadline_s : opt_now_s() + fmax(fmin(left, 0.2), 0.5 * left);
-		/* small sets: the branch and bound on the screening LP first, the whole vector share; in the
-		 * per-core phase at the vectors the island search did not reach (on the easy ones it is
-		 * much faster than the core-level MILP: 0.01-0.1 s against 0.2-0.7 s on Xavier) */
-		bool bb = in->n_tasks <= OPT_PER_CORE_TASKS && (!per_core || (M->isl_bb && !M->isl_bb[vs[j].pos]));
+		/* the branch and bound on the screening LP first, the whole vector share; in the per-core
+		 * phase (small sets) at the vectors the island search did not reach (on the easy ones it is
+		 * much faster than the core-level MILP: 0.01-0.1 s against 0.2-0.7 s on Xavier).
+		 * At every size since 2026-12-07 (up to OPT_PER_CORE_TASKS before): above, the island MILP
+		 * hardly moved a vector's bound, and its candidates at the cheapest vector did not pack; the
+		 * branch and bound in the precise mode (master_bb.c, bb_search) proves such vectors. XU4 120
+		 * tasks, seed 9833854: open at 3.13 % after 60 s (plan 4.6473 W at (10 17), the vector (12
+		 * 16) held at 4.499 W), proven in 2.6 s (4.5026 W at (12 16)); twelve fresh XU4 50 / 80 / 120
+		 * and eight ZCU102 50 / 80 sets: all proven but one XU4 120 at 0.021 % (before: none of the
+		 * XU4 ones, at 0.02-0.26 %). On Xavier above 30 tasks the lazy loop's canonical vectors leave
+		 * it no time: the same plans and bounds on ten sets. */
+		bool bb = !per_core || (M->isl_bb && !M->isl_bb[vs[j].pos]);
 		/* an unfinished branch and bound still bounds the vector (the open parts of its tree) */
 		double bbv = bb ? opt_mst_vector_bb(M, C, &s, vs[j].pos, inc, dl, &tree[j]) : -INFINITY;
 		if (bbv == INFINITY) {
