@@ -127,8 +127,8 @@ static void tangent(struct cp *P, size_t i, double t)
  * The least time a task placed anywhere takes on its paths at the OPPs of s (ms): on a CPU island at
  * its OPP, C / cap (no deadline is shorter: the density C / d fits a core), capped at min(T, D) as
  * its deadline column is; on a FIFO server, the implementation's latency at its accelerator's OPP
- * (its FIFO response is never shorter). A lower bound over every placement, which is what lets a search with
- * such tasks speak for all of them (opt_corepack_cut).
+ * (its FIFO response is never shorter). A lower bound over every placement, which is what lets a
+ * search with such tasks speak for all of them (opt_corepack_cut).
  */
 static double least_ms(const struct cp *P, size_t i)
 {
@@ -593,15 +593,13 @@ static void shrink_cut(struct cut *c, bool *pick)
 	for (size_t i = 0; i < n; i++)
 		if (!c->free_[i] && c->s->where[i] >= 0) {
 			key[i] = (double)opt_exec_ns(in, c->s, i) / opt_longest_d(in, i);
-			size_t at = m++;
-			while (at && key[ord[at - 1]] > key[i])
-				ord[at] = ord[at - 1], at--;
-			ord[at] = i;
+			ord[m++] = i;
 		}
+	sort_desc(ord, m, key);
 	memset(pick, 0, n * sizeof(bool));
-	for (size_t q = 0; q + 1 < m; q++) {
+	for (size_t q = m; q-- > 1;) { /* least dense first; the densest stays (a cut keeps one) */
 		pick[ord[q]] = true;
-		free_group(c, pick, 1.0 / (double)(m - q));
+		free_group(c, pick, 1.0 / (double)q);
 		pick[ord[q]] = false;
 	}
 out:
