@@ -231,6 +231,20 @@ static double brute_min_islands(const struct opt_inst *in, const int *isl_of, st
 	return best;
 }
 
+/* Random set `seed` on two_isl_plat (island OPP 0 every third seed, else 1), split over the two
+ * islands: the first chain and every other task of the rest on island a (isl_of[i], 16 entries),
+ * each task on its island's first core in R->s. */
+static void rset_two_islands(struct rset *R, uint64_t seed, int *isl_of)
+{
+	rset_load_on(R, seed, two_isl_plat, seed % 3 ? 1 : 0);
+	ck_assert_uint_le(R->in.n_tasks, 16);
+	size_t chain0 = pd_dags_dag(pd_plan_dags(R->plan), 0)->n_tasks;
+	for (size_t i = 0; i < R->in.n_tasks; i++) {
+		isl_of[i] = i < chain0 || i % 2 ? 0 : 1;
+		R->s.where[i] = (int)R->in.isl_core0[isl_of[i]];
+	}
+}
+
 /*
  * Projections (corepack.c, project_pool): each island's tasks packed with the other island's left
  * to its density row. On random three-chain sets split over two islands of two cores (the first
@@ -243,14 +257,8 @@ START_TEST(projections_match_brute_force)
 	int proj0 = 0, packed = 0, unpackable = 0;
 	for (uint64_t seed = 1; seed <= 24; seed++) {
 		struct rset R;
-		rset_load_on(&R, seed, two_isl_plat, seed % 3 ? 1 : 0);
 		int isl_of[16];
-		ck_assert_uint_le(R.in.n_tasks, 16);
-		size_t chain0 = pd_dags_dag(pd_plan_dags(R.plan), 0)->n_tasks;
-		for (size_t i = 0; i < R.in.n_tasks; i++)
-			isl_of[i] = i < chain0 || i % 2 ? 0 : 1;
-		for (size_t i = 0; i < R.in.n_tasks; i++)
-			R.s.where[i] = (int)R.in.isl_core0[isl_of[i]];
+		rset_two_islands(&R, seed, isl_of);
 		int p = opt_corepack_project(&R.in, &R.s, opt_now_s() + 10.0);
 		for (size_t i = 0; i < R.in.n_tasks; i++)
 			R.s.where[i] = (int)R.in.isl_core0[isl_of[i]];
@@ -303,14 +311,8 @@ START_TEST(cuts_hold_wherever_the_free_tasks_go)
 	int cuts = 0, smaller = 0, unpackable = 0;
 	for (uint64_t seed = 1; seed <= 40; seed++) {
 		struct rset R;
-		rset_load_on(&R, seed, two_isl_plat, seed % 3 ? 1 : 0);
 		int isl_of[16], cut[16];
-		ck_assert_uint_le(R.in.n_tasks, 16);
-		size_t chain0 = pd_dags_dag(pd_plan_dags(R.plan), 0)->n_tasks;
-		for (size_t i = 0; i < R.in.n_tasks; i++)
-			isl_of[i] = i < chain0 || i % 2 ? 0 : 1;
-		for (size_t i = 0; i < R.in.n_tasks; i++)
-			R.s.where[i] = (int)R.in.isl_core0[isl_of[i]];
+		rset_two_islands(&R, seed, isl_of);
 		if (brute_min_islands(&R.in, isl_of, &R.b) <= 1.0) {
 			rset_free(&R);
 			continue;

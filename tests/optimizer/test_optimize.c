@@ -401,9 +401,10 @@ START_TEST(small_xu4_exact_checked)
 END_TEST
 
 /* A plan of the exact mode on an independent XU4 set, checked: evaluator, checker, bound below. */
-static void solve_independent(uint64_t seed, double tl, struct pd_opt_result *r)
+/* Optimizes plan (default options, time limit tl) into r, holds the plan against the own evaluator
+ * and the independent checker, and frees plan. */
+static void solve_checked(pd_plan *plan, double tl, struct pd_opt_result *r)
 {
-	pd_plan *plan = pd_to_independent(40, 2.0, seed, "platforms/odroid-xu4.yaml");
 	struct pd_opt_params p;
 	pd_opt_defaults(&p);
 	p.time_limit_s = tl;
@@ -416,6 +417,11 @@ static void solve_independent(uint64_t seed, double tl, struct pd_opt_result *r)
 	ck_assert(cr->schedulable);
 	pd_check_report_free(cr);
 	pd_plan_free(plan);
+}
+
+static void solve_independent(uint64_t seed, double tl, struct pd_opt_result *r)
+{
+	solve_checked(pd_to_independent(40, 2.0, seed, "platforms/odroid-xu4.yaml"), tl, r);
 }
 
 /* 40 independent tasks on XU4 (`gen --dags 40 --tasks 1 --util 2 --min-wcet 20us --seed 13`), the
@@ -454,21 +460,10 @@ END_TEST
  * test. */
 START_TEST(branch_and_bound_proves_xu4_50_tasks)
 {
-	pd_plan *plan = pd_to_bench_set(5, 10, 7243803, "platforms/odroid-xu4.yaml");
-	struct pd_opt_params p;
-	pd_opt_defaults(&p);
-	p.time_limit_s = 20;
 	struct pd_opt_result r;
-	pd_err e = {0};
-	ck_assert_msg(pd_optimize(plan, &p, &r, &e) == 0, "%s", e.msg);
+	solve_checked(pd_to_bench_set(5, 10, 7243803, "platforms/odroid-xu4.yaml"), 20.0, &r);
 	ck_assert_msg(r.status == PD_STATUS_OPTIMAL, "plan %.6f W, bound %.6f W, gap %.4f %%", r.power_w,
 		      r.lower_bound_w, 100 * r.gap);
-	assert_verified(plan, r.power_w);
-	pd_check_report *cr = pd_check_plan(plan, &e);
-	ck_assert_msg(cr != NULL, "check: %s", e.msg);
-	ck_assert(cr->schedulable);
-	pd_check_report_free(cr);
-	pd_plan_free(plan);
 }
 END_TEST
 
