@@ -268,11 +268,12 @@ int opt_corepack_pooled(const struct opt_inst *in, struct opt_sol *s, bool pool,
  * islands' density rows): 0 when some island alone cannot be packed (so the whole cannot), else 1.
  * For tests; the packers run them between their first and second exact search. */
 int opt_corepack_project(const struct opt_inst *in, struct opt_sol *s, double deadline_s);
-/* A smaller no-good for an assignment that cannot be packed: a set of CPU tasks of one island (or
- * pool, as opt_corepack_pooled) that cannot be packed there whatever the other tasks' placement (each
- * other task counts on its paths with the least time it takes anywhere at the OPPs of s). 0 found:
- * cut[i] is where[i] for the set's tasks, OPT_WHERE_ANY for the others (a deletion filter made the set
- * small within deadline_s); 1 no island alone is impossible; -1 not decided by deadline_s. */
+/* A smaller no-good for the assignment of s, known not to pack: a subset of its tasks that cannot be
+ * packed where s has them (islands, or pools as opt_corepack_pooled; servers) whatever the other
+ * tasks' placement (each counts on its paths with the least time it takes anywhere at the OPPs of s).
+ * 0 found: cut[i] is where[i] for the subset's tasks, OPT_WHERE_ANY for the others (a deletion filter
+ * made it small within deadline_s); 1 the projections prove nothing (the whole assignment is the
+ * no-good); -1 not decided by deadline_s. */
 int opt_corepack_cut(const struct opt_inst *in, struct opt_sol *s, bool pool, int *cut, double deadline_s);
 
 /* Heuristic packing (corepack_search.c) of the island / server assignment of s with the deadlines in
