@@ -143,16 +143,22 @@ static void kill9_once(const char *dir, pid_t *pid_out, struct pd_th_verdict *v)
 	snprintf(log, sizeof(log), "%s/run.pdlog", dir);
 	ck_assert(pd_th_wait_file(log, 15000));
 	sleep_ms(1500);
+	/* what is on disk just before the kill must all survive it */
+	pd_runlog *before = pd_th_log(dir);
+	size_t n_before = pd_th_instances(before, "chain", NULL, NULL);
+	pd_runlog_free(before);
 	kill(pid, SIGKILL);
 	int st;
 	waitpid(pid, &st, 0);
 	*pid_out = pid;
 	pd_runlog *r = pd_th_log(dir);
 	ck_assert_ptr_null(pd_runlog_end(r));
-	/* ~1.5 s of releases at 20 ms after the log appeared; the rings are flushed every 250 ms: at
-	 * most the last fraction of a second is lost */
+	/* ~1.5 s of releases at 20 ms after the log appeared (75); the rings are flushed every 250 ms,
+	 * by a thread that is not real-time: on a loaded 2-CPU host the last flush can come ~0.3 s
+	 * late (CI saw 59). At most the last fraction of a second is lost: at least 1 s of releases. */
 	size_t n = pd_th_instances(r, "chain", NULL, NULL);
-	ck_assert_uint_ge(n, 60);
+	ck_assert_uint_ge(n, n_before);
+	ck_assert_uint_ge(n, 50);
 	ck_assert_uint_le(n, 80);
 	ck_assert_uint_lt(pd_runlog_dropped_bytes(r), 4096);
 	for (size_t i = 0; i < n; i++) /* complete, in order */
