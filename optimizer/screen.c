@@ -520,14 +520,19 @@ int opt_screen_iterations(const struct opt_screen *S)
 #define SCREEN_LP_S 1.0
 
 /*
- * Dual simplex with the long-step ("bound flipping") ratio test. Why: the screening LP is mostly
- * boxed columns (a in [0, 1], d in [0, hi], v in [0, cap / C]), where a long step passes over many
- * breakpoints in one iteration. The branch and bound's node LPs take 30-40 iterations each, and the
- * factorization is rarely still valid (rows come and go), so iterations are the cost. Xavier 30
- * tasks, ten sets proven both ways: time to proof 0.99-6.8 s -> 0.71-5.1 s (median 2.1 -> 1.7 s);
- * XU4 and ZCU102 20 and 30 tasks and the 120-task sets unchanged (docs/MODEL.md, 2026-12-07).
- * The other LPs (core packing, deadlines, the hull, the core-level master) were tried the same way
- * and gained nothing measurable: they keep GLPK's default (Harris) test.
+ * Dual simplex only (GLP_DUAL), with the long-step ("bound flipping") ratio test.
+ * - The long step: the screening LP is mostly boxed columns (a in [0, 1], d in [0, hi], v in
+ *   [0, cap / C]), where one long step passes over many breakpoints. The branch and bound's node
+ *   LPs take 30-40 iterations each and the factorization is rarely still valid (rows come and go),
+ *   so iterations are the cost. Xavier 30 tasks, ten sets proven both ways: time to proof
+ *   0.99-6.8 s -> 0.71-5.1 s; XU4 and ZCU102 20 and 30 tasks and the 120-task sets unchanged.
+ * - No primal fallback (GLP_DUALP's): with the long step, 2 of 48 Xavier 30-task runs lost a worker
+ *   to GLPK's primal simplex ("teta_lim >= 0.0", spxprim.c; the worker dies, the other goes on
+ *   alone); with the dual alone none of 24 did. A dual that fails gets one more try from the
+ *   standard basis below; an LP that fails again gives no bound (never a wrong one).
+ * The measurements: docs/MODEL.md, 2026-12-07, twelfth session. The other LPs (core packing,
+ * deadlines, the hull, the core-level master) gained nothing measurable from the long step and keep
+ * GLPK's defaults.
  */
 static int simplex(glp_prob *lp, double deadline_s)
 {
@@ -535,7 +540,7 @@ static int simplex(glp_prob *lp, double deadline_s)
 	glp_smcp sp;
 	glp_init_smcp(&sp);
 	sp.msg_lev = GLP_MSG_OFF;
-	sp.meth = GLP_DUALP;
+	sp.meth = GLP_DUAL;
 	sp.r_test = GLP_RT_FLIP;
 	double left_ms = (deadline_s - opt_now_s()) * 1000.0;
 	if (left_ms < 5)
