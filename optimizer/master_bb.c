@@ -28,7 +28,8 @@
  * that one leaf, and where the packing fails on one DAG's tight paths, every placement of the other
  * DAGs' tasks is a leaf of its own at nearly the same LP bound. XU4 20 tasks, seed 205218: 350-460
  * leaves in 10 s, each a no-good of all 20 tasks, and the vector's bound stayed 0.36 % under the plan;
- * with cuts of 8-10 tasks (one DAG's), proven in 1.1-2.2 s after 26 leaves.
+ * with cuts of 8-10 tasks (one DAG's), proven in 1.1-2.2 s after 26 leaves. Where the cuts keep
+ * naming every task, the vector stops searching for them (BB_CUT_TRIES).
  *
  * Identical islands at one OPP (Xavier's Carmel clusters, most often two to four at one level) are
  * one option, a "pool" (opt_twin_pools): their cores are interchangeable in every rule of the model,
@@ -135,6 +136,8 @@ struct opt_bb {
 	 * search began. */
 	double band_s, t_start;
 	size_t depth; /* of the current node */
+	/* Unpackable leaves in a row, at this vector, whose no-good names every task (BB_CUT_TRIES). */
+	size_t cut_misses;
 };
 /* One exact packing check of the branch and bound may take this long (corepack.c decides the
  * benchmark's 30-task packings in 0.01-2 s; GLPK's core-level master sometimes not in 9 s); a leaf
@@ -145,6 +148,15 @@ struct opt_bb {
  * deletion filter runs (XU4 20 tasks: 0.05-0.2 s); where a leaf's whole DAGs cannot be freed it
  * stops after n_dags + 1 of them. */
 #define BB_CUT_S 0.5
+/* A vector whose last BB_CUT_TRIES unpackable leaves each got a cut naming every task skips the cut
+ * search from then on (the no-good is the whole assignment). Why: where the leaves fail on the paths
+ * of every DAG across both islands, no DAG, pool or task can be freed, and each fruitless search
+ * (0.05-0.35 s) cost many times the leaf's own packing check (2-15 ms). XU4 20 tasks, seed 12237671:
+ * 180 leaves in 10 s, 11.9 s of both workers' 19.5 in cut searches, none of them smaller than the
+ * assignment; with the searches stopped, ~660 leaves and the gap 0.107 -> 0.080 %. Seed 7715119,
+ * open at 0.052 % after 10 s and at 0.023 % after 30 s, is proven in 7.4 s; seed 205218, whose cuts
+ * do shrink, in 1.5 s instead of 2.7 s (docs/MODEL.md, 2026-12-07, twelfth session). */
+#define BB_CUT_TRIES 3
 /* Pseudocost branching up to this many tasks (most fractional above). Most fractional branching is
  * known to prove little better than a random choice; on Xavier's 20-task sets the hard vector is a
  * tree to close: seed 10236488 (bench shape) proven in 2.9 s with, open after 19.5 s of its branch
@@ -308,8 +320,13 @@ static int bb_leaf(struct opt_bb *B)
 	if (r == 0) { /* the smallest no-good proven in time: a cut, or the whole assignment */
 		int *ng = B->ng_where + B->n_nogood * in->n_tasks;
 		memcpy(B->tmp.where, B->cd.where, in->n_tasks * sizeof(int));
-		if (opt_corepack_cut(in, &B->tmp, B->pooled, ng, fmin(B->dl, opt_now_s() + BB_CUT_S)) != 0)
+		if (B->cut_misses >= BB_CUT_TRIES ||
+		    opt_corepack_cut(in, &B->tmp, B->pooled, ng, fmin(B->dl, opt_now_s() + BB_CUT_S)) != 0)
 			memcpy(ng, B->cd.where, in->n_tasks * sizeof(int));
+		bool every = true;
+		for (size_t i = 0; every && i < in->n_tasks; i++)
+			every = ng[i] != OPT_WHERE_ANY;
+		B->cut_misses = every ? B->cut_misses + 1 : 0;
 		B->nogood[B->n_nogood++] = opt_screen_nogood(B->M->scr, ng, B->pool);
 	}
 	return r;
