@@ -453,6 +453,16 @@ START_TEST(dive_packs_independent_xu4_sets)
 }
 END_TEST
 
+/* Solves the XU4 set in the bench's shape (n_dags x 10 tasks, seed) within tl, checked, and asserts
+ * that it is proven optimal. */
+static void assert_xu4_bench_set_proven(unsigned n_dags, uint64_t seed, double tl)
+{
+	struct pd_opt_result r;
+	solve_checked(pd_to_bench_set(n_dags, 10, seed, "platforms/odroid-xu4.yaml"), tl, &r);
+	ck_assert_msg(r.status == PD_STATUS_OPTIMAL, "seed %llu: plan %.6f W, bound %.6f W, gap %.4f %%",
+		      (unsigned long long)seed, r.power_w, r.lower_bound_w, 100 * r.gap);
+}
+
 /* Above the small sets' sizes the island search runs the branch and bound too, in the precise
  * mode (master.c, master_bb.c): XU4 50 tasks in the bench's shape, seed 7243803, was open at
  * 0.167 % after 10 s and after 20 s without it (the island MILP never moved the cheapest vector's
@@ -460,10 +470,7 @@ END_TEST
  * test. */
 START_TEST(branch_and_bound_proves_xu4_50_tasks)
 {
-	struct pd_opt_result r;
-	solve_checked(pd_to_bench_set(5, 10, 7243803, "platforms/odroid-xu4.yaml"), 20.0, &r);
-	ck_assert_msg(r.status == PD_STATUS_OPTIMAL, "plan %.6f W, bound %.6f W, gap %.4f %%", r.power_w,
-		      r.lower_bound_w, 100 * r.gap);
+	assert_xu4_bench_set_proven(5, 7243803, 20.0);
 }
 END_TEST
 
@@ -474,10 +481,7 @@ END_TEST
  * 7.4 s (RelWithDebInfo, quiet). 40 s leaves room for ASan beside another test. */
 START_TEST(fruitless_cuts_stop_xu4_20_tasks)
 {
-	struct pd_opt_result r;
-	solve_checked(pd_to_bench_set(2, 10, 7715119, "platforms/odroid-xu4.yaml"), 40.0, &r);
-	ck_assert_msg(r.status == PD_STATUS_OPTIMAL, "plan %.6f W, bound %.6f W, gap %.4f %%", r.power_w,
-		      r.lower_bound_w, 100 * r.gap);
+	assert_xu4_bench_set_proven(2, 7715119, 40.0);
 }
 END_TEST
 
