@@ -136,8 +136,9 @@ struct opt_bb {
 	 * search began. */
 	double band_s, t_start;
 	size_t depth; /* of the current node */
-	/* Unpackable leaves in a row, at this vector, whose no-good names every task (BB_CUT_TRIES). */
-	size_t cut_misses;
+	/* Unpackable leaves in a row, at this vector, whose no-good names every task (BB_CUT_TRIES), and
+	 * the cut searches run (opt_mst_bb_cut_stats). */
+	size_t cut_misses, cut_searches;
 };
 /* One exact packing check of the branch and bound may take this long (corepack.c decides the
  * benchmark's 30-task packings in 0.01-2 s; GLPK's core-level master sometimes not in 9 s); a leaf
@@ -320,8 +321,9 @@ static int bb_leaf(struct opt_bb *B)
 	if (r == 0) { /* the smallest no-good proven in time: a cut, or the whole assignment */
 		int *ng = B->ng_where + B->n_nogood * in->n_tasks;
 		memcpy(B->tmp.where, B->cd.where, in->n_tasks * sizeof(int));
-		if (B->cut_misses >= BB_CUT_TRIES ||
-		    opt_corepack_cut(in, &B->tmp, B->pooled, ng, fmin(B->dl, opt_now_s() + BB_CUT_S)) != 0)
+		bool search = B->cut_misses < BB_CUT_TRIES;
+		B->cut_searches += search;
+		if (!search || opt_corepack_cut(in, &B->tmp, B->pooled, ng, fmin(B->dl, opt_now_s() + BB_CUT_S)) != 0)
 			memcpy(ng, B->cd.where, in->n_tasks * sizeof(int));
 		bool every = true;
 		for (size_t i = 0; every && i < in->n_tasks; i++)
@@ -985,6 +987,12 @@ double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_so
 	else
 		opt_mst_bb_free(B);
 	return res;
+}
+
+void opt_mst_bb_cut_stats(const struct opt_bb *B, size_t *nogoods, size_t *searches)
+{
+	*nogoods = B->n_nogood;
+	*searches = B->cut_searches;
 }
 
 double opt_mst_bb_resume(struct opt_bb *B, struct opt_sol *inc, double dl)

@@ -110,6 +110,9 @@ double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_so
  * first); the same result. M's screening LP may have served other vectors meanwhile. */
 double opt_mst_bb_resume(struct opt_bb *B, struct opt_sol *inc, double dl);
 void opt_mst_bb_free(struct opt_bb *B);
+/* For tests: the unpackable leaves the search has met (each a no-good) and the cut searches it ran
+ * for them (opt_corepack_cut; BB_CUT_TRIES in master_bb.c). */
+void opt_mst_bb_cut_stats(const struct opt_bb *B, size_t *nogoods, size_t *searches);
 
 /* ---- vecsort.c */
 /* One OPP vector of the exact mode's list (master.c), ordered by its bound lb. */

@@ -36,6 +36,14 @@
  * without one; the dives for plans in the tolerance's band (bb_band_dive) still replace the
  * incumbent with a real plan (it passes the evaluator) below it. Without the dives the incumbent
  * stays as it was.
+ *
+ * fruitless_cut_searches_stop: XU4 20 tasks in the bench's shape, seed 7715119, at its optimum's
+ * vector with no incumbent. Its unpackable leaves fail on the paths of both DAGs, so cut searches
+ * hardly ever free a task, and after BB_CUT_TRIES fruitless ones in a row the search stops running
+ * them (each cost many times the leaf). A search stopped after 2 s and handed back has met more
+ * unpackable leaves than it ran cut searches (77 leaves, 5 searches here, RelWithDebInfo). Fails
+ * with a cut search at every leaf (as many searches as leaves). The search's verdicts with the
+ * whole assignments as no-goods are the other tests' (search_matches_brute_force).
  */
 #include "helper_opt.h"
 #include "optimizer/master_impl.h"
@@ -293,6 +301,26 @@ START_TEST(band_dive_finds_a_better_plan)
 }
 END_TEST
 
+START_TEST(fruitless_cut_searches_stop)
+{
+	struct fixture f = {0};
+	double opt_w;
+	setup(&f, 10, 7715119, &opt_w);
+	struct opt_sol a;
+	ck_assert_int_eq(opt_sol_init(&a, &f.in), 0);
+	struct opt_bb *T = NULL;
+	double r = opt_mst_vector_bb(&f.M, &f.C, &f.s, 0, &a, opt_now_s() + 2.0, &T);
+	ck_assert_msg(T != NULL, "the vector was closed in 2 s (bound %.9f W)", r);
+	size_t nogoods, searches;
+	opt_mst_bb_cut_stats(T, &nogoods, &searches);
+	ck_assert_uint_gt(nogoods, 3);
+	ck_assert_uint_lt(searches, nogoods);
+	opt_mst_bb_free(T);
+	opt_sol_free(&a);
+	teardown(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("optimizer_bb");
@@ -302,6 +330,7 @@ int main(void)
 	tcase_add_test(tc, stopped_search_goes_on_to_the_same_verdict);
 	tcase_add_test(tc, split_parts_cover_the_vector);
 	tcase_add_test(tc, band_dive_finds_a_better_plan);
+	tcase_add_test(tc, fruitless_cut_searches_stop);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }
