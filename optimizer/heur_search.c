@@ -141,13 +141,6 @@ static bool step_to(struct heur *h, double power_cap_w, struct opt_sol *best, co
 	return at_inc && heur_try_warm(h, raw, power_cap_w, best);
 }
 
-/* The first island of k's class of identical islands (symmetry.c). */
-static size_t twin_root(const struct opt_inst *in, size_t k)
-{
-	while (in->isl_prev_twin[k] >= 0)
-		k = (size_t)in->isl_prev_twin[k];
-	return k;
-}
 
 /*
  * Identical islands (Xavier's four Carmel clusters) step down together while that improves: a
@@ -166,7 +159,7 @@ static bool group_steps(struct heur *h, double power_cap_w, struct opt_sol *best
 			continue;
 		size_t members = 0;
 		for (size_t k = k0; k < in->n_isl; k++)
-			members += twin_root(in, k) == k0;
+			members += opt_twin_root(in, k) == k0;
 		if (members < 2)
 			continue;
 		while (opt_now_s() < h->deadline_s) {
@@ -174,7 +167,7 @@ static bool group_steps(struct heur *h, double power_cap_w, struct opt_sol *best
 			for (size_t x = 0; x < nc; x++)
 				raw[x] = vec[x];
 			for (size_t k = k0; k < in->n_isl; k++)
-				if (twin_root(in, k) == k0 && raw[k] > 0)
+				if (opt_twin_root(in, k) == k0 && raw[k] > 0)
 					raw[k]--, lowered = true;
 			if (!lowered)
 				break;

@@ -71,6 +71,9 @@ struct hull {
 	size_t *opp0;                   /* per class: offset of its OPP block in the (class, OPP) list */
 	size_t n_cm;                    /* sum over classes of their OPPs */
 	int *a, *d, *v;                 /* [i * n_cm + cm] (0: option cannot hold the task) */
+	int *y;                         /* [cm]: islands of the class at the OPP */
+	int *ya;                        /* [aopp0[a] + m]: accelerator a at OPP m */
+	size_t *aopp0;
 	double *lo;                     /* [i * n_cm + cm]: the shortest deadline per unit of a, C / cap (ms) */
 	int *ind;
 	double *val;
@@ -160,10 +163,7 @@ static int classes(struct hull *H)
 	if (!H->cls_root || !H->cls_n || !H->opp0)
 		return -1;
 	for (size_t k = 0; k < in->n_isl; k++) {
-		size_t r = k;
-		while (in->isl_prev_twin[r] >= 0)
-			r = (size_t)in->isl_prev_twin[r];
-		size_t c = 0;
+		size_t r = opt_twin_root(in, k), c = 0;
 		while (c < H->n_cls && H->cls_root[c] != r)
 			c++;
 		if (c == H->n_cls)
@@ -183,10 +183,7 @@ static double class_const(const struct hull *H, size_t c, size_t m)
 	const struct opt_inst *in = H->in;
 	double w = INFINITY;
 	for (size_t k = 0; k < in->n_isl; k++) {
-		size_t r = k;
-		while (in->isl_prev_twin[r] >= 0)
-			r = (size_t)in->isl_prev_twin[r];
-		if (r == H->cls_root[c])
+		if (opt_twin_root(in, k) == H->cls_root[c])
 			w = fmin(w, in->isl_const_w[k][m]);
 	}
 	return w;
@@ -264,12 +261,12 @@ static int build(struct hull *H, size_t max_am)
 	struct opt_hlp *lp = H->lp;
 	size_t n = in->n_tasks;
 	opt_hlp_offset(lp, in->base_w);
-	int *y = calloc(H->n_cm + 1, sizeof(int));
+	int *y = H->y = calloc(H->n_cm + 1, sizeof(int));
 	size_t nam = 0;
 	for (size_t a = 0; a < in->n_acc; a++)
 		nam += in->acc_nopp[a];
-	int *ya = calloc(nam + 1, sizeof(int));
-	size_t *aopp0 = calloc(in->n_acc + 1, sizeof(size_t));
+	int *ya = H->ya = calloc(nam + 1, sizeof(int));
+	size_t *aopp0 = H->aopp0 = calloc(in->n_acc + 1, sizeof(size_t));
 	int *F = calloc(n + 1, sizeof(int));
 	int **z = calloc(n + 1, sizeof(int *)); /* [i][v * max_am + m] */
 	size_t nw = in->n_srv * n * n;
@@ -418,7 +415,7 @@ static int build(struct hull *H, size_t max_am)
 out:
 	for (size_t i = 0; z && i < n; i++)
 		free(z[i]);
-	free(z), free(F), free(y), free(ya), free(aopp0), free(w);
+	free(z), free(F), free(w);
 	return rc;
 }
 
@@ -457,12 +454,68 @@ static int separate(struct hull *H)
 	return added;
 }
 
-double opt_hull_bound(const struct opt_inst *in, double deadline_s) { return opt_hull_bound_on(in, deadline_s, false); }
+/*
+ * The vector the LP's point suggests (opt_hull_bound's hint): per class of twins, its islands at
+ * the OPPs where the cumulative y_cm of the class crosses 1/2, 3/2, ... (the point's distribution of
+ * islands over OPPs, rounded by quantiles, ascending: canonical); per accelerator, its OPP of the
+ * largest y_am. Why quantiles: the hull's optimum spreads a class over many OPPs (Xavier 120 tasks,
+ * seed 13017156: y over 18 of the 29 Carmel OPPs, none above 0.77), so no single OPP has weight
+ * enough to be read off, while its quantiles keep the spread between slow and fast islands that
+ * its cheap plans have (hull_plans.c).
+ */
+static void hint_from(const struct hull *H, struct opt_sol *hint)
+{
+	const struct opt_inst *in = H->in;
+	double *y = malloc((H->n_cm + 1) * sizeof(double));
+	size_t *q = malloc((in->n_isl + 1) * sizeof(size_t));
+	if (!y || !q)
+		goto out;
+	for (size_t c = 0; c < H->n_cls; c++) {
+		size_t r = H->cls_root[c], nm = in->isl_nopp[r];
+		for (size_t m = 0; m < nm; m++)
+			y[m] = opt_hlp_prim(H->lp, H->y[H->opp0[c] + m]);
+		opt_hull_quantiles(y, nm, H->cls_n[c], q);
+		for (size_t k = 0, j = 0; k < in->n_isl; k++) /* the class's j-th island takes quantile j */
+			if (opt_twin_root(in, k) == r)
+				hint->isl_opp[k] = q[j++];
+	}
+	for (size_t a = 0; a < in->n_acc; a++) {
+		double top = -1;
+		for (size_t m = 0; m < in->acc_nopp[a]; m++) {
+			double ya = opt_hlp_prim(H->lp, H->ya[H->aopp0[a] + m]);
+			if (ya > top)
+				top = ya, hint->acc_opp[a] = m;
+		}
+	}
+	hint->ok = true;
+out:
+	free(y);
+	free(q);
+}
 
-double opt_hull_bound_on(const struct opt_inst *in, double deadline_s, bool glpk)
+void opt_hull_quantiles(const double *y, size_t nm, size_t n, size_t *out)
+{
+	double cum = 0;
+	size_t j = 0;
+	for (size_t m = 0; m < nm && j < n; m++) {
+		cum += y[m];
+		/* the last OPP takes whatever rounding left over */
+		for (; j < n && (cum >= (double)j + 0.5 - 1e-9 || m == nm - 1); j++)
+			out[j] = m;
+	}
+}
+
+double opt_hull_bound(const struct opt_inst *in, double deadline_s, struct opt_sol *hint)
+{
+	return opt_hull_bound_on(in, deadline_s, false, hint);
+}
+
+double opt_hull_bound_on(const struct opt_inst *in, double deadline_s, bool glpk, struct opt_sol *hint)
 {
 	struct hull H = {.in = in};
 	double bound = -INFINITY;
+	if (hint)
+		hint->ok = false;
 	if (classes(&H))
 		goto out;
 	size_t max_am = 1; /* OPPs of the accelerator with the most */
@@ -492,6 +545,8 @@ double opt_hull_bound_on(const struct opt_inst *in, double deadline_s, bool glpk
 			compact(&H);
 		double z = opt_hlp_obj(H.lp);
 		bool stalled = z < bound + HULL_STALL * fabs(bound);
+		if (hint && z > bound)
+			hint_from(&H, hint);
 		bound = fmax(bound, z);
 		opt_pub_bound(in, bound);
 		if (bound >= opt_peer_w(in) * (1 - in->rel_gap) || stalled || !separate(&H))
@@ -500,5 +555,6 @@ double opt_hull_bound_on(const struct opt_inst *in, double deadline_s, bool glpk
 out:
 	opt_hlp_free(H.lp);
 	free(H.cls_root), free(H.cls_n), free(H.opp0), free(H.a), free(H.d), free(H.v), free(H.ind), free(H.val), free(H.cut), free(H.lo);
+	free(H.y), free(H.ya), free(H.aopp0);
 	return bound;
 }

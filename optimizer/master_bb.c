@@ -299,7 +299,7 @@ static int bb_leaf(struct opt_bb *B)
 	opt_screen_round(B->M->scr, B->s.where);
 	memcpy(B->cd.where, B->s.where, in->n_tasks * sizeof(int));
 	/* only packings that keep this assignment close the subtree (no repair moves here) */
-	if (opt_mst_round_pack(B->M, &B->s, B->w, fmin(B->dl, opt_now_s() + 1.0), false)) {
+	if (opt_round_pack(in, B->M->scr, &B->s, B->w, fmin(B->dl, opt_now_s() + 1.0), false)) {
 		if (!B->inc->ok || B->s.power_w < B->inc->power_w)
 			opt_sol_copy(B->inc, &B->s, in);
 		return 1;

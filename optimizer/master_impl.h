@@ -127,9 +127,19 @@ int opt_vec_cmp(const void *a, const void *b);
  * sorted: O(m log m + the merge), not a sort of the whole list. */
 void opt_vec_resort(struct opt_vec *vs, size_t m, size_t nv);
 
-/* ---- master.c */
+/* ---- rounding.c */
 /* A plan of a rounded screening LP: the LP's deadlines, packed exactly; with repair, also the
  * heuristic's packing and repair. True when the plan passed the evaluator. */
-bool opt_mst_round_pack(struct master *M, struct opt_sol *s, struct opt_ws *w, double dl, bool repair);
+bool opt_round_pack(const struct opt_inst *in, struct opt_screen *scr, struct opt_sol *s, struct opt_ws *w, double dl,
+		    bool repair);
+/* The rounding of the screening LP's last optimum, at s's vector (no LP solved): 2 when it packed
+ * (inc updated if cheaper), else 1. */
+int opt_round_current(const struct opt_inst *in, struct opt_screen *scr, struct opt_sol *s, struct opt_ws *w,
+		      struct opt_sol *inc, double dl);
+/* Every LP rounding at the OPPs of vec (s: scratch): capacity held back on every island in turn,
+ * then (above the per-core sizes) island by island, then LP dives. 2 when a rounding packed (inc
+ * updated if cheaper), 1 when some LP had a plan below the cut-off and none packed, else 0. */
+int opt_round_vector(const struct opt_inst *in, struct opt_screen *scr, const struct opt_sol *vec, struct opt_sol *s,
+		     struct opt_ws *w, struct opt_sol *inc, double dl);
 
 #endif

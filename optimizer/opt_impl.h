@@ -293,9 +293,19 @@ double opt_now_s(void);
  * optimum bounds every plan at every vector. Kelley rounds until deadline_s, a stall, or a bound at
  * the peer's plan (in->peer) less the gap; each round's bound is published (opt_pub_bound). Returns
  * the bound (-INFINITY: no LP optimum in time). */
-double opt_hull_bound(const struct opt_inst *in, double deadline_s);
-/* The same on GLPK even where the build has CLP (the tests compare both solvers' bounds). */
-double opt_hull_bound_on(const struct opt_inst *in, double deadline_s, bool glpk);
+double opt_hull_bound(const struct opt_inst *in, double deadline_s, struct opt_sol *hint);
+/* The same on GLPK even where the build has CLP (the tests compare both solvers' bounds). With hint
+ * (may be NULL), the vector the last LP point suggests goes into hint's OPPs (hint->ok: there was one;
+ * hull.c, hint_from). */
+double opt_hull_bound_on(const struct opt_inst *in, double deadline_s, bool glpk, struct opt_sol *hint);
+/* n islands spread over nm OPPs as y[0..nm) (sum n): out[j] the OPP where the cumulative y reaches
+ * j + 1/2, ascending (the hint's OPPs of a class of n twins). */
+void opt_hull_quantiles(const double *y, size_t nm, size_t n, size_t *out);
+
+/* Plans where the OPP hull points (hull_plans.c): from hint (opt_hull_bound's) toward best's vector,
+ * a descent over screened bounds, LP roundings at the best vectors met; best improves (published) or
+ * stays. Until deadline_s at most. */
+void opt_hull_plans(const struct opt_inst *in, const struct opt_sol *hint, struct opt_sol *best, double deadline_s);
 
 /* The hull's LP (hull_lp.c): CLP where the build has CBC and glpk is false, else GLPK. GLPK's
  * numbering: rows and columns from 1, index and value arrays read from [1]. A side of a bound may be
@@ -339,6 +349,14 @@ double opt_vector_idle_w(const struct opt_inst *in, const struct opt_sol *s);
 /* Whether option o of task i (islands, then servers) can hold it alone at the OPPs of s: its time
  * fits its longest possible deadline shortened by slack_frac, and on a core also the density cap. */
 bool opt_option_fits(const struct opt_inst *in, const struct opt_sol *s, size_t i, size_t o, double slack_frac);
+/* The first island of k's class of identical islands (symmetry.c). */
+static inline size_t opt_twin_root(const struct opt_inst *in, size_t k)
+{
+	while (in->isl_prev_twin[k] >= 0)
+		k = (size_t)in->isl_prev_twin[k];
+	return k;
+}
+
 /* Identical islands (symmetry.c): fills in->isl_prev_twin; -1 on allocation failure. A vector is
  * canonical when its OPP indices do not decrease along each class of identical islands; every plan
  * has an equivalent (same power, same schedulability) at a canonical vector, so searching those
@@ -525,6 +543,9 @@ void opt_pub_used(const struct opt_inst *in, enum opt_used u);
 void opt_pub_set_proven(const struct opt_inst *in, bool proven);
 /* An internal failure with its reason (what the user reads); returns -1. */
 int opt_pub_fail(const struct opt_inst *in, const char *why);
+/* Worker side: the other worker's last plan (in->peer), whole and checked by the evaluator (false:
+ * none, or none whole after a few tries). */
+bool opt_peer_take(const struct opt_inst *in, struct opt_sol *dst);
 /* Parent side, after the worker ended: the last published incumbent (false: none), bound, search. */
 bool opt_pub_take(const struct opt_pub *P, const struct opt_inst *in, struct opt_sol *dst);
 double opt_pub_lb(const struct opt_pub *P);

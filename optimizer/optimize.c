@@ -21,6 +21,9 @@
 /* The hull worker searches plans after its bound only with at least this much time left (s): the
  * heuristic alone takes ~0.5 s at 120 tasks on Xavier. */
 #define OPT_HULL_PLANS_MIN_S 0.5
+/* The share of what is then left that goes to the plans where the hull points (hull_plans.c); the
+ * heuristic's iterated descent gets the rest. */
+#define OPT_HULL_PLANS_SHARE 0.8
 
 void pd_opt_defaults(struct pd_opt_params *p)
 {
@@ -358,16 +361,42 @@ static void explain(const struct opt_inst *in, const struct pd_opt_params *p, st
  * same start explores other OPP vectors (docs/MODEL.md, "The hull on CLP"). The parent keeps the
  * cheaper plan of both workers (merge).
  */
+/* The search worker's plan when it is cheaper than this worker's (the plans below start from it);
+ * whether there was one. */
+static bool adopt_peer_plan(struct ctx *c)
+{
+	struct opt_sol peer;
+	if (opt_sol_init(&peer, c->in))
+		return false;
+	bool got = opt_peer_take(c->in, &peer);
+	if (got && (!c->best.ok || peer.power_w < c->best.power_w))
+		opt_sol_copy(&c->best, &peer, c->in);
+	opt_sol_free(&peer);
+	return got;
+}
+
+/*
+ * The hull's worker (--backend auto above 30 tasks on platforms with identical islands): the OPP
+ * hull's bound, then plans: the heuristic's (or the search worker's, when cheaper), the plans where
+ * the hull points (hull_plans.c), and the heuristic's iterated descent with what is left.
+ */
 static int hull_then_plans(struct ctx *c)
 {
-	c->lb = opt_hull_bound(c->in, c->deadline);
-	if (opt_now_s() > c->deadline - OPT_HULL_PLANS_MIN_S)
-		return 0;
+	struct opt_sol hint;
+	if (opt_sol_init(&hint, c->in))
+		return 0; /* out of memory: no bound, the search's stands */
+	c->lb = opt_hull_bound(c->in, c->deadline, &hint);
 	struct opt_heur_result hr;
-	if (opt_heuristic(c->in, c->p, c->deadline, INFINITY, 0, &c->best, &hr))
-		return 0; /* out of memory: the bound stands */
+	if (opt_now_s() > c->deadline - OPT_HULL_PLANS_MIN_S)
+		goto out; /* the bound stands */
+	/* the search worker's plan, else the heuristic's (the search ran the heuristic first) */
+	if (!adopt_peer_plan(c) && opt_heuristic(c->in, c->p, c->deadline, INFINITY, 0, &c->best, &hr))
+		goto out;
 	set_used(c, OPT_USED_EXACT_GLPK); /* a plan of the exact mode's portfolio, as the search's own */
+	opt_hull_plans(c->in, &hint, &c->best, opt_now_s() + OPT_HULL_PLANS_SHARE * (c->deadline - opt_now_s()));
 	opt_heur_restarts(c->in, c->deadline, &c->best, 2);
+out:
+	opt_sol_free(&hint);
 	return 0;
 }
 

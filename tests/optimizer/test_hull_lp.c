@@ -118,7 +118,7 @@ START_TEST(hull_sees_fifo_waits)
 	p.where[0] = 0, p.d_ns[0] = 4e6; /* a on the CPU (density 0.75), b alone on the GPU: 4 + 2 ms */
 	ck_assert_msg(opt_evaluate(&in, &p, why, sizeof(why)), "a on the CPU: %s", why);
 	for (int glpk = 0; glpk < 2; glpk++) {
-		double h = opt_hull_bound_on(&in, opt_now_s() + 5.0, glpk);
+		double h = opt_hull_bound_on(&in, opt_now_s() + 5.0, glpk, NULL);
 		ck_assert_msg(h <= p.power_w * (1 + 1e-9), "glpk %d: hull %.9f W above the plan's %.9f W", glpk, h,
 			      p.power_w);
 		ck_assert_msg(h > both + 0.05, "glpk %d: hull %.9f W, both on the GPU %.9f W: no FIFO wait", glpk, h,

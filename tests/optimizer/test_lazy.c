@@ -106,7 +106,7 @@ START_TEST(hull_bounds_every_vector)
 		sep = fmin(sep, f.lb0[c]);
 	double h[2];
 	for (int glpk = 0; glpk < 2; glpk++) {
-		h[glpk] = opt_hull_bound_on(&f.in, opt_now_s() + 5.0, glpk);
+		h[glpk] = opt_hull_bound_on(&f.in, opt_now_s() + 5.0, glpk, NULL);
 		ck_assert_msg(h[glpk] <= f.opt * (1 + 1e-9), "glpk %d: hull %.9f W above the optimum %.9f W", glpk, h[glpk],
 			      f.opt);
 		ck_assert_msg(h[glpk] > sep + 1e-6, "glpk %d: hull %.9f W not above the separable bound %.9f W", glpk,

@@ -873,7 +873,7 @@ START_TEST(hull_below_proven_optima)
 			ck_assert_msg(opt_inst_build(&in, pd_plan_dags(plan), pd_plan_platform(plan), p.eta, &e) == 0, "%s",
 				      e.msg);
 			for (int glpk = 0; glpk < 2; glpk++) {
-				double h = opt_hull_bound_on(&in, opt_now_s() + 20.0, glpk);
+				double h = opt_hull_bound_on(&in, opt_now_s() + 20.0, glpk, NULL);
 				ck_assert_msg(h <= r.power_w * (1 + 1e-9), "seed %d glpk %d: hull %.9f W above the optimum %.9f W",
 					      (int)seed, glpk, h, r.power_w);
 				ck_assert_msg(h >= 0.99 * r.power_w, "seed %d glpk %d: hull %.9f W, optimum %.9f W", (int)seed, glpk,

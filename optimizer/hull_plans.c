@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Plans where the OPP hull points (the hull's worker, optimize.c; docs/MODEL.md, "Exact", plans
+ * where the hull points).
+ *
+ * Why: above 30 tasks on Xavier the gap left after the time limit is mostly the plan's, and the
+ * plans came from descents over OPP vectors that start at the top vector and step down or swap one
+ * or two OPPs at a time, each step judged by a heuristic placement. Such descents stay in the valley
+ * they start in: Xavier 120 tasks, seed 13017156, plans at (1036.8 1190.4 1267.2 1267.2 MHz, GPU
+ * 675.75 MHz), 6.0967 W after 10 s and 6.0789 W after 40 s, while the LP rounding at the vector the
+ * hull's point suggests, with the GPU at 522.75 MHz, packs 6.0055 W in 0.4 s (the hull's bound is
+ * 5.8616 W: 3.9 % -> 2.4 %).
+ *
+ * Two observations make the search below cheap enough for the seconds the hull's worker has left:
+ * - the screening LP's bound at a vector (screen.c) predicts what its rounding packs, to within
+ *   0.05-0.3 % on the sets measured, so the search can move by screened bounds (one LP each, warm
+ *   from the previous vector: 0.1-0.9 s at 120 tasks) and round only where it ends;
+ * - the hull's point spreads the identical islands over many OPPs, and its quantiles (hull.c,
+ *   hint_from) keep the spread between slow and fast islands that the cheap plans have, but may lie
+ *   where no plan is (too little capacity): the search starts on the line from that vector toward the
+ *   incumbent's, at the first point whose LP has a plan below the cut-off.
+ * The search only makes plans; no bound depends on it.
+ */
+#include "optimizer/master_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Bisection steps on the line from the hint toward the incumbent's vector (start). */
+#define HP_LINE_STEPS 2
+/* Vectors screened at most (the memo). */
+#define HP_MAX_SEEN 96
+/* The share of the window that the descent over screened bounds may take; the roundings get the rest. */
+#define HP_DESCENT_SHARE 0.5
+/* Vectors rounded at most, best screened bound first. */
+#define HP_ROUNDINGS 3
+/* The path Lagrangian's multiplier updates before a vector's LP (as the lazy loop's, lazy.c): the
+ * line's first points often have no plan, and the LP took up to 2 s to say so at 120 tasks. */
+#define HP_PL_ROUNDS 60
+/* A step must lower the screened bound by this much (relative) to count. */
+#define HP_STEP_GAIN 1e-6
+
+struct hp {
+	const struct opt_inst *in;
+	struct opt_screen *scr;
+	struct opt_pathlag *pl; /* "no plan here" in milliseconds, before an LP (pathlag.c) */
+	struct opt_sol *best;
+	struct opt_ws *w;
+	struct opt_sol tmp; /* scratch plan of the roundings */
+	size_t nc;          /* coordinates: islands, then accelerators */
+	size_t *seen;       /* [n_seen * nc]: vectors screened (canonical) */
+	double *seen_lb;    /* their screened bounds (INFINITY: no LP plan below the cut-off then) */
+	bool *packed;       /* whether a rounding of theirs packed */
+	size_t n_seen;
+};
+
+static void get_vec(const struct hp *P, struct opt_sol *s, size_t *v)
+{
+	for (size_t c = 0; c < P->nc; c++)
+		v[c] = *opt_coord_opp(P->in, s, c);
+}
+
+static void set_vec(const struct hp *P, struct opt_sol *s, const size_t *v)
+{
+	for (size_t c = 0; c < P->nc; c++)
+		*opt_coord_opp(P->in, s, c) = v[c];
+	opt_vector_sort_twins(P->in, s);
+}
+
+/* The screened bound at s's vector (canonical), from the memo when it was screened before; INFINITY
+ * when its LP has no plan below the cut-off, or when the memo is full. */
+static double screened(struct hp *P, struct opt_sol *s, double dl)
+{
+	size_t nc = P->nc, *v = P->seen + P->n_seen * nc;
+	get_vec(P, s, v);
+	for (size_t j = 0; j < P->n_seen; j++)
+		if (!memcmp(P->seen + j * nc, v, nc * sizeof(size_t)))
+			return P->seen_lb[j];
+	if (P->n_seen == HP_MAX_SEEN)
+		return INFINITY;
+	double cut = cut_w(P->in, P->best);
+	bool inf = opt_pathlag_no_plan(P->pl, s, HP_PL_ROUNDS, dl);
+	double b = inf ? INFINITY : opt_screen_vector(P->scr, s, cut, dl, &inf);
+	if (!inf && !isfinite(b))
+		return INFINITY; /* no optimum in time: not known, not remembered */
+	P->seen_lb[P->n_seen] = inf || !(b < cut) ? INFINITY : b;
+	/* the LP's own optimum rounded: a packing only, no LP (the roundings with capacity held back
+	 * each solve the LP again, as long as a screening) */
+	bool packed = false;
+	if (isfinite(P->seen_lb[P->n_seen])) {
+		set_vec(P, &P->tmp, v);
+		packed = opt_round_current(P->in, P->scr, &P->tmp, P->w, P->best, dl) == 2;
+	}
+	P->packed[P->n_seen] = packed;
+	P->n_seen++;
+	return P->seen_lb[P->n_seen - 1];
+}
+
+/* The point t of the way from h to b (islands; the accelerators at b's OPPs: the hull's point often
+ * leaves the GPU at its slowest OPP, where its tasks miss their paths). */
+static void line_point(const struct hp *P, const size_t *h, const size_t *b, double t, size_t *v)
+{
+	for (size_t c = 0; c < P->nc; c++)
+		v[c] = c < P->in->n_isl ? (size_t)lround((double)h[c] + t * ((double)b[c] - (double)h[c])) : b[c];
+}
+
+/* The start: on the line from hint toward the incumbent's vector, the point nearest the hint whose
+ * LP has a plan below the cut-off, by HP_LINE_STEPS bisections from its middle (no plan at t: none
+ * nearer the hint either, as a rule: the hint's vector has too little capacity); else the incumbent's
+ * vector. Returns its screened bound, the vector in cur. */
+static double start(struct hp *P, const struct opt_sol *hint, struct opt_sol *s, size_t *cur, double dl)
+{
+	const struct opt_inst *in = P->in;
+	size_t *h = malloc(P->nc * sizeof(size_t)), *b = malloc(P->nc * sizeof(size_t)), *p = malloc(P->nc * sizeof(size_t));
+	double f = INFINITY, lo = 0, hi = 1;
+	if (!h || !b || !p)
+		goto out;
+	opt_sol_copy(s, hint, in);
+	opt_vector_sort_twins(in, s);
+	get_vec(P, s, h);
+	opt_sol_copy(s, P->best, in);
+	opt_vector_sort_twins(in, s);
+	get_vec(P, s, b);
+	memcpy(cur, b, P->nc * sizeof(size_t));
+	for (int k = 0; k < HP_LINE_STEPS && opt_now_s() < dl; k++) {
+		double t = 0.5 * (lo + hi);
+		line_point(P, h, b, t, p);
+		set_vec(P, s, p);
+		double g = screened(P, s, dl);
+		if (isfinite(g))
+			f = g, hi = t, get_vec(P, s, cur);
+		else
+			lo = t;
+	}
+	if (!isfinite(f)) {
+		set_vec(P, s, b);
+		f = screened(P, s, dl);
+	}
+out:
+	free(h), free(b), free(p);
+	return f;
+}
+
+/* Coordinate descent over screened bounds from cur (bound f): each coordinate one OPP down or up,
+ * accelerators first; the first step that lowers the bound is taken; until no step does or dl. */
+static void descend(struct hp *P, struct opt_sol *s, size_t *cur, double f, double dl)
+{
+	const struct opt_inst *in = P->in;
+	size_t *v = malloc(P->nc * sizeof(size_t));
+	for (bool moved = v != NULL; moved && opt_now_s() < dl;) {
+		moved = false;
+		for (size_t q = 0; q < 2 * P->nc && !moved && opt_now_s() < dl; q++) {
+			size_t c = (q / 2 + in->n_isl) % P->nc; /* accelerators first */
+			bool up = q % 2;
+			if ((!up && cur[c] == 0) || (up && cur[c] + 1 >= opt_coord_nopp(in, c)))
+				continue;
+			memcpy(v, cur, P->nc * sizeof(size_t));
+			v[c] = up ? v[c] + 1 : v[c] - 1;
+			set_vec(P, s, v);
+			double g = screened(P, s, dl);
+			if (g < f * (1 - HP_STEP_GAIN)) {
+				get_vec(P, s, cur);
+				f = g, moved = true;
+			}
+		}
+	}
+	free(v);
+}
+
+/* Every rounding (rounding.c: capacity held back, LP dives) at the screened vectors with the best
+ * bounds below the cut-off whose LP optimum's own rounding did not pack, best first. */
+static void round_best(struct hp *P, double dl)
+{
+	const struct opt_inst *in = P->in;
+	struct opt_sol vec;
+	if (opt_sol_init(&vec, in))
+		return;
+	for (int r = 0; r < HP_ROUNDINGS && opt_now_s() < dl; r++) {
+		/* an equal slice each: the best bound's rounding often fails to pack (the LP fills its
+		 * islands), and one failure took all of the time that the next vector's needed */
+		double slice_dl = opt_now_s() + (dl - opt_now_s()) / (HP_ROUNDINGS - r);
+		size_t pick = P->n_seen;
+		for (size_t j = 0; j < P->n_seen; j++)
+			if (!P->packed[j] && P->seen_lb[j] < cut_w(in, P->best) &&
+			    (pick == P->n_seen || P->seen_lb[j] < P->seen_lb[pick]))
+				pick = j;
+		if (pick == P->n_seen)
+			break;
+		P->packed[pick] = true; /* tried */
+		set_vec(P, &vec, P->seen + pick * P->nc);
+		opt_round_vector(in, P->scr, &vec, &P->tmp, P->w, P->best, slice_dl);
+	}
+	opt_sol_free(&vec);
+}
+
+void opt_hull_plans(const struct opt_inst *in, const struct opt_sol *hint, struct opt_sol *best, double deadline_s)
+{
+	struct hp P = {.in = in, .best = best, .nc = in->n_isl + in->n_acc};
+	struct opt_sol s = {0};
+	size_t *cur = malloc(P.nc * sizeof(size_t));
+	P.seen = malloc((HP_MAX_SEEN + 1) * P.nc * sizeof(size_t));
+	P.seen_lb = malloc(HP_MAX_SEEN * sizeof(double));
+	P.packed = malloc(HP_MAX_SEEN * sizeof(bool));
+	P.w = opt_ws_new(in);
+	if (!hint->ok || !best->ok || !cur || !P.seen || !P.seen_lb || !P.packed || !P.w || opt_sol_init(&s, in) ||
+	    opt_sol_init(&P.tmp, in) || !(P.scr = opt_screen_new(in)) || !(P.pl = opt_pathlag_new(in)))
+		goto out;
+	double descent_dl = opt_now_s() + HP_DESCENT_SHARE * (deadline_s - opt_now_s());
+	double f = start(&P, hint, &s, cur, descent_dl);
+	if (isfinite(f))
+		descend(&P, &s, cur, f, descent_dl);
+	round_best(&P, deadline_s);
+out:
+	opt_screen_free(P.scr);
+	opt_pathlag_free(P.pl);
+	opt_ws_free(P.w);
+	opt_sol_free(&P.tmp);
+	opt_sol_free(&s);
+	free(cur), free(P.seen), free(P.seen_lb), free(P.packed);
+}
