@@ -488,6 +488,7 @@ static void hint_from(const struct hull *H, struct opt_sol *hint)
 		}
 	}
 	hint->ok = true;
+	opt_pub_hint(in, hint);
 out:
 	free(y);
 	free(q);

@@ -46,6 +46,7 @@ struct hp {
 	struct opt_screen *scr;
 	struct opt_pathlag *pl; /* "no plan here" in milliseconds, before an LP (pathlag.c) */
 	struct opt_sol *best;
+	bool beside;        /* the search worker's search (other start, islands first) */
 	struct opt_ws *w;
 	struct opt_sol tmp; /* scratch plan of the roundings */
 	size_t nc;          /* coordinates: islands, then accelerators */
@@ -106,9 +107,10 @@ static void line_point(const struct hp *P, const size_t *h, const size_t *b, dou
 }
 
 /* The start: on the line from hint toward the incumbent's vector, the point nearest the hint whose
- * LP has a plan below the cut-off, by HP_LINE_STEPS bisections from its middle (no plan at t: none
- * nearer the hint either, as a rule: the hint's vector has too little capacity); else the incumbent's
- * vector. Returns its screened bound, the vector in cur. */
+ * LP has a plan below the cut-off, by HP_LINE_STEPS bisections from its middle (beside the search:
+ * from a quarter of the way; no plan at t: none nearer the hint either, as a rule: the hint's vector
+ * has too little capacity); else the incumbent's vector. Returns its screened bound, the vector in
+ * cur. */
 static double start(struct hp *P, const struct opt_sol *hint, struct opt_sol *s, size_t *cur, double dl)
 {
 	const struct opt_inst *in = P->in;
@@ -124,7 +126,7 @@ static double start(struct hp *P, const struct opt_sol *hint, struct opt_sol *s,
 	get_vec(P, s, b);
 	memcpy(cur, b, P->nc * sizeof(size_t));
 	for (int k = 0; k < HP_LINE_STEPS && opt_now_s() < dl; k++) {
-		double t = 0.5 * (lo + hi);
+		double t = k == 0 && P->beside ? 0.75 : 0.5 * (lo + hi);
 		line_point(P, h, b, t, p);
 		set_vec(P, s, p);
 		double g = screened(P, s, dl);
@@ -143,7 +145,8 @@ out:
 }
 
 /* Coordinate descent over screened bounds from cur (bound f): each coordinate one OPP down or up,
- * accelerators first; the first step that lowers the bound is taken; until no step does or dl. */
+ * accelerators first (islands first beside the search); the first step that lowers the bound is
+ * taken; until no step does or dl. */
 static void descend(struct hp *P, struct opt_sol *s, size_t *cur, double f, double dl)
 {
 	const struct opt_inst *in = P->in;
@@ -151,7 +154,7 @@ static void descend(struct hp *P, struct opt_sol *s, size_t *cur, double f, doub
 	for (bool moved = v != NULL; moved && opt_now_s() < dl;) {
 		moved = false;
 		for (size_t q = 0; q < 2 * P->nc && !moved && opt_now_s() < dl; q++) {
-			size_t c = (q / 2 + in->n_isl) % P->nc; /* accelerators first */
+			size_t c = (q / 2 + in->n_isl) % P->nc;
 			bool up = q % 2;
 			if ((!up && cur[c] == 0) || (up && cur[c] + 1 >= opt_coord_nopp(in, c)))
 				continue;
@@ -194,9 +197,10 @@ static void round_best(struct hp *P, double dl)
 	opt_sol_free(&vec);
 }
 
-void opt_hull_plans(const struct opt_inst *in, const struct opt_sol *hint, struct opt_sol *best, double deadline_s)
+void opt_hull_plans(const struct opt_inst *in, const struct opt_sol *hint, struct opt_sol *best, double deadline_s,
+		    bool beside)
 {
-	struct hp P = {.in = in, .best = best, .nc = in->n_isl + in->n_acc};
+	struct hp P = {.in = in, .best = best, .beside = beside, .nc = in->n_isl + in->n_acc};
 	struct opt_sol s = {0};
 	size_t *cur = malloc(P.nc * sizeof(size_t));
 	P.seen = malloc((HP_MAX_SEEN + 1) * P.nc * sizeof(size_t));

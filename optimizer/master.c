@@ -190,8 +190,28 @@ static void screen_vectors(struct master *M, struct opt_vec *vs, size_t nv, cons
 	opt_sol_free(&tmp);
 }
 
-/* The share of the lazy loop's time that goes to the iterated descent when the hull runs beside. */
-#define OPT_RESTART_SHARE 0.5
+/* The share of the lazy loop's time that goes to the iterated descent when the hull runs beside,
+ * and of what is left then, to the plans where the hull points (plans_beside_the_hull). */
+#define OPT_RESTART_SHARE 0.35
+#define OPT_BESIDE_SHARE 0.9
+
+/*
+ * With the OPP hull beside (optimize.c), the plans where the hull points (hull_plans.c), from the
+ * hint the hull worker published, once it has one: the hull worker searches from the same hint at
+ * about the same time, so this search starts elsewhere on the line and descends islands first. Why:
+ * the lazy loop and its roundings, which had this time, changed neither plan nor bound at 120 Xavier
+ * tasks (docs/MODEL.md, "Xavier at 120 tasks: the hull on CLP"): the hull's bound is the larger one,
+ * and no vector reached the loop's screening stage, so there was nothing to round.
+ */
+static void plans_beside_the_hull(const struct opt_inst *in, struct opt_sol *inc, double dl)
+{
+	struct opt_sol hint;
+	if (opt_sol_init(&hint, in))
+		return;
+	if (opt_peer_hint(in, &hint))
+		opt_hull_plans(in, &hint, inc, dl, true);
+	opt_sol_free(&hint);
+}
 
 /* LP rounding (rounding.c) at the vectors vs[0..nv) with the smallest bounds, best bound first, while
  * their bounds are below the cut-off; with a board, each vector by one of the two workers. */
@@ -491,8 +511,10 @@ static int solve_glpk(struct master *M, struct master *C, bool per_core, double 
 	 * 5.6-5.7 W against the hull's 5.8-5.96 W), and the gap left is the plan's: half of the time goes
 	 * to the heuristic's iterated descent first (seeds 1730919 / 8573466 / 16493118: 6.1530 /
 	 * 5.9648 / 6.0813 W -> 6.0820 / 5.9575 / 6.0765 W). */
-	if (L && in->hull_beside && inc->ok)
+	if (L && in->hull_beside && inc->ok) {
 		opt_heur_restarts(in, opt_now_s() + OPT_RESTART_SHARE * (deadline_s - opt_now_s()), inc, 1);
+		plans_beside_the_hull(in, inc, opt_now_s() + OPT_BESIDE_SHARE * (deadline_s - opt_now_s()));
+	}
 	if (L) { /* the same shares as the screening below: bounds, roundings, bounds again */
 		lazy_screen(L, in, vs, nv, inc, opt_now_s() + 0.6 * (deadline_s - opt_now_s()));
 		round_screened(M, L, vs, nv, inc, opt_now_s() + 0.7 * (deadline_s - opt_now_s()));

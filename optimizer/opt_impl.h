@@ -304,8 +304,10 @@ void opt_hull_quantiles(const double *y, size_t nm, size_t n, size_t *out);
 
 /* Plans where the OPP hull points (hull_plans.c): from hint (opt_hull_bound's) toward best's vector,
  * a descent over screened bounds, LP roundings at the best vectors met; best improves (published) or
- * stays. Until deadline_s at most. */
-void opt_hull_plans(const struct opt_inst *in, const struct opt_sol *hint, struct opt_sol *best, double deadline_s);
+ * stays. Until deadline_s at most. beside: the search worker's variant (its start and order differ
+ * from the hull worker's, which searches from the same hint at the same time). */
+void opt_hull_plans(const struct opt_inst *in, const struct opt_sol *hint, struct opt_sol *best, double deadline_s,
+		    bool beside);
 
 /* The hull's LP (hull_lp.c): CLP where the build has CBC and glpk is false, else GLPK. GLPK's
  * numbering: rows and columns from 1, index and value arrays read from [1]. A side of a bound may be
@@ -546,6 +548,10 @@ int opt_pub_fail(const struct opt_inst *in, const char *why);
 /* Worker side: the other worker's last plan (in->peer), whole and checked by the evaluator (false:
  * none, or none whole after a few tries). */
 bool opt_peer_take(const struct opt_inst *in, struct opt_sol *dst);
+/* The hull's hint (opt_hull_bound) on this worker's page, and the other worker's last one (false:
+ * none yet, or none whole after a few tries); only its OPPs count. */
+void opt_pub_hint(const struct opt_inst *in, const struct opt_sol *hint);
+bool opt_peer_hint(const struct opt_inst *in, struct opt_sol *dst);
 /* Parent side, after the worker ended: the last published incumbent (false: none), bound, search. */
 bool opt_pub_take(const struct opt_pub *P, const struct opt_inst *in, struct opt_sol *dst);
 double opt_pub_lb(const struct opt_pub *P);

@@ -353,14 +353,6 @@ static void explain(const struct opt_inst *in, const struct pd_opt_params *p, st
 			 in->cap_raw, r->solve_time_s);
 }
 
-/*
- * The hull worker (hull_portfolio): the OPP hull's bound, published round by round (hull.c), then
- * plans with what is left of the time: the heuristic, and the iterated descent from its plan with a
- * random stream of its own (the search worker's is seed 1). Why: on CLP the hull converges in 3-5 s
- * of a 10-s limit, and what Xavier's 120-task gaps then lack is plans; a second descent from the
- * same start explores other OPP vectors (docs/MODEL.md, "The hull on CLP"). The parent keeps the
- * cheaper plan of both workers (merge).
- */
 /* The search worker's plan when it is cheaper than this worker's (the plans below start from it);
  * whether there was one. */
 static bool adopt_peer_plan(struct ctx *c)
@@ -376,9 +368,13 @@ static bool adopt_peer_plan(struct ctx *c)
 }
 
 /*
- * The hull's worker (--backend auto above 30 tasks on platforms with identical islands): the OPP
- * hull's bound, then plans: the heuristic's (or the search worker's, when cheaper), the plans where
- * the hull points (hull_plans.c), and the heuristic's iterated descent with what is left.
+ * The hull worker (hull_portfolio): the OPP hull's bound, published round by round (hull.c), then
+ * plans with what is left of the time: from the search worker's plan (or the heuristic's, when it
+ * has none), the plans where the hull points (hull_plans.c), then the iterated descent with a random
+ * stream of its own (the search worker's is seed 1). Why: on CLP the hull converges in 3-5 s of a
+ * 10-s limit, and what Xavier's gaps above 30 tasks then lack is plans; the descents stay in the
+ * valley of OPP vectors they start in, where the hull's point shows others (docs/MODEL.md, "Plans
+ * where the hull points"). The parent keeps the cheaper plan of both workers (merge).
  */
 static int hull_then_plans(struct ctx *c)
 {
@@ -393,7 +389,8 @@ static int hull_then_plans(struct ctx *c)
 	if (!adopt_peer_plan(c) && opt_heuristic(c->in, c->p, c->deadline, INFINITY, 0, &c->best, &hr))
 		goto out;
 	set_used(c, OPT_USED_EXACT_GLPK); /* a plan of the exact mode's portfolio, as the search's own */
-	opt_hull_plans(c->in, &hint, &c->best, opt_now_s() + OPT_HULL_PLANS_SHARE * (c->deadline - opt_now_s()));
+	opt_hull_plans(c->in, &hint, &c->best, opt_now_s() + OPT_HULL_PLANS_SHARE * (c->deadline - opt_now_s()),
+		       false);
 	opt_heur_restarts(c->in, c->deadline, &c->best, 2);
 out:
 	opt_sol_free(&hint);
@@ -587,8 +584,9 @@ int pd_optimize(pd_plan *plan, const struct pd_opt_params *p, struct pd_opt_resu
 	struct opt_board *board = two_glpk ? opt_board_new(board_cap) : NULL;
 	for (size_t i = 0; two_glpk && i < n; i++)
 		c[i].peer = P[1 - i], c[i].board = board;
-	if (hull) /* the hull stops once its bound certifies the search's plan */
-		c[1].peer = P[0];
+	if (hull) /* the hull stops once its bound certifies the search's plan; the search reads the
+		   * hull's hint (master.c) */
+		c[1].peer = P[0], c[0].peer = P[1];
 	struct opt_worker_end end[OPT_MAX_WORKERS];
 	if (!rc)
 		opt_workers_run(n, P, kill_at, work, args, end);

@@ -48,6 +48,9 @@ struct opt_pub {
 	/* solutions published so far, counted after active flips: a slot is written only while it is
 	 * not active, so a copy of the active slot during which seq did not change is whole (opt_peer_take) */
 	unsigned long seq;
+	/* the OPP vector the hull's point suggests (hull.c), after the two slots: islands, then
+	 * accelerators; hint_seq is odd while it is written (a seqlock: opt_peer_hint) and 0 until the first */
+	unsigned long hint_seq;
 	/* the power of the best solution published (INFINITY: none), written by the worker alone with
 	 * one atomic store after its slot is complete, read at any time by the other worker of a
 	 * portfolio (opt_peer_w) and by the parent (opt_workers_run) */
@@ -86,7 +89,7 @@ struct opt_pub *opt_pub_new(const struct opt_inst *in)
 	o = align8(o + in->n_tasks * sizeof(double));
 	size_t o_dl = o;
 	o = align8(o + in->n_tasks * sizeof(int64_t));
-	size_t bytes = sizeof(struct opt_pub) + 2 * o;
+	size_t bytes = sizeof(struct opt_pub) + 2 * o + (in->n_isl + in->n_acc) * sizeof(size_t);
 	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
@@ -192,6 +195,41 @@ bool opt_peer_take(const struct opt_inst *in, struct opt_sol *dst)
 	}
 	dst->ok = false;
 	return false;
+}
+
+static size_t *hint_area(const struct opt_pub *P) { return (size_t *)(void *)(P->data + 2 * P->slot_bytes); }
+
+void opt_pub_hint(const struct opt_inst *in, const struct opt_sol *hint)
+{
+	struct opt_pub *P = in->pub;
+	if (!P || !hint->ok)
+		return;
+	size_t *h = hint_area(P);
+	__atomic_add_fetch(&P->hint_seq, 1, __ATOMIC_ACQ_REL); /* odd: being written */
+	for (size_t k = 0; k < in->n_isl; k++)
+		__atomic_store_n(&h[k], hint->isl_opp[k], __ATOMIC_RELAXED);
+	for (size_t a = 0; a < in->n_acc; a++)
+		__atomic_store_n(&h[in->n_isl + a], hint->acc_opp[a], __ATOMIC_RELAXED);
+	__atomic_add_fetch(&P->hint_seq, 1, __ATOMIC_RELEASE);
+}
+
+bool opt_peer_hint(const struct opt_inst *in, struct opt_sol *dst)
+{
+	const struct opt_pub *P = in->peer;
+	dst->ok = false;
+	for (int tries = 0; P && tries < 4 && !dst->ok; tries++) {
+		unsigned long s1 = __atomic_load_n(&P->hint_seq, __ATOMIC_ACQUIRE);
+		if (!s1)
+			return false; /* none yet */
+		const size_t *h = hint_area(P);
+		for (size_t k = 0; k < in->n_isl; k++)
+			dst->isl_opp[k] = __atomic_load_n(&h[k], __ATOMIC_RELAXED);
+		for (size_t a = 0; a < in->n_acc; a++)
+			dst->acc_opp[a] = __atomic_load_n(&h[in->n_isl + a], __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		dst->ok = s1 % 2 == 0 && __atomic_load_n(&P->hint_seq, __ATOMIC_RELAXED) == s1;
+	}
+	return dst->ok;
 }
 
 int opt_pub_fail(const struct opt_inst *in, const char *why)

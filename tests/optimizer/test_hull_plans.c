@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Plans where the OPP hull points (optimizer/hull_plans.c): the hull's hint (quantiles of its
- * point's islands over the OPPs, hull.c), the plans searched from it, and the other worker's plan
- * taken whole while it runs (worker.c, opt_peer_take).
+ * point's islands over the OPPs, hull.c), the plans searched from it, and what the two workers read
+ * of each other's pages while they run (worker.c): the other's plan, whole, and the hull's hint.
  */
 #include "helper_opt.h"
 #include "optimizer/opt_impl.h"
@@ -70,7 +70,7 @@ START_TEST(plans_from_the_hint)
 		for (size_t c = 0; c < in.n_isl + in.n_acc; c++)
 			ck_assert_uint_lt(*opt_coord_opp(&in, &hint, c), opt_coord_nopp(&in, c));
 		double before = best.power_w;
-		opt_hull_plans(&in, &hint, &best, opt_now_s() + 3);
+		opt_hull_plans(&in, &hint, &best, opt_now_s() + 3, false);
 		ck_assert(best.ok);
 		ck_assert_double_le(best.power_w, before);
 		char why[256] = "";
@@ -88,8 +88,8 @@ END_TEST
 
 /* The other worker's plan (opt_peer_take): none before it publishes, then its last plan whole and
  * valid; a published plan that the evaluator rejects (its deadlines cut below its runtimes) is
- * refused. */
-START_TEST(peer_plans_taken_whole)
+ * refused. The hull's hint (opt_peer_hint): none before the first, then the last one's OPPs. */
+START_TEST(peer_plans_and_hints)
 {
 	pd_plan *plan = pd_to_bench_set(2, 5, 7, "platforms/odroid-xu4.yaml");
 	struct opt_inst in;
@@ -118,6 +118,17 @@ START_TEST(peer_plans_taken_whole)
 	opt_pub_sol(&in, &s);
 	ck_assert(!opt_peer_take(&in, &got));
 	ck_assert(!got.ok);
+	/* the hull's hint: none yet, then the OPPs published last */
+	ck_assert(!opt_peer_hint(&in, &got));
+	for (int round = 0; round < 2; round++) {
+		for (size_t k = 0; k < in.n_isl; k++)
+			s.isl_opp[k] = (k + (size_t)round) % in.isl_nopp[k];
+		s.ok = true;
+		opt_pub_hint(&in, &s);
+		ck_assert(opt_peer_hint(&in, &got));
+		for (size_t k = 0; k < in.n_isl; k++)
+			ck_assert_uint_eq(got.isl_opp[k], s.isl_opp[k]);
+	}
 	opt_sol_free(&s);
 	opt_sol_free(&got);
 	in.pub = NULL, in.peer = NULL;
@@ -134,7 +145,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, quantiles_of_the_spread);
 	tcase_add_test(tc, plans_from_the_hint);
-	tcase_add_test(tc, peer_plans_taken_whole);
+	tcase_add_test(tc, peer_plans_and_hints);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }
