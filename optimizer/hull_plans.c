@@ -1,24 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Plans where the OPP hull points (the hull's worker, optimize.c; docs/MODEL.md, "Exact", plans
- * where the hull points).
+ * Plans where the OPP hull points (both workers of the hull's portfolio: optimize.c, hull_then_plans,
+ * and master.c, plans_beside_the_hull; docs/MODEL.md, "Exact", plans where the hull points).
  *
  * Why: above 30 tasks on Xavier the gap left after the time limit is mostly the plan's, and the
- * plans came from descents over OPP vectors that start at the top vector and step down or swap one
- * or two OPPs at a time, each step judged by a heuristic placement. Such descents stay in the valley
- * they start in: Xavier 120 tasks, seed 13017156, plans at (1036.8 1190.4 1267.2 1267.2 MHz, GPU
- * 675.75 MHz), 6.0967 W after 10 s and 6.0789 W after 40 s, while the LP rounding at the vector the
- * hull's point suggests, with the GPU at 522.75 MHz, packs 6.0055 W in 0.4 s (the hull's bound is
- * 5.8616 W: 3.9 % -> 2.4 %).
+ * plans came from descents over OPP vectors (the heuristic's from the top vector, the iterated ones
+ * from the incumbent's) that step down or swap one or two OPPs at a time, each step judged by a
+ * heuristic placement. Such descents stay in the valley they start in: Xavier 120 tasks, seed
+ * 13017156, plans at (1036.8 1190.4 1267.2 1267.2 MHz, GPU 675.75 MHz), 6.0967 W after 10 s and
+ * 6.0789 W after 40 s, while the LP rounding at the vector the hull's point suggests, with the GPU
+ * at 522.75 MHz, packs 6.0055 W in 0.4 s (the hull's bound is 5.8616 W: 3.9 % -> 2.4 %).
  *
- * Two observations make the search below cheap enough for the seconds the hull's worker has left:
+ * Two observations make the search below cheap enough for the seconds the workers have left:
  * - the screening LP's bound at a vector (screen.c) predicts what its rounding packs, to within
- *   0.05-0.3 % on the sets measured, so the search can move by screened bounds (one LP each, warm
- *   from the previous vector: 0.1-0.9 s at 120 tasks) and round only where it ends;
+ *   0.05-0.3 % where the rounding packs, so the search can move by screened bounds (one LP each,
+ *   warm from the previous vector: 0.1-1.7 s at 120 tasks) and round mostly where it ends;
  * - the hull's point spreads the identical islands over many OPPs, and its quantiles (hull.c,
  *   hint_from) keep the spread between slow and fast islands that the cheap plans have, but may lie
  *   where no plan is (too little capacity): the search starts on the line from that vector toward the
- *   incumbent's, at the first point whose LP has a plan below the cut-off.
+ *   incumbent's, at a point whose LP has a plan below the cut-off.
  * The search only makes plans; no bound depends on it.
  */
 #include "optimizer/master_impl.h"
@@ -46,13 +46,13 @@ struct hp {
 	struct opt_screen *scr;
 	struct opt_pathlag *pl; /* "no plan here" in milliseconds, before an LP (pathlag.c) */
 	struct opt_sol *best;
-	bool beside;        /* the search worker's search (other start, islands first) */
+	bool beside;        /* the search worker's search: its line starts three quarters of the way */
 	struct opt_ws *w;
 	struct opt_sol tmp; /* scratch plan of the roundings */
 	size_t nc;          /* coordinates: islands, then accelerators */
 	size_t *seen;       /* [n_seen * nc]: vectors screened (canonical) */
 	double *seen_lb;    /* their screened bounds (INFINITY: no LP plan below the cut-off then) */
-	bool *packed;       /* whether a rounding of theirs packed */
+	bool *done;         /* whether a rounding of theirs packed, or every rounding was tried */
 	size_t n_seen;
 };
 
@@ -93,7 +93,7 @@ static double screened(struct hp *P, struct opt_sol *s, double dl)
 		set_vec(P, &P->tmp, v);
 		packed = opt_round_current(P->in, P->scr, &P->tmp, P->w, P->best, dl) == 2;
 	}
-	P->packed[P->n_seen] = packed;
+	P->done[P->n_seen] = packed;
 	P->n_seen++;
 	return P->seen_lb[P->n_seen - 1];
 }
@@ -108,13 +108,13 @@ static void line_point(const struct hp *P, const size_t *h, const size_t *b, dou
 
 /* The start: on the line from hint toward the incumbent's vector, the point nearest the hint whose
  * LP has a plan below the cut-off, by HP_LINE_STEPS bisections from its middle (beside the search:
- * from a quarter of the way; no plan at t: none nearer the hint either, as a rule: the hint's vector
- * has too little capacity); else the incumbent's vector. Returns its screened bound, the vector in
- * cur. */
+ * from three quarters of the way, away from the hull worker's start; no plan at t: none nearer the
+ * hint either, as a rule: the hint's vector has too little capacity); else the incumbent's vector.
+ * Returns its screened bound, the vector in cur. */
 static double start(struct hp *P, const struct opt_sol *hint, struct opt_sol *s, size_t *cur, double dl)
 {
 	const struct opt_inst *in = P->in;
-	size_t *h = malloc(P->nc * sizeof(size_t)), *b = malloc(P->nc * sizeof(size_t)), *p = malloc(P->nc * sizeof(size_t));
+	size_t n = P->nc * sizeof(size_t), *h = malloc(n), *b = malloc(n), *p = malloc(n);
 	double f = INFINITY, lo = 0, hi = 1;
 	if (!h || !b || !p)
 		goto out;
@@ -145,7 +145,7 @@ out:
 }
 
 /* Coordinate descent over screened bounds from cur (bound f): each coordinate one OPP down or up,
- * accelerators first (islands first beside the search); the first step that lowers the bound is
+ * accelerators first (the hint's are the least telling); the first step that lowers the bound is
  * taken; until no step does or dl. */
 static void descend(struct hp *P, struct opt_sol *s, size_t *cur, double f, double dl)
 {
@@ -185,12 +185,12 @@ static void round_best(struct hp *P, double dl)
 		double slice_dl = opt_now_s() + (dl - opt_now_s()) / (HP_ROUNDINGS - r);
 		size_t pick = P->n_seen;
 		for (size_t j = 0; j < P->n_seen; j++)
-			if (!P->packed[j] && P->seen_lb[j] < cut_w(in, P->best) &&
+			if (!P->done[j] && P->seen_lb[j] < cut_w(in, P->best) &&
 			    (pick == P->n_seen || P->seen_lb[j] < P->seen_lb[pick]))
 				pick = j;
 		if (pick == P->n_seen)
 			break;
-		P->packed[pick] = true; /* tried */
+		P->done[pick] = true;
 		set_vec(P, &vec, P->seen + pick * P->nc);
 		opt_round_vector(in, P->scr, &vec, &P->tmp, P->w, P->best, slice_dl);
 	}
@@ -205,9 +205,9 @@ void opt_hull_plans(const struct opt_inst *in, const struct opt_sol *hint, struc
 	size_t *cur = malloc(P.nc * sizeof(size_t));
 	P.seen = malloc((HP_MAX_SEEN + 1) * P.nc * sizeof(size_t));
 	P.seen_lb = malloc(HP_MAX_SEEN * sizeof(double));
-	P.packed = malloc(HP_MAX_SEEN * sizeof(bool));
+	P.done = malloc(HP_MAX_SEEN * sizeof(bool));
 	P.w = opt_ws_new(in);
-	if (!hint->ok || !best->ok || !cur || !P.seen || !P.seen_lb || !P.packed || !P.w || opt_sol_init(&s, in) ||
+	if (!hint->ok || !best->ok || !cur || !P.seen || !P.seen_lb || !P.done || !P.w || opt_sol_init(&s, in) ||
 	    opt_sol_init(&P.tmp, in) || !(P.scr = opt_screen_new(in)) || !(P.pl = opt_pathlag_new(in)))
 		goto out;
 	double descent_dl = opt_now_s() + HP_DESCENT_SHARE * (deadline_s - opt_now_s());
@@ -221,5 +221,5 @@ out:
 	opt_ws_free(P.w);
 	opt_sol_free(&P.tmp);
 	opt_sol_free(&s);
-	free(cur), free(P.seen), free(P.seen_lb), free(P.packed);
+	free(cur), free(P.seen), free(P.seen_lb), free(P.done);
 }
