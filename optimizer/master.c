@@ -198,7 +198,7 @@ static void screen_vectors(struct master *M, struct opt_vec *vs, size_t nv, cons
 /*
  * With the OPP hull beside (optimize.c), the plans where the hull points (hull_plans.c), from the
  * hint the hull worker published, once it has one: the hull worker searches from the same hint at
- * about the same time, so this search starts elsewhere on the line and descends islands first. Why:
+ * about the same time, so this search starts elsewhere on the line (three quarters of the way). Why:
  * the lazy loop and its roundings, which had this time, changed neither plan nor bound at 120 Xavier
  * tasks (docs/MODEL.md, "Xavier at 120 tasks: the hull on CLP"): the hull's bound is the larger one,
  * and no vector reached the loop's screening stage, so there was nothing to round.
