@@ -141,7 +141,6 @@ static bool step_to(struct heur *h, double power_cap_w, struct opt_sol *best, co
 	return at_inc && heur_try_warm(h, raw, power_cap_w, best);
 }
 
-
 /*
  * Identical islands (Xavier's four Carmel clusters) step down together while that improves: a
  * balanced level is where their optimum usually lies, and one island at a time from the top reaches

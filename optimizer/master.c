@@ -218,18 +218,10 @@ static void plans_beside_the_hull(const struct opt_inst *in, struct opt_sol *inc
 static void round_vectors(struct master *M, const struct opt_vec *vs, size_t nv, struct opt_sol *inc, double dl)
 {
 	const struct opt_inst *in = M->in;
-	struct opt_sol s, vec;
+	struct opt_sol s = {0}, vec = {0};
 	struct opt_ws *w = opt_ws_new(in);
-	if (!w || !M->scr || opt_sol_init(&s, in)) {
-		opt_ws_free(w);
-		return;
-	}
-	if (opt_sol_init(&vec, in)) {
-		opt_sol_free(&s);
-		opt_ws_free(w);
-		return;
-	}
-	for (size_t j = 0; j < nv && opt_now_s() < dl; j++) {
+	bool ok = w && M->scr && !opt_sol_init(&s, in) && !opt_sol_init(&vec, in);
+	for (size_t j = 0; ok && j < nv && opt_now_s() < dl; j++) {
 		if (vs[j].lb >= cut_w(in, inc))
 			break;
 		if (M->board && !opt_board_claim_rounding(M->board, vs[j].pos))

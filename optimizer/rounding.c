@@ -57,6 +57,20 @@ bool opt_round_pack(const struct opt_inst *in, struct opt_screen *scr, struct op
 	return ok;
 }
 
+/* A rounding's packing (with the heuristic's repair) gets at most this long (s). */
+#define ROUND_PACK_S 2.0
+
+int opt_round_current(const struct opt_inst *in, struct opt_screen *scr, struct opt_sol *s, struct opt_ws *w,
+		      struct opt_sol *inc, double dl)
+{
+	opt_screen_round(scr, s->where);
+	if (!opt_round_pack(in, scr, s, w, fmin(dl, opt_now_s() + ROUND_PACK_S), true))
+		return 1;
+	if (!inc->ok || s->power_w < inc->power_w)
+		opt_sol_copy(inc, s, in);
+	return 2;
+}
+
 /* One LP rounding at vector s with the share frac of the capacity held back on the islands with
  * isl[k] (every island: isl NULL): 2 packed (inc updated if cheaper), 1 rounded but not packed, 0 no
  * LP optimum in time, -1 no LP plan below the cut-off. */
@@ -69,13 +83,7 @@ static int round_at(const struct opt_inst *in, struct opt_screen *scr, struct op
 	opt_screen_shrink(scr, 0, NULL);
 	if (inf || b >= cut)
 		return -1;
-	if (!isfinite(b))
-		return 0;
-	opt_screen_round(scr, s->where);
-	bool ok = opt_round_pack(in, scr, s, w, fmin(dl, opt_now_s() + 2.0), true);
-	if (ok && (!inc->ok || s->power_w < inc->power_w))
-		opt_sol_copy(inc, s, in);
-	return ok ? 2 : 1;
+	return isfinite(b) ? opt_round_current(in, scr, s, w, inc, dl) : 0;
 }
 
 /* The roundings at vector s with the shares held back in turn on the islands isl (NULL: all), and
@@ -165,12 +173,7 @@ static int dive(const struct opt_inst *in, struct opt_screen *scr, struct opt_so
 	while (!inf && isfinite(b) && b < cut_w(in, inc) && opt_now_s() < dl) {
 		long o1 = -1, o2 = -1, i = most_split(scr, in, fixed, &o1, &o2);
 		if (i < 0) {
-			opt_screen_round(scr, s->where);
-			if (opt_round_pack(in, scr, s, w, fmin(dl, opt_now_s() + 2.0), true)) {
-				if (!inc->ok || s->power_w < inc->power_w)
-					opt_sol_copy(inc, s, in);
-				got = 2;
-			}
+			got = opt_round_current(in, scr, s, w, inc, dl);
 			break;
 		}
 		fixed[i] = o1;
@@ -188,17 +191,6 @@ static int dive(const struct opt_inst *in, struct opt_screen *scr, struct opt_so
 	opt_screen_shrink(scr, 0, NULL);
 	free(fixed);
 	return got;
-}
-
-int opt_round_current(const struct opt_inst *in, struct opt_screen *scr, struct opt_sol *s, struct opt_ws *w,
-		      struct opt_sol *inc, double dl)
-{
-	opt_screen_round(scr, s->where);
-	if (!opt_round_pack(in, scr, s, w, dl, true))
-		return 1;
-	if (!inc->ok || s->power_w < inc->power_w)
-		opt_sol_copy(inc, s, in);
-	return 2;
 }
 
 /* Sets s to the OPPs of vec. */
