@@ -28,7 +28,7 @@
  * every LP optimum of the Kelley loop (tangents under-estimate the perspective) is a valid lower
  * bound on every plan, whatever its vector.
  *
- * Measured on Xavier, 120 tasks (bench shape, seed 778; docs/MODEL.md): 2.2 s for the first LP and
+ * Measured on Xavier, 120 tasks (bench shape, seed 778; docs/OPTIMIZER-LOG.md): 2.2 s for the first LP and
  * ~0.25 s per Kelley round. The rows a_icm <= y_cm (valid, and stronger round for round) made the
  * first LP 9.6 s and every round 3-6 s, so within 30 s the bound was 5.75 W with them and 5.79 W
  * without; they are left out. Five static tangents per option (geometric from the single-core
@@ -56,7 +56,7 @@
 #define HULL_TOL 1e-3
 #define HULL_STALL 1e-5
 /* Static tangents per (task, class, OPP) option, on GLPK and on CLP: more tangents make a slower
- * first LP and fewer rounds (docs/MODEL.md, "The hull on CLP"). */
+ * first LP and fewer rounds (docs/OPTIMIZER-LOG.md, "The hull on CLP"). */
 #define HULL_POINTS_GLPK 5
 #define HULL_POINTS_CLP 13
 /* The slack cuts are deleted after the first LP and every this many rounds after it (compact). */

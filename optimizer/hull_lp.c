@@ -6,7 +6,7 @@
  * columns. GLPK's primal simplex took 2.5-8.3 s for the first LP (one set none within 10 s with seven
  * tangents per option) and its dual simplex 0.03-0.13 s per round, so the hull had not converged
  * when the 10-s limit ended it (3.15 % on seed 12000111, where the converged hull certifies 2.5 %).
- * CLP's barrier with crossover solves the same first LP (5 tangents) in 0.65-1.1 s (docs/MODEL.md,
+ * CLP's barrier with crossover solves the same first LP (5 tangents) in 0.65-1.1 s (docs/OPTIMIZER-LOG.md,
  * "The hull on CLP"). Both solvers run in the hull's forked worker (optimize.c), so an abort in either costs that
  * worker and the bounds it has not published yet, never the plan.
  *

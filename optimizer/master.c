@@ -200,7 +200,7 @@ static void screen_vectors(struct master *M, struct opt_vec *vs, size_t nv, cons
  * hint the hull worker published, once it has one: the hull worker searches from the same hint at
  * about the same time, so this search starts elsewhere on the line (three quarters of the way). Why:
  * the lazy loop and its roundings, which had this time, changed neither plan nor bound at 120 Xavier
- * tasks (docs/MODEL.md, "Xavier at 120 tasks: the hull on CLP"): the hull's bound is the larger one,
+ * tasks (docs/OPTIMIZER-LOG.md, "Xavier at 120 tasks: the hull on CLP"): the hull's bound is the larger one,
  * and no vector reached the loop's screening stage, so there was nothing to round.
  */
 static void plans_beside_the_hull(const struct opt_inst *in, struct opt_sol *inc, double dl)
@@ -347,7 +347,7 @@ static void lazy_screen(struct opt_lazy *L, const struct opt_inst *in, struct op
  * and Xavier sets than no trees at all (50 of 56 each) and left one plan 0.16 % dearer (XU4 20,
  * seed 13541884: searching least bound first, the tree reached no leaf with the plan that the MILP's
  * repair had found); two thirds proved 52 of 56, no plan dearer than before beyond the tolerance
- * (docs/MODEL.md, 2026-12-06, fifth session). */
+ * (docs/OPTIMIZER-LOG.md, 2026-12-06, fifth session). */
 #define RESUME_SHARE (2.0 / 3.0)
 
 /*

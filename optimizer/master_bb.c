@@ -156,7 +156,7 @@ struct opt_bb {
  * 180 leaves in 10 s, 11.9 s of both workers' 19.5 in cut searches, none of them smaller than the
  * assignment; with the searches stopped, ~660 leaves and the gap 0.107 -> 0.080 %. Seed 7715119,
  * open at 0.052 % after 10 s and at 0.023 % after 30 s, is proven in 7.4 s; seed 205218, whose cuts
- * do shrink, in 1.5 s instead of 2.7 s (docs/MODEL.md, 2026-12-07, twelfth session). */
+ * do shrink, in 1.5 s instead of 2.7 s (docs/OPTIMIZER-LOG.md, 2026-12-07, twelfth session). */
 #define BB_CUT_TRIES 3
 /* Pseudocost branching up to this many tasks (most fractional above). Most fractional branching is
  * known to prove little better than a random choice; on Xavier's 20-task sets the hard vector is a
@@ -164,7 +164,7 @@ struct opt_bb {
  * and bound without; fresh seeds: Xavier 20 tasks 16 of 16 proven against 15 (13055955: 6.10 ->
  * 1.83 s), XU4 20 tasks the same 6 of 8. At 30 tasks it gave dearer plans (the dives of the most
  * fractional rule find them; at 30 tasks the gap left is mostly the plan's): 4 of 8 proven against
- * 7, worst gap 0.371 % against 0.212 % (docs/MODEL.md, 2026-12-05, night). */
+ * 7, worst gap 0.371 % against 0.212 % (docs/OPTIMIZER-LOG.md, 2026-12-05, night). */
 #define BB_PC_TASKS 20
 /* No-goods per vector: room for 256 at first, doubled as needed up to this many. Why no fixed cap: a
  * full table left every later leaf undecided (held back, tried again next call, still undecided),

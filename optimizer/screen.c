@@ -415,7 +415,7 @@ static void set_vector(struct opt_screen *S, const struct opt_sol *s)
  * them static, and GLPK's dual simplex took 50-90 us per iteration there, growing with the rows
  * (Xavier 30 tasks, seed 1264068). With one, on two fresh draws of 24 Xavier 30-task sets (10 s):
  * median time to proof 4.0 -> 3.0 s and 4.2 -> 3.2 s, 7 sets open after 10 s before and 7 after;
- * the 120-task sets and the XU4 and ZCU102 30-task sets unchanged or faster (docs/MODEL.md,
+ * the 120-task sets and the XU4 and ZCU102 30-task sets unchanged or faster (docs/OPTIMIZER-LOG.md,
  * 2026-12-07).
  */
 static int separate(struct opt_screen *S)
@@ -530,7 +530,7 @@ int opt_screen_iterations(const struct opt_screen *S)
  *   to GLPK's primal simplex ("teta_lim >= 0.0", spxprim.c; the worker dies, the other goes on
  *   alone); with the dual alone none of 24 did. A dual that fails gets one more try from the
  *   standard basis below; an LP that fails again gives no bound (never a wrong one).
- * The measurements: docs/MODEL.md, 2026-12-07, twelfth session. The other LPs (core packing,
+ * The measurements: docs/OPTIMIZER-LOG.md, 2026-12-07, twelfth session. The other LPs (core packing,
  * deadlines, the hull, the core-level master) gained nothing measurable from the long step and keep
  * GLPK's defaults.
  */
