@@ -90,6 +90,8 @@ struct opt_ws *opt_ws_new(const struct opt_inst *in)
 	ok = (w->bload = calloc(nc, sizeof(double))) && ok;
 	ok = (w->r = calloc(n, sizeof(int64_t))) && ok;
 	ok = (w->keys = calloc(2 * n, 2 * sizeof(double))) && ok;
+	ok = (w->cgrp = calloc(nc, sizeof(size_t))) && ok;
+	ok = (w->ipool = calloc(in->n_isl ? in->n_isl : 1, sizeof(size_t))) && ok;
 	ok = opt_sol_init(&w->pbest, in) == 0 && ok;
 	ok = opt_sol_init(&w->ptmp, in) == 0 && ok;
 	if (!ok) {
@@ -109,6 +111,7 @@ void opt_ws_free(struct opt_ws *w)
 	free(w->rf), free(w->rb), free(w->mu), free(w->load), free(w->load2), free(w->dbest), free(w->r), free(w->pload), free(w->bload), free(w->keys);
 	free(w->c_wmax), free(w->dlim), free(w->emax), free(w->rmax), free(w->wmax), free(w->yf), free(w->yb);
 	free(w->g_topo), free(w->g_poff), free(w->g_pred), free(w->g_soff), free(w->g_succ);
+	free(w->cgrp), free(w->ipool);
 	opt_sol_free(&w->pbest);
 	opt_sol_free(&w->ptmp);
 	free(w);

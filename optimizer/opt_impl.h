@@ -205,6 +205,9 @@ struct opt_ws {
 	size_t *g_topo, *g_poff, *g_pred, *g_soff, *g_succ;
 	int64_t *r;
 	void *keys;                  /* pack: 2n (index, density) pairs, the second n its sort's scratch */
+	/* pack: per core, the group of cores a task on it may move to: its island (opt_pack), or its
+	 * island's pool of identical islands at the same OPP (opt_pack_given); ipool per island scratch */
+	size_t *cgrp, *ipool;
 	struct opt_sol pbest, ptmp;  /* pack */
 };
 /* Results >= these mean "a path cannot fit even at d = C" / "a FIFO server is over 100 %"; the
@@ -445,6 +448,26 @@ double opt_screen_vector(struct opt_screen *S, const struct opt_sol *s, double t
  * the Kelley loop on the LP as it stands; share is option o's value in the last LP optimum. */
 void opt_screen_fix(struct opt_screen *S, const struct opt_sol *s, size_t i, long o);
 double opt_screen_resolve(struct opt_screen *S, double target_w, double deadline_s, bool *infeasible);
+/* Whether the last opt_screen_vector or opt_screen_resolve ended with its LP at an optimum, a point
+ * to round or branch on. False when the clock or the simplex cut its Kelley loop short: the bound it
+ * returned is still valid (an earlier round's), but the LP's current point is nobody's optimum, and
+ * the LP may even have no point at all (Xavier 120 tasks, seed 6384365: the vector with the best
+ * screened bound, cut mid-loop by the descent's deadline, was infeasible once the loop went on). */
+bool opt_screen_at_optimum(const struct opt_screen *S);
+/* GLPK solves the screening LP from here on, even where the build has CLP (the tests compare
+ * both solvers' bounds). */
+void opt_screen_use_glpk(struct opt_screen *S);
+/* The screening LP's CLP solves (screen_clp.c; NULL and -1 without CBC): lp (GLPK's problem, the
+ * model screen.c edits) copied into CLP and solved by its dual simplex from lp's basis statuses,
+ * for at most seconds; returns 0 at an optimum (x[1..cols], y[1..rows] its primal and row duals,
+ * *obj its value; lp's statuses set to CLP's basis), 1 when the LP has no point, 2 when the time
+ * ran out, -1 on failure. iters: CLP's simplex iterations are added to it. */
+struct opt_sclp;
+struct glp_prob;
+struct opt_sclp *opt_sclp_new(void);
+void opt_sclp_free(struct opt_sclp *L);
+int opt_sclp_solve(struct opt_sclp *L, struct glp_prob *lp, double seconds, double *x, double *y, double *obj,
+		   int *iters);
 double opt_screen_share(const struct opt_screen *S, size_t i, size_t o);
 /* Valid lower bounds (W) from the duals of the last LP, safe against its tolerances: the return value
  * on every point of the LP as it stands (every plan the current fixings admit), out[i * (n_isl +

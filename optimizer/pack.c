@@ -43,8 +43,28 @@ static void sort_dens_desc(struct key *k, struct key *tmp, size_t n)
 		memcpy(k, src, n * sizeof(*k));
 }
 
-/* Worst-fit decreasing of the CPU tasks' densities onto the cores of their islands. keys: 2 n_tasks. */
-static void wfd(const struct opt_inst *in, struct opt_sol *s, struct key *keys, double *load)
+/*
+ * The groups of cores a task may move between (w->cgrp, per core): in opt_pack, its island; in
+ * opt_pack_given, its island's pool, the run of identical islands at the same OPP (opt_twin_pools).
+ * A task's runtime, power and density are the same on every core of a pool, so moving it there
+ * changes neither the plan's power nor any density: the packing only gains room. Why: Xavier's
+ * Carmel islands have two cores each, and the LP roundings at 120 tasks (rounding.c), which fill
+ * every island to its capacity, ended at 1.0002-1.02 of the cap on one core of a twin while the
+ * other twin's cores had crumbs the task did not fit (docs/OPTIMIZER-LOG.md, fifteenth session).
+ * opt_pack keeps the islands: the heuristic's moves and its cache of deadline sweeps
+ * (opt_ws.reuse) are per island.
+ */
+static void core_groups(const struct opt_inst *in, const struct opt_sol *s, struct opt_ws *w, bool pooled)
+{
+	if (pooled)
+		opt_twin_pools(in, s, w->ipool);
+	for (size_t c = 0; c < in->n_cores; c++)
+		w->cgrp[c] = pooled ? w->ipool[in->core_isl[c]] : in->core_isl[c];
+}
+
+/* Worst-fit decreasing of the CPU tasks' densities onto the cores of their groups (core_groups);
+ * ties to the lowest core. keys: 2 n_tasks. */
+static void wfd(const struct opt_inst *in, struct opt_sol *s, struct key *keys, double *load, const size_t *grp)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < in->n_tasks; i++)
@@ -53,10 +73,9 @@ static void wfd(const struct opt_inst *in, struct opt_sol *s, struct key *keys, 
 	sort_dens_desc(keys, keys + in->n_tasks, n);
 	memset(load, 0, in->n_cores * sizeof(double));
 	for (size_t j = 0; j < n; j++) {
-		size_t i = keys[j].i, k = in->core_isl[s->where[i]];
-		size_t c0 = in->isl_core0[k], best = c0;
-		for (size_t c = c0; c < c0 + in->isl_ncores[k]; c++)
-			if (load[c] < load[best])
+		size_t i = keys[j].i, g = grp[s->where[i]], best = in->n_cores;
+		for (size_t c = 0; c < in->n_cores; c++)
+			if (grp[c] == g && (best == in->n_cores || load[c] < load[best]))
 				best = c;
 		s->where[i] = (int)best;
 		load[best] += keys[j].dens;
@@ -78,9 +97,9 @@ static size_t loads_of(const struct opt_inst *in, const struct opt_sol *s, doubl
 }
 
 /*
- * Moves single tasks from the fullest core to the emptiest core of its island while that lowers the
- * max density. Inside one island a task keeps its runtime, and under the current deadlines its
- * density too, so a move's effect on the two cores is exact without new deadlines: the move chosen is
+ * Moves single tasks from the fullest core to the emptiest core of its group (core_groups) while that
+ * lowers the max density. Inside one group a task keeps its runtime, and under the current deadlines
+ * its density too, so a move's effect on the two cores is exact without new deadlines: the move chosen is
  * the one that leaves the smaller of the two cores' maxima lowest (O(tasks) per round, no deadline
  * rule per candidate). The deadline rules then run once on the new cores (their multipliers follow
  * the new loads); whichever of the two deadline sets is better stays. cur: the max density / cap of s
@@ -90,10 +109,9 @@ static double relieve(const struct opt_inst *in, struct opt_sol *s, struct opt_w
 		      double cur, struct opt_sol *tmp, double *load, bool reuse)
 {
 	for (int round = 0; round < 4 * (int)in->n_cores && cur > 1.0; round++) {
-		size_t top = loads_of(in, s, load), k = in->core_isl[top];
-		size_t c0 = in->isl_core0[k], low = c0;
-		for (size_t c = c0; c < c0 + in->isl_ncores[k]; c++)
-			if (load[c] < load[low])
+		size_t top = loads_of(in, s, load), low = top;
+		for (size_t c = 0; c < in->n_cores; c++)
+			if (w->cgrp[c] == w->cgrp[top] && load[c] < load[low])
 				low = c;
 		if (low == top)
 			break;
@@ -137,6 +155,7 @@ double opt_pack(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, 
 	struct key *keys = w->keys;
 	double *load = w->pload;
 	struct opt_sol *best = &w->pbest, *tmp = &w->ptmp;
+	core_groups(in, s, w, false);
 	for (size_t i = 0; i < in->n_tasks; i++) /* island-level start: every task on core 0 of its island */
 		if (s->where[i] >= 0)
 			s->where[i] = (int)in->isl_core0[in->core_isl[s->where[i]]];
@@ -145,7 +164,7 @@ double opt_pack(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, 
 		return res; /* no packing can help */
 	res = INFINITY;
 	for (int round = 0; round < 3; round++) {
-		wfd(in, s, keys, load);
+		wfd(in, s, keys, load, w->cgrp);
 		w->reuse = true; /* wfd moves tasks inside their islands only */
 		double r = opt_deadlines_fast(in, s, w, slack_frac, 8);
 		if (r < res) {
@@ -185,21 +204,21 @@ double opt_pack(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, 
 
 /* The exchange for exchange() off core top: its task *pi to core *pc, and task *pj (or none: -1)
  * from *pc to top; *pi is -1 when none leaves both cores strictly below top's density now. */
-static void best_exchange(const struct opt_inst *in, const struct opt_sol *s, const double *load, size_t top,
-			  long *pi, long *pj, long *pc)
+static void best_exchange(const struct opt_inst *in, const struct opt_sol *s, const double *load, const size_t *grp,
+			  size_t top, long *pi, long *pj, long *pc)
 {
-	size_t k = in->core_isl[top];
+	size_t g = grp[top];
 	double best = load[top] - 1e-12;
 	*pi = -1;
 	for (size_t i = 0; i < in->n_tasks; i++) {
 		if (s->where[i] != (int)top)
 			continue;
 		double ui = (double)opt_exec_ns(in, s, i) / s->d_ns[i];
-		for (size_t c = in->isl_core0[k]; c < in->isl_core0[k] + in->isl_ncores[k]; c++)
-			if (c != top && opt_max(load[top] - ui, load[c] + ui) < best)
+		for (size_t c = 0; c < in->n_cores; c++)
+			if (grp[c] == g && c != top && opt_max(load[top] - ui, load[c] + ui) < best)
 				best = opt_max(load[top] - ui, load[c] + ui), *pi = (long)i, *pj = -1, *pc = (long)c;
 		for (size_t j = 0; j < in->n_tasks; j++) {
-			if (s->where[j] < 0 || s->where[j] == (int)top || in->core_isl[s->where[j]] != k)
+			if (s->where[j] < 0 || s->where[j] == (int)top || grp[s->where[j]] != g)
 				continue;
 			double d = ui - (double)opt_exec_ns(in, s, j) / s->d_ns[j];
 			size_t c = (size_t)s->where[j];
@@ -209,14 +228,14 @@ static void best_exchange(const struct opt_inst *in, const struct opt_sol *s, co
 	}
 }
 
-static void exchange(const struct opt_inst *in, struct opt_sol *s, double *load)
+static void exchange(const struct opt_inst *in, struct opt_sol *s, double *load, const size_t *grp)
 {
 	for (int round = 0; round < EXCHANGE_ROUNDS; round++) {
 		size_t top = loads_of(in, s, load);
 		long pi, pj, pc;
 		if (load[top] <= in->cap)
 			return;
-		best_exchange(in, s, load, top, &pi, &pj, &pc);
+		best_exchange(in, s, load, grp, top, &pi, &pj, &pc);
 		if (pi < 0)
 			return;
 		s->where[pi] = (int)pc;
@@ -228,15 +247,16 @@ static void exchange(const struct opt_inst *in, struct opt_sol *s, double *load)
 double opt_pack_given(const struct opt_inst *in, struct opt_sol *s, struct opt_ws *w, double deadline_s)
 {
 	struct opt_sol *best = &w->pbest, *tmp = &w->ptmp;
-	wfd(in, s, w->keys, w->pload);
-	exchange(in, s, w->pload);
+	core_groups(in, s, w, true);
+	wfd(in, s, w->keys, w->pload, w->cgrp);
+	exchange(in, s, w->pload, w->cgrp);
 	double res = opt_deadlines_lp(in, s, 0, deadline_s);
 	if (res <= 1.0 || !isfinite(res))
 		return res;
 	/* the LP's deadlines, re-packed once; then single moves off the fullest core */
 	opt_sol_copy(best, s, in);
-	wfd(in, s, w->keys, w->pload);
-	exchange(in, s, w->pload);
+	wfd(in, s, w->keys, w->pload, w->cgrp);
+	exchange(in, s, w->pload, w->cgrp);
 	double r = opt_deadlines_lp(in, s, 0, deadline_s);
 	if (r < res)
 		res = r, opt_sol_copy(best, s, in);

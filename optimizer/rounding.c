@@ -50,7 +50,7 @@ bool opt_round_pack(const struct opt_inst *in, struct opt_screen *scr, struct op
 	}
 	double r = opt_pack_given(in, s, w, dl);
 	bool ok = r <= 1.0 && opt_evaluate(in, s, NULL, 0);
-	/* opt_pack_given moved tasks between cores of their islands only, and opt_pack starts again
+	/* opt_pack_given moved tasks between cores of their pools only, and opt_pack starts again
 	 * from the islands: no copy of the assignment is needed */
 	if (!ok && repair)
 		ok = opt_heur_polish(in, s, dl);
@@ -83,7 +83,8 @@ static int round_at(const struct opt_inst *in, struct opt_screen *scr, struct op
 	opt_screen_shrink(scr, 0, NULL);
 	if (inf || b >= cut)
 		return -1;
-	return isfinite(b) ? opt_round_current(in, scr, s, w, inc, dl) : 0;
+	/* a loop the clock cut short has no optimum to round (opt_screen_at_optimum) */
+	return isfinite(b) && opt_screen_at_optimum(scr) ? opt_round_current(in, scr, s, w, inc, dl) : 0;
 }
 
 /* The roundings at vector s with the shares held back in turn on the islands isl (NULL: all), and
@@ -170,7 +171,7 @@ static int dive(const struct opt_inst *in, struct opt_screen *scr, struct opt_so
 	int got = 1;
 	opt_screen_shrink(scr, frac, NULL);
 	double b = opt_screen_vector(scr, s, INFINITY, dl, &inf);
-	while (!inf && isfinite(b) && b < cut_w(in, inc) && opt_now_s() < dl) {
+	while (!inf && isfinite(b) && b < cut_w(in, inc) && opt_screen_at_optimum(scr) && opt_now_s() < dl) {
 		long o1 = -1, o2 = -1, i = most_split(scr, in, fixed, &o1, &o2);
 		if (i < 0) {
 			got = opt_round_current(in, scr, s, w, inc, dl);

@@ -72,6 +72,16 @@ struct opt_screen {
 	int n_static;    /* rows up to here survive a pool reset */
 	double tol, stall; /* SCREEN_TOL and SCREEN_STALL, or their precise values */
 	double idle_w;   /* idle power of the vector set last (added to every LP value) */
+	bool at_opt;     /* the last Kelley loop's last LP ended at an optimum (opt_screen_at_optimum) */
+	/* The last solve (simplex): GLP_OPT, GLP_NOFEAS or GLP_UNDEF; its objective (without idle_w),
+	 * primal x[1..cols] and row duals y[1..rows]; rc[1..cols] scratch (opt_screen_option_bounds).
+	 * clp: CLP solves (screen_clp.c), NULL: GLPK; iters: CLP's simplex iterations so far. */
+	int status, iters;
+	double obj;
+	double *y, *rc;
+	size_t cap_y;
+	int y_rows; /* rows that y covers (rows added since have no dual yet: 0) */
+	struct opt_sclp *clp;
 	int *ind;
 	double *val, *x;
 };
@@ -321,7 +331,15 @@ struct opt_screen *opt_screen_new(const struct opt_inst *in)
 	S->n_static = glp_get_num_rows(S->lp);
 	opt_screen_precise(S, false);
 	S->x = calloc((size_t)glp_get_num_cols(S->lp) + 1, sizeof(double));
-	if (!S->x) {
+	S->rc = calloc((size_t)glp_get_num_cols(S->lp) + 1, sizeof(double));
+#ifdef PD_HAVE_CBC
+	S->clp = opt_sclp_new();
+	if (!S->clp) {
+		opt_screen_free(S);
+		return NULL;
+	}
+#endif
+	if (!S->x || !S->rc) {
 		opt_screen_free(S);
 		return NULL;
 	}
@@ -335,7 +353,8 @@ void opt_screen_free(struct opt_screen *S)
 	if (S->lp)
 		glp_delete_prob(S->lp);
 	free(S->a), free(S->d), free(S->v), free(S->dlo), free(S->z), free(S->sym), free(S->card), free(S->cap), free(S->srv);
-	free(S->path0), free(S->F), free(S->ind), free(S->val), free(S->x), free(S->w);
+	free(S->path0), free(S->F), free(S->ind), free(S->val), free(S->x), free(S->w), free(S->y), free(S->rc);
+	opt_sclp_free(S->clp);
 	free(S->mem), free(S->n_mem);
 	free(S);
 }
@@ -421,9 +440,7 @@ static void set_vector(struct opt_screen *S, const struct opt_sol *s)
 static int separate(struct opt_screen *S)
 {
 	const struct opt_inst *in = S->in;
-	int nc = glp_get_num_cols(S->lp), added = 0;
-	for (int c = 1; c <= nc; c++)
-		S->x[c] = glp_get_col_prim(S->lp, c);
+	int added = 0;
 	for (size_t ik = 0; ik < in->n_tasks * in->n_isl; ik++) {
 		double a = S->x[S->a[ik]], d = S->x[S->d[ik]], v = S->x[S->v[ik]];
 		if (a < 1e-7 || d < 1e-9)
@@ -452,6 +469,8 @@ static void prune_pool(struct opt_screen *S)
 	glp_del_rows(S->lp, n, del);
 	free(del);
 	glp_std_basis(S->lp);
+	if (S->y_rows > S->n_static)
+		S->y_rows = S->n_static;
 }
 
 /*
@@ -470,9 +489,14 @@ int opt_screen_compact(struct opt_screen *S)
 	int *del = malloc(((size_t)(nr - S->n_static) + 1) * sizeof(int));
 	if (!del)
 		return 0;
+	int kept = S->n_static;
 	for (int r = S->n_static + 1; r <= nr; r++)
 		if (glp_get_row_stat(S->lp, r) == GLP_BS)
 			del[++n] = r;
+		else if (r <= S->y_rows)
+			S->y[++kept] = S->y[r]; /* the duals follow their rows */
+	if (S->y_rows > S->n_static)
+		S->y_rows = kept;
 	if (n)
 		glp_del_rows(S->lp, n, del); /* the deleted rows are basic: the basis stays valid */
 	free(del);
@@ -513,7 +537,13 @@ void opt_screen_basis_set(struct opt_screen *S, const unsigned char *b)
 
 int opt_screen_iterations(const struct opt_screen *S)
 {
-	return glp_get_it_cnt(S->lp);
+	return S->clp ? S->iters : glp_get_it_cnt(S->lp);
+}
+
+void opt_screen_use_glpk(struct opt_screen *S)
+{
+	opt_sclp_free(S->clp);
+	S->clp = NULL;
 }
 
 /* One LP may take at most this long: a stalled simplex must not eat the other vectors' time. */
@@ -534,9 +564,8 @@ int opt_screen_iterations(const struct opt_screen *S)
  * deadlines, the hull, the core-level master) gained nothing measurable from the long step and keep
  * GLPK's defaults.
  */
-static int simplex(glp_prob *lp, double deadline_s)
+static int glpk_simplex(glp_prob *lp, double deadline_s)
 {
-	deadline_s = fmin(deadline_s, opt_now_s() + SCREEN_LP_S);
 	glp_smcp sp;
 	glp_init_smcp(&sp);
 	sp.msg_lev = GLP_MSG_OFF;
@@ -558,22 +587,68 @@ static int simplex(glp_prob *lp, double deadline_s)
 	return rc;
 }
 
+/* Solves the LP as it stands (CLP where the build has it, else GLPK): 0 with S->status, S->obj,
+ * S->x and S->y set (x and y only at an optimum), GLP_ETMLIM when the time ran out, another
+ * GLPK code on failure. */
+static int simplex(struct opt_screen *S, double deadline_s)
+{
+	deadline_s = fmin(deadline_s, opt_now_s() + SCREEN_LP_S);
+	int nr = glp_get_num_rows(S->lp), nc = glp_get_num_cols(S->lp);
+	S->status = GLP_UNDEF;
+	S->y_rows = 0;
+	if ((size_t)nr + 1 > S->cap_y) {
+		double *y = realloc(S->y, ((size_t)nr + 1) * 2 * sizeof(double));
+		if (!y)
+			return GLP_EFAIL;
+		S->y = y, S->cap_y = ((size_t)nr + 1) * 2;
+	}
+	if (S->clp) {
+		double left = deadline_s - opt_now_s();
+		if (left < 0.005)
+			return GLP_ETMLIM;
+		int rc = opt_sclp_solve(S->clp, S->lp, left, S->x, S->y, &S->obj, &S->iters);
+		if (rc == 2)
+			return GLP_ETMLIM;
+		if (rc < 0)
+			return GLP_EFAIL;
+		S->status = rc == 0 ? GLP_OPT : GLP_NOFEAS;
+		S->y_rows = rc == 0 ? nr : 0;
+		return 0;
+	}
+	int rc = glpk_simplex(S->lp, deadline_s);
+	if (rc != 0)
+		return rc;
+	S->status = glp_get_status(S->lp);
+	if (S->status != GLP_OPT)
+		return 0;
+	S->obj = glp_get_obj_val(S->lp);
+	for (int c = 1; c <= nc; c++)
+		S->x[c] = glp_get_col_prim(S->lp, c);
+	for (int q = 1; q <= nr; q++)
+		S->y[q] = glp_get_row_dual(S->lp, q);
+	S->y_rows = nr;
+	return 0;
+}
+
 /* Kelley loop on the LP as it stands (vector and any fixings set). */
 static double kelley(struct opt_screen *S, double target_w, double deadline_s, bool *infeasible)
 {
 	*infeasible = false;
+	S->at_opt = false;
 	double bound = -INFINITY;
 	for (int round = 0; round < SCREEN_ROUNDS; round++) {
-		if (simplex(S->lp, deadline_s) != 0)
+		S->at_opt = false;
+		if (simplex(S, deadline_s) != 0)
 			break;
-		int st = glp_get_status(S->lp);
+		int st = S->status;
 		if (st == GLP_NOFEAS) { /* the relaxation has no point: nothing is feasible here */
 			*infeasible = true;
 			return INFINITY;
 		}
 		if (st != GLP_OPT)
 			break;
-		double z = S->idle_w + glp_get_obj_val(S->lp);
+		S->at_opt = true;
+		double z = S->idle_w + S->obj;
 		bool stalled = z < bound + S->stall * fabs(bound);
 		bound = fmax(bound, z);
 		if (bound >= target_w || stalled || !separate(S))
@@ -592,6 +667,11 @@ double opt_screen_vector(struct opt_screen *S, const struct opt_sol *s, double t
 	glp_scale_prob(S->lp, GLP_SF_AUTO);
 	glp_term_out(term);
 	return kelley(S, target_w, deadline_s, infeasible);
+}
+
+bool opt_screen_at_optimum(const struct opt_screen *S)
+{
+	return S->at_opt;
 }
 
 void opt_screen_precise(struct opt_screen *S, bool on)
@@ -638,7 +718,7 @@ static void set_option(struct opt_screen *S, const struct opt_sol *s, size_t i, 
 double opt_screen_share(const struct opt_screen *S, size_t i, size_t o)
 {
 	int c = option_col(S, i, o);
-	return c ? glp_get_col_prim(S->lp, c) : 0.0;
+	return c ? S->x[c] : 0.0;
 }
 
 void opt_screen_fix(struct opt_screen *S, const struct opt_sol *s, size_t i, long o)
@@ -653,13 +733,13 @@ void opt_screen_round(const struct opt_screen *S, int *where)
 	for (size_t i = 0; i < in->n_tasks; i++) {
 		double best = -1;
 		for (size_t k = 0; k < in->n_isl; k++) {
-			double a = glp_get_col_prim(S->lp, S->a[i * in->n_isl + k]);
+			double a = S->x[S->a[i * in->n_isl + k]];
 			if (a > best)
 				best = a, where[i] = (int)in->isl_core0[k];
 		}
 		for (size_t v = 0; v < in->n_srv; v++) {
 			int c = S->z[i * in->n_srv + v];
-			double z = c ? glp_get_col_prim(S->lp, c) : -1;
+			double z = c ? S->x[c] : -1;
 			if (z > best)
 				best = z, where[i] = opt_where_server(v);
 		}
@@ -678,7 +758,7 @@ void opt_screen_shrink(struct opt_screen *S, double frac, const bool *isl)
 bool opt_screen_deadline(const struct opt_screen *S, size_t i, size_t k, double *t_ms)
 {
 	size_t ik = i * S->in->n_isl + k;
-	double a = glp_get_col_prim(S->lp, S->a[ik]), d = glp_get_col_prim(S->lp, S->d[ik]);
+	double a = S->x[S->a[ik]], d = S->x[S->d[ik]];
 	if (a < 1e-6 || d < 1e-9)
 		return false;
 	*t_ms = d / a;
@@ -728,12 +808,12 @@ double opt_screen_option_bounds(struct opt_screen *S, double *out)
 	const struct opt_inst *in = S->in;
 	glp_prob *lp = S->lp;
 	int nr = glp_get_num_rows(lp), nc = glp_get_num_cols(lp);
-	double *r = S->x; /* reduced costs r = c - A^T y (S->x is scratch outside the Kelley loop) */
+	double *r = S->rc; /* reduced costs r = c - A^T y */
 	double base = S->idle_w + glp_get_obj_coef(lp, 0);
 	for (int c = 1; c <= nc; c++)
 		r[c] = glp_get_obj_coef(lp, c);
 	for (int q = 1; q <= nr; q++) {
-		double y = glp_get_row_dual(lp, q);
+		double y = q <= S->y_rows ? S->y[q] : 0;
 		int t = glp_get_row_type(lp, q);
 		bool lo = t == GLP_LO || t == GLP_DB || t == GLP_FX, up = t == GLP_UP || t == GLP_DB || t == GLP_FX;
 		if (y == 0 || (y > 0 && !lo) || (y < 0 && !up))

@@ -352,6 +352,54 @@ START_TEST(pack_given_exchanges_a_big_task_for_a_small_one)
 }
 END_TEST
 
+/* Two identical one-core islands (twins, symmetry.c) and three tasks of density 0.4 (one-task DAGs,
+ * d = T), all placed on the first twin: its core alone would hold 1.2 > 0.95. At one OPP the twins
+ * are a pool and opt_pack_given (the exact mode's roundings and leaves) must use the second twin's
+ * core, which changes no task's runtime or power: {0.4 0.4} and {0.4}. At different OPPs there is no
+ * pool and the tasks stay on the first island, over the cap. */
+START_TEST(pack_given_uses_the_twins_cores)
+{
+	const char *dags = "dags:\n"
+			   "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n"
+			   "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n"
+			   "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 4ms}]}\n";
+	const char *twins = "platform:\n"
+			    "  name: twins\n"
+			    "  reference_frequency: 1000MHz\n"
+			    "  base_power: 1W\n"
+			    "  dl: {max_util_per_cpu: 0.95, job_overhead: 0ns}\n"
+			    "  islands:\n"
+			    "    - {name: a, cpus: [0], opps: [{freq: 500MHz, busy: 300mW, idle: 100mW}, "
+			    "{freq: 1000MHz, busy: 1W, idle: 200mW}]}\n"
+			    "    - {name: b, cpus: [1], opps: [{freq: 500MHz, busy: 300mW, idle: 100mW}, "
+			    "{freq: 1000MHz, busy: 1W, idle: 200mW}]}\n";
+	struct fx f;
+	fx_init(&f, pd_to_load(dags, twins));
+	ck_assert_int_eq(opt_twin_pairs(&f.in), 1);
+	for (int same = 1; same >= 0; same--) {
+		f.s.isl_opp[0] = 1;
+		f.s.isl_opp[1] = same ? 1 : 0;
+		for (size_t i = 0; i < f.in.n_tasks; i++)
+			f.s.where[i] = (int)f.in.isl_core0[0], f.s.d_ns[i] = (double)f.in.T_ns[i];
+		double r = opt_pack_given(&f.in, &f.s, f.w, opt_now_s() + 30);
+		size_t on_b = 0;
+		for (size_t i = 0; i < f.in.n_tasks; i++)
+			on_b += f.s.where[i] == (int)f.in.isl_core0[1];
+		if (same) {
+			ck_assert_msg(r <= 1.0, "max density / cap %.4f", r);
+			ck_assert_double_eq_tol(density_of(&f.in, &f.s), r, 1e-9);
+			ck_assert_uint_eq(on_b, 1);
+			assert_deadlines_fit(&f.in, &f.s);
+			ck_assert(opt_evaluate(&f.in, &f.s, NULL, 0));
+		} else {
+			ck_assert_double_gt(r, 1.0);
+			ck_assert_uint_eq(on_b, 0);
+		}
+	}
+	fx_free(&f);
+}
+END_TEST
+
 /* FNV-1a over the bits of x: the numbers below must match bit for bit, not within a tolerance. */
 static uint64_t mix(uint64_t h, double x)
 {
@@ -549,6 +597,7 @@ int main(void)
 	tcase_add_test(tc, fast_deadlines_reuse_equals_fresh);
 	tcase_add_test(tc, pack_reports_its_plan);
 	tcase_add_test(tc, pack_given_exchanges_a_big_task_for_a_small_one);
+	tcase_add_test(tc, pack_given_uses_the_twins_cores);
 	tcase_add_test(tc, deadline_numbers_unchanged);
 	tcase_add_test(tc, local_search_keeps_plan_packed);
 	tcase_add_test(tc, heuristic_plans_check_and_repeat);
