@@ -454,8 +454,10 @@ double opt_screen_resolve(struct opt_screen *S, double target_w, double deadline
  * the LP may even have no point at all (Xavier 120 tasks, seed 6384365: the vector with the best
  * screened bound, cut mid-loop by the descent's deadline, was infeasible once the loop went on). */
 bool opt_screen_at_optimum(const struct opt_screen *S);
-/* GLPK solves the screening LP from here on, even where the build has CLP (the tests compare
+/* The screening LP's solver: "clp" where the build has CBC and the board identical islands (screen.c,
+ * opt_screen_new, says why), else "glpk". opt_screen_use_glpk: GLPK from here on (the tests compare
  * both solvers' bounds). */
+const char *opt_screen_solver(const struct opt_screen *S);
 void opt_screen_use_glpk(struct opt_screen *S);
 /* The screening LP's CLP solves (screen_clp.c; NULL and -1 without CBC): lp (GLPK's problem, the
  * model screen.c edits) copied into CLP and solved by its dual simplex from lp's basis statuses,

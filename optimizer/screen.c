@@ -332,9 +332,18 @@ struct opt_screen *opt_screen_new(const struct opt_inst *in)
 	opt_screen_precise(S, false);
 	S->x = calloc((size_t)glp_get_num_cols(S->lp) + 1, sizeof(double));
 	S->rc = calloc((size_t)glp_get_num_cols(S->lp) + 1, sizeof(double));
+	/*
+	 * CLP solves where the build has it and the board has identical islands (Xavier's Carmel
+	 * clusters), GLPK elsewhere. Measured (fifteenth session, docs/OPTIMIZER-LOG.md): on Xavier CLP
+	 * halved the LP time and 120-task sets gained most; on XU4 (big.LITTLE, no twins) the 120-task
+	 * sets took longer to prove (1.9-6.9 s -> 2.5-8.5 s: many vectors there have no plan and GLPK
+	 * proves that in a few pivots, where each CLP solve copies and factorizes the LP afresh), even
+	 * with CLP kept for solves of 100 pivots and more. Identical islands make the LP's optima
+	 * degenerate (every split of a task between twins at one OPP costs the same), which is the
+	 * likely reason why CLP's dual simplex, with its perturbation, does better there.
+	 */
 #ifdef PD_HAVE_CBC
-	S->clp = opt_sclp_new();
-	if (!S->clp) {
+	if (opt_twin_pairs(in) > 0 && !(S->clp = opt_sclp_new())) {
 		opt_screen_free(S);
 		return NULL;
 	}
@@ -537,7 +546,12 @@ void opt_screen_basis_set(struct opt_screen *S, const unsigned char *b)
 
 int opt_screen_iterations(const struct opt_screen *S)
 {
-	return S->clp ? S->iters : glp_get_it_cnt(S->lp);
+	return S->iters;
+}
+
+const char *opt_screen_solver(const struct opt_screen *S)
+{
+	return S->clp ? "clp" : "glpk";
 }
 
 void opt_screen_use_glpk(struct opt_screen *S)
@@ -615,7 +629,9 @@ static int simplex(struct opt_screen *S, double deadline_s)
 		S->y_rows = rc == 0 ? nr : 0;
 		return 0;
 	}
+	int it0 = glp_get_it_cnt(S->lp);
 	int rc = glpk_simplex(S->lp, deadline_s);
+	S->iters += glp_get_it_cnt(S->lp) - it0;
 	if (rc != 0)
 		return rc;
 	S->status = glp_get_status(S->lp);

@@ -522,20 +522,22 @@ static bool next_screened(struct fixture *f, size_t nv, size_t *id, double *lp)
 	}
 }
 
-/* Where the build has CBC the screening LP is solved by CLP (screen_clp.c), a copy of GLPK's problem
- * per solve: its verdicts and bounds must be GLPK's. On a 20-task XU4 set and a 30-task Xavier set
- * with GPU tasks (FIFO rows), every twelfth vector is screened by both (precise Kelley loops, whose
- * optima differ only by the tangents each loop added): the same "no plan" verdicts, bounds within
- * 0.1 %. Without CBC both are GLPK and the test shows only that the two LPs are independent. */
+/* Where the build has CBC and the board identical islands, the screening LP is solved by CLP
+ * (screen_clp.c), a copy of GLPK's problem per solve: its verdicts and bounds must be GLPK's. On a
+ * 20-task and a 30-task Xavier set (the second with GPU tasks: FIFO rows), every twelfth vector is
+ * screened by both (precise Kelley loops, whose optima differ only by the tangents each loop added):
+ * the same "no plan" verdicts, bounds within 0.1 %. XU4 (no identical islands) keeps GLPK. */
 START_TEST(clp_and_glpk_agree)
 {
 	int compared = 0, infeasible = 0;
 	for (int which = 0; which < 2; which++) {
 		struct fixture f, g;
 		pd_plan *(*make)(unsigned, unsigned, uint64_t, const char *, double) = pd_to_bench_set_accel;
-		setup(&f, which ? make(3, 10, 7, "platforms/xavier-agx.yaml", 0.1) : make(2, 10, 5, "platforms/odroid-xu4.yaml", 0));
-		setup(&g, which ? make(3, 10, 7, "platforms/xavier-agx.yaml", 0.1) : make(2, 10, 5, "platforms/odroid-xu4.yaml", 0));
+		setup(&f, which ? make(3, 10, 7, "platforms/xavier-agx.yaml", 0.1) : make(2, 10, 5, "platforms/xavier-agx.yaml", 0));
+		setup(&g, which ? make(3, 10, 7, "platforms/xavier-agx.yaml", 0.1) : make(2, 10, 5, "platforms/xavier-agx.yaml", 0));
 		opt_screen_use_glpk(g.S);
+		ck_assert_str_eq(opt_screen_solver(f.S), pd_opt_have_cbc() ? "clp" : "glpk");
+		ck_assert_str_eq(opt_screen_solver(g.S), "glpk");
 		opt_screen_precise(f.S, true);
 		opt_screen_precise(g.S, true);
 		size_t nv = opt_vector_count(&f.in);
@@ -558,6 +560,10 @@ START_TEST(clp_and_glpk_agree)
 		teardown(&f);
 	}
 	printf("CLP and GLPK: %d bounds compared, %d vectors without a plan\n", compared, infeasible);
+	struct fixture x; /* XU4: no identical islands, GLPK */
+	setup(&x, pd_to_bench_set(2, 10, 5, "platforms/odroid-xu4.yaml"));
+	ck_assert_str_eq(opt_screen_solver(x.S), "glpk");
+	teardown(&x);
 	ck_assert_int_ge(compared, 12);
 	ck_assert_int_ge(infeasible, 1);
 }
