@@ -601,9 +601,10 @@ static int glpk_simplex(glp_prob *lp, double deadline_s)
 	return rc;
 }
 
-/* Solves the LP as it stands (CLP where the build has it, else GLPK): 0 with S->status, S->obj,
- * S->x and S->y set (x and y only at an optimum), GLP_ETMLIM when the time ran out, another
- * GLPK code on failure. */
+/* Solves the LP as it stands (CLP where S->clp is set, opt_screen_new says when; GLPK otherwise,
+ * and after a CLP solve that failed for another reason than the clock): 0 with S->status, S->obj,
+ * S->x and S->y set (x and y only at an optimum), GLP_ETMLIM when the time ran out, another GLPK
+ * code on failure. */
 static int simplex(struct opt_screen *S, double deadline_s)
 {
 	deadline_s = fmin(deadline_s, opt_now_s() + SCREEN_LP_S);
@@ -623,11 +624,11 @@ static int simplex(struct opt_screen *S, double deadline_s)
 		int rc = opt_sclp_solve(S->clp, S->lp, left, S->x, S->y, &S->obj, &S->iters);
 		if (rc == 2)
 			return GLP_ETMLIM;
-		if (rc < 0)
-			return GLP_EFAIL;
-		S->status = rc == 0 ? GLP_OPT : GLP_NOFEAS;
-		S->y_rows = rc == 0 ? nr : 0;
-		return 0;
+		if (rc >= 0) {
+			S->status = rc == 0 ? GLP_OPT : GLP_NOFEAS;
+			S->y_rows = rc == 0 ? nr : 0;
+			return 0;
+		}
 	}
 	int it0 = glp_get_it_cnt(S->lp);
 	int rc = glpk_simplex(S->lp, deadline_s);

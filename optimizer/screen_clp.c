@@ -19,8 +19,9 @@
  * warm start survives the copy; only the factorization is rebuilt, as GLPK rebuilds it after most
  * of those changes too.
  *
- * Like GLPK, CLP runs only inside the optimizer's workers (worker.c forks them): an abort or an
- * uncaught exception costs that worker, never the plan the parent holds.
+ * Like GLPK, CLP runs inside the optimizer's workers (worker.c forks them; only where fork fails
+ * does the first run in-process): an abort or an uncaught exception costs that worker, never the
+ * plan the parent holds.
  */
 #include "optimizer/opt_impl.h"
 
@@ -29,9 +30,7 @@
 #ifdef PD_HAVE_CBC
 #include <coin/Clp_C_Interface.h>
 #include <float.h>
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* A buffer that grows as the LP does. */
 struct buf {
@@ -163,8 +162,9 @@ int opt_sclp_solve(struct opt_sclp *L, struct glp_prob *lp, double seconds, doub
 	if (seconds <= 0 || !load(L, lp))
 		return -1;
 	int nr = glp_get_num_rows(lp), nc = glp_get_num_cols(lp);
-	/* CLP's limit is on the process's CPU time; the worker runs alone on its CPU, and the parent
-	 * ends it at the hard deadline whatever the LP does (worker.c) */
+	/* CLP's limit is on the process's CPU time, so a preempted worker may run over it in wall
+	 * time; screen.c hands each solve at most SCREEN_LP_S, and the parent ends a forked worker at
+	 * the hard deadline whatever its LP does (worker.c) */
 	Clp_setMaximumSeconds(L->m, seconds);
 	Clp_dual(L->m, 0);
 	*iters += Clp_numberIterations(L->m);
