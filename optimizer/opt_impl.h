@@ -448,6 +448,7 @@ double opt_screen_vector(struct opt_screen *S, const struct opt_sol *s, double t
  * the Kelley loop on the LP as it stands; share is option o's value in the last LP optimum. */
 void opt_screen_fix(struct opt_screen *S, const struct opt_sol *s, size_t i, long o);
 double opt_screen_resolve(struct opt_screen *S, double target_w, double deadline_s, bool *infeasible);
+double opt_screen_share(const struct opt_screen *S, size_t i, size_t o);
 /* Whether the last opt_screen_vector or opt_screen_resolve ended with its LP at an optimum, a point
  * to round or branch on. False when the clock or the simplex cut its Kelley loop short: the bound it
  * returned is still valid (an earlier round's), but the LP's current point is nobody's optimum, and
@@ -470,7 +471,6 @@ struct opt_sclp *opt_sclp_new(void);
 void opt_sclp_free(struct opt_sclp *L);
 int opt_sclp_solve(struct opt_sclp *L, struct glp_prob *lp, double seconds, double *x, double *y, double *obj,
 		   int *iters);
-double opt_screen_share(const struct opt_screen *S, size_t i, size_t o);
 /* Valid lower bounds (W) from the duals of the last LP, safe against its tolerances: the return value
  * on every point of the LP as it stands (every plan the current fixings admit), out[i * (n_isl +
  * n_srv) + o] on those with task i on option o (INFINITY where that option is closed); -INFINITY when
