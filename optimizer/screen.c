@@ -72,8 +72,8 @@ struct opt_screen {
 	int n_static;    /* rows up to here survive a pool reset */
 	double tol, stall; /* SCREEN_TOL and SCREEN_STALL, or their precise values */
 	double idle_w;   /* idle power of the vector set last (added to every LP value) */
-	bool at_opt;     /* the last Kelley loop's last LP ended at an optimum (opt_screen_at_optimum) */
-	/* The last solve (simplex): GLP_OPT, GLP_NOFEAS or GLP_UNDEF; its objective (without idle_w),
+	/* The last solve (simplex): GLP_OPT, GLP_NOFEAS or GLP_UNDEF (also when the clock or the simplex
+	 * cut the Kelley loop short: opt_screen_at_optimum); its objective (without idle_w),
 	 * primal x[1..cols] and row duals y[1..rows]; rc[1..cols] scratch (opt_screen_option_bounds).
 	 * clp: CLP solves (screen_clp.c), NULL: GLPK; iters: CLP's simplex iterations so far. */
 	int status, iters;
@@ -651,10 +651,8 @@ static int simplex(struct opt_screen *S, double deadline_s)
 static double kelley(struct opt_screen *S, double target_w, double deadline_s, bool *infeasible)
 {
 	*infeasible = false;
-	S->at_opt = false;
 	double bound = -INFINITY;
 	for (int round = 0; round < SCREEN_ROUNDS; round++) {
-		S->at_opt = false;
 		if (simplex(S, deadline_s) != 0)
 			break;
 		int st = S->status;
@@ -664,7 +662,6 @@ static double kelley(struct opt_screen *S, double target_w, double deadline_s, b
 		}
 		if (st != GLP_OPT)
 			break;
-		S->at_opt = true;
 		double z = S->idle_w + S->obj;
 		bool stalled = z < bound + S->stall * fabs(bound);
 		bound = fmax(bound, z);
@@ -688,7 +685,7 @@ double opt_screen_vector(struct opt_screen *S, const struct opt_sol *s, double t
 
 bool opt_screen_at_optimum(const struct opt_screen *S)
 {
-	return S->at_opt;
+	return S->status == GLP_OPT;
 }
 
 void opt_screen_precise(struct opt_screen *S, bool on)
