@@ -48,6 +48,15 @@
  * against 6 of 16, worst 0.151 %, no plan dearer beyond the 0.01 % tolerance. Without the packer a
  * pooled 30-task leaf that can be packed often stayed undecided and its plan was lost (10 of 17).
  *
+ * Core branching (since 2026-12-07, sixteenth session; bb_core_branch): once a leaf at this vector
+ * has failed its packing, a node whose LP fills a pool to BB_CORE_FULL of its cores first puts the
+ * pool's densest fixed task (at least BB_CORE_DENSE of a core) on a core slot, with a row per slot
+ * in the screening LP (opt_screen_core_row); island branching goes on once no such task is left.
+ * Every plan of the node keeps an equivalent in one child (the pool's empty cores are
+ * interchangeable, so only the first empty slot is a child), so no closure loses a plan. Leaves are
+ * decided as before: their packing ignores the slots (a plan found is a plan; a "no" holds for
+ * every packing, so its no-good is valid at the vector).
+ *
  * Dual closures (since 2026-12-05): after a node's LP, opt_screen_option_bounds gives for every free
  * task and option a bound valid for every point of that LP with the option at 1 (safe against the
  * simplex's tolerances); an option whose bound reaches the cut-off is closed in the node's subtree,
@@ -73,7 +82,7 @@ struct bb_open {
 	unsigned char *basis; /* the parent's LP basis (opt_screen_basis_get) during this call, or NULL */
 };
 
-/* Nodes: per node its fixings (n_tasks each) and its bb_open. */
+/* Nodes: per node its fixings (bb_nf each: the options, then the core slots) and its bb_open. */
 struct bb_list {
 	long *fixed;
 	struct bb_open *e;
@@ -85,7 +94,9 @@ struct opt_bb {
 	struct opt_sol *inc, s, tmp;
 	struct opt_ws *w;
 	struct cand cd;
-	long *fixed; /* per task: fixed option, or -1 (an island option stands for its pool) */
+	/* per task: fixed option, or -1 (an island option stands for its pool); then (fixed + n_tasks)
+	 * per task: its core slot in that pool (bb_core_branch), or -1 */
+	long *fixed;
 	size_t *pool; /* per island: its pool (opt_twin_pools), or itself without pooling */
 	bool pooled;  /* some pool has more than one island */
 	/* Options closed by their dual bound (opt_screen_option_bounds) in the current node's subtree:
@@ -139,6 +150,11 @@ struct opt_bb {
 	/* Unpackable leaves in a row, at this vector, whose no-good names every task (BB_CUT_TRIES), and
 	 * the cut searches run (opt_mst_bb_cut_stats). */
 	size_t cut_misses, cut_searches;
+	/* Core branching (bb_core_branch): per pool g and slot q the screening LP's row of that core
+	 * (crow[g * n_cores + q], 0 none yet this call), and scratch for opt_screen_core_row. */
+	int *crow;
+	bool *on, *isl;
+	size_t core_branches; /* opt_mst_bb_core_branches */
 };
 /* One exact packing check of the branch and bound may take this long (corepack.c decides the
  * benchmark's 30-task packings in 0.01-2 s; GLPK's core-level master sometimes not in 9 s); a leaf
@@ -176,11 +192,21 @@ struct opt_bb {
 #define BB_BAND_SHARE 0.25
 /* ... and at most this many LPs per task of the set, each. */
 #define BB_BAND_NODES 2
+/* Core branching (bb_core_task): a pool the LP fills to this share of its cores, a task at this
+ * share of a core or more; at most this many slots per branch. */
+#define BB_CORE_FULL 0.98
+#define BB_CORE_DENSE (1.0 / 3.0)
+#define BB_CORE_SLOTS 64
+/* bb_push and list_add without a change to the fixings they are given. */
+#define BB_NO_TASK ((size_t)-1)
 /* opt_bb.part besides the parts 0 and 1. */
 #define BB_WHOLE (-1)
 #define BB_NONE 2
 
 static size_t n_options(const struct opt_inst *in) { return in->n_isl + in->n_srv; }
+
+/* Entries of a node's fixings: per task its group (opt_bb.fixed), then per task its core slot. */
+static size_t bb_nf(const struct opt_bb *B) { return 2 * B->M->in->n_tasks; }
 
 /* The branching option that option o belongs to: its island's pool, or the server itself. */
 static size_t bb_group(const struct opt_bb *B, size_t o)
@@ -467,24 +493,24 @@ static void bb_reopen(struct opt_bb *B, size_t n)
 }
 
 /* Swaps nodes a and b of L (entry and fixings). */
-static void list_swap(struct bb_list *L, size_t n_tasks, size_t a, size_t b)
+static void list_swap(struct bb_list *L, size_t nf, size_t a, size_t b)
 {
 	struct bb_open e = L->e[a];
 	L->e[a] = L->e[b], L->e[b] = e;
-	long *x = L->fixed + a * n_tasks, *y = L->fixed + b * n_tasks;
-	for (size_t i = 0; i < n_tasks; i++) {
+	long *x = L->fixed + a * nf, *y = L->fixed + b * nf;
+	for (size_t i = 0; i < nf; i++) {
 		long t = x[i];
 		x[i] = y[i], y[i] = t;
 	}
 }
 
-/* Appends a node to L: the fixings fx, with task i (< n_tasks) at group o, and e. False without
- * memory. */
-static bool list_add(struct bb_list *L, size_t n_tasks, const long *fx, size_t i, long o, struct bb_open e)
+/* Appends a node to L: the fixings fx (nf entries), with entry i (< nf: a task's group, or n_tasks +
+ * a task's core slot) at o, and e. False without memory. */
+static bool list_add(struct bb_list *L, size_t nf, const long *fx, size_t i, long o, struct bb_open e)
 {
 	if (L->n == L->cap) {
 		size_t cap = L->cap ? 2 * L->cap : 16;
-		long *f = realloc(L->fixed, cap * n_tasks * sizeof(long));
+		long *f = realloc(L->fixed, cap * nf * sizeof(long));
 		if (f)
 			L->fixed = f;
 		struct bb_open *en = f ? realloc(L->e, cap * sizeof(*en)) : NULL;
@@ -492,9 +518,9 @@ static bool list_add(struct bb_list *L, size_t n_tasks, const long *fx, size_t i
 			return false;
 		L->e = en, L->cap = cap;
 	}
-	long *dst = L->fixed + L->n * n_tasks;
-	memcpy(dst, fx, n_tasks * sizeof(long));
-	if (i < n_tasks)
+	long *dst = L->fixed + L->n * nf;
+	memcpy(dst, fx, nf * sizeof(long));
+	if (i < nf)
 		dst[i] = o;
 	L->e[L->n++] = e;
 	return true;
@@ -518,7 +544,7 @@ static void heap_down(struct opt_bb *B, size_t k)
 			m = l + 1;
 		if (m == k)
 			return;
-		list_swap(L, B->M->in->n_tasks, k, m);
+		list_swap(L, bb_nf(B), k, m);
 		k = m;
 	}
 }
@@ -527,19 +553,19 @@ static void heap_up(struct opt_bb *B, size_t k)
 {
 	struct bb_list *L = &B->open;
 	while (k && L->e[k].floor < L->e[(k - 1) / 2].floor) {
-		list_swap(L, B->M->in->n_tasks, k, (k - 1) / 2);
+		list_swap(L, bb_nf(B), k, (k - 1) / 2);
 		k = (k - 1) / 2;
 	}
 }
 
 /*
- * Records an open node: the fixings fx, with task i (< n_tasks) at group o, and e (its floor,
+ * Records an open node: the fixings fx, with entry i (< bb_nf: list_add) at o, and e (its floor,
  * pseudocost observation and basis, which the heap now owns). Without memory the node is only counted
  * (lost): the vector's bound keeps it, the search cannot go on there.
  */
 static void bb_push(struct opt_bb *B, const long *fx, size_t i, long o, struct bb_open e)
 {
-	if (!list_add(&B->open, B->M->in->n_tasks, fx, i, o, e))
+	if (!list_add(&B->open, bb_nf(B), fx, i, o, e))
 		B->lost = fmin(B->lost, e.floor), free(e.basis);
 	else
 		heap_up(B, B->open.n - 1);
@@ -548,7 +574,7 @@ static void bb_push(struct opt_bb *B, const long *fx, size_t i, long o, struct b
 /* Takes the open node with the least floor off the heap: its fixings into B->fx. */
 static struct bb_open bb_pop(struct opt_bb *B)
 {
-	size_t n = B->M->in->n_tasks;
+	size_t n = bb_nf(B);
 	struct bb_open e = B->open.e[0];
 	memcpy(B->fx, B->open.fixed, n * sizeof(long));
 	list_swap(&B->open, n, 0, --B->open.n);
@@ -559,9 +585,9 @@ static struct bb_open bb_pop(struct opt_bb *B)
 /* Back to the heap: the leaves held back by the call that ends. */
 static void bb_unhold(struct opt_bb *B)
 {
-	size_t n = B->M->in->n_tasks;
+	size_t n = bb_nf(B);
 	for (size_t k = 0; k < B->held.n; k++)
-		bb_push(B, B->held.fixed + k * n, n, 0, B->held.e[k]);
+		bb_push(B, B->held.fixed + k * n, BB_NO_TASK, 0, B->held.e[k]);
 	B->held.n = 0;
 }
 
@@ -579,6 +605,148 @@ static void list_drop_bases(struct bb_list *L)
 		free(L->e[k].basis);
 		L->e[k].basis = NULL;
 	}
+}
+
+/* Core branching (bb_core_branch): the cores of pool g (its islands' cores together). */
+static size_t bb_pool_cores(const struct opt_bb *B, size_t g)
+{
+	const struct opt_inst *in = B->M->in;
+	size_t n = 0;
+	for (size_t k = 0; k < in->n_isl; k++)
+		n += B->pool[k] == g ? in->isl_ncores[k] : 0;
+	return n;
+}
+
+/* Sets the LP's row of slot q of pool g to the tasks now there (a row is added at first use). */
+static void bb_core_row(struct opt_bb *B, size_t g, size_t q)
+{
+	const struct opt_inst *in = B->M->in;
+	size_t n = in->n_tasks;
+	int *r = B->crow + g * in->n_cores + q;
+	bool any = false;
+	for (size_t i = 0; i < n; i++) {
+		B->on[i] = B->fixed[i] == (long)g && B->fixed[n + i] == (long)q;
+		any = any || B->on[i];
+	}
+	if (!any && !*r)
+		return;
+	for (size_t k = 0; k < in->n_isl; k++)
+		B->isl[k] = B->pool[k] == g;
+	*r = opt_screen_core_row(B->M->scr, *r, &B->s, B->on, B->isl);
+}
+
+/* Every core row as the fixings now have it. */
+static void bb_core_rows(struct opt_bb *B)
+{
+	const struct opt_inst *in = B->M->in;
+	for (size_t g = 0; g < in->n_isl; g++)
+		for (size_t q = 0; B->pool[g] == g && q < bb_pool_cores(B, g) && q < in->n_cores; q++)
+			bb_core_row(B, g, q);
+}
+
+/* Task i's density in the last LP optimum on pool g (C v summed over g's islands, in cores). */
+static double bb_load(const struct opt_bb *B, size_t i, size_t g)
+{
+	double u = 0;
+	for (size_t k = 0; k < B->M->in->n_isl; k++)
+		if (B->pool[k] == g)
+			u += opt_screen_load(B->M->scr, &B->s, i, k);
+	return u;
+}
+
+/*
+ * The task to put on a core before the next island branch, or n_tasks: of the tasks fixed to a pool
+ * that the LP fills to BB_CORE_FULL of its cores, not yet on a core, the densest at BB_CORE_DENSE
+ * of a core or more (its pool in *g).
+ */
+static size_t bb_core_task(const struct opt_bb *B, size_t *g)
+{
+	const struct opt_inst *in = B->M->in;
+	size_t n = in->n_tasks, best_i = n;
+	double best = in->cap * BB_CORE_DENSE;
+	if (!B->n_nogood) /* no leaf at this vector has failed its packing yet */
+		return n;
+	for (size_t p = 0; p < in->n_isl; p++) {
+		if (B->pool[p] != p)
+			continue;
+		double load = 0;
+		for (size_t i = 0; i < n; i++)
+			load += bb_load(B, i, p);
+		if (load < BB_CORE_FULL * in->cap * (double)bb_pool_cores(B, p))
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			if (B->fixed[i] != (long)p || B->fixed[n + i] >= 0)
+				continue;
+			double u = bb_load(B, i, p);
+			if (u >= best)
+				best = u, best_i = i, *g = p;
+		}
+	}
+	return best_i;
+}
+
+static void bb_node(struct opt_bb *B, double floor);
+
+/*
+ * Branches on the core of task ci in pool g: each slot of g that holds tasks already (most loaded in
+ * the LP first), then the first empty one (the empty cores of a pool are interchangeable, so one
+ * stands for all: slots are taken in order). Each child adds the task to its slot's row
+ * (opt_screen_core_row). The first child is searched at once, the others are open nodes.
+ * Why: where dense tasks fill a pool, the island rows let them share cores they cannot share, and
+ * every placement of the other tasks became an unpackable leaf of its own. XU4 20 tasks, seed
+ * 1399657, at the vector (LITTLE 1, big 2): the big island at 3.600 of its 3.6 cores in every leaf,
+ * six tasks of one DAG's chain at 0.46-0.73 of a core each, one to three of the other DAG's at
+ * 0.02-0.06; 95 leaves in 10 s, none packable, each cut by a no-good of all 20 tasks (the chain
+ * packs once the other DAG is left out, so no smaller cut holds). With the chain on cores, two pairs
+ * of it share a core, their deadlines move and the LP sees the island full before any other task
+ * is placed.
+ */
+static void bb_core_branch(struct opt_bb *B, size_t ci, size_t g, double lb)
+{
+	const struct opt_inst *in = B->M->in;
+	size_t n = in->n_tasks, n_stack = B->n_stack, slots = bb_pool_cores(B, g), used = 0, m = 0;
+	long *slot = B->fixed + n;
+	double load[BB_CORE_SLOTS];
+	size_t cand[BB_CORE_SLOTS];
+	for (size_t i = 0; i < n; i++)
+		if (B->fixed[i] == (long)g && slot[i] >= 0 && (size_t)slot[i] + 1 > used)
+			used = (size_t)slot[i] + 1;
+	for (size_t q = 0; q < used && m < BB_CORE_SLOTS; q++) {
+		double l = 0;
+		for (size_t i = 0; i < n; i++)
+			l += B->fixed[i] == (long)g && slot[i] == (long)q ? bb_load(B, i, g) : 0;
+		size_t at = m++;
+		while (at && load[at - 1] < l)
+			load[at] = load[at - 1], cand[at] = cand[at - 1], at--;
+		load[at] = l, cand[at] = q;
+	}
+	if (used < slots && m < BB_CORE_SLOTS)
+		cand[m++] = used;
+	size_t nb = opt_screen_basis_size(B->M->scr);
+	unsigned char *bas = malloc(nb);
+	if (bas)
+		opt_screen_basis_get(B->M->scr, bas);
+	bb_close(B, cut_w(in, B->inc));
+	B->depth++;
+	B->core_branches++;
+	for (size_t t = 0; t < m; t++) {
+		struct bb_open e = {lb, lb, 0, -1, NULL};
+		if (t > 0 || B->unfinished) {
+			if (bas && !B->unfinished && (e.basis = malloc(nb)))
+				memcpy(e.basis, bas, nb);
+			bb_push(B, B->fixed, n + ci, (long)cand[t], e);
+			continue;
+		}
+		slot[ci] = (long)cand[t];
+		bb_core_row(B, g, cand[t]);
+		B->pend_io = -1;
+		bb_node(B, lb);
+		slot[ci] = -1;
+		bb_core_row(B, g, cand[t]);
+	}
+	free(bas);
+	B->depth--;
+	bb_reopen(B, n_stack);
 }
 
 /*
@@ -611,7 +779,7 @@ static void bb_node(struct opt_bb *B, double floor)
 			return; /* the vector or the part is closed: this node with it */
 		if (B->unfinished || opt_now_s() >= B->dl) {
 			B->unfinished = true;
-			bb_push(B, B->fixed, in->n_tasks, 0, bb_self(B, floor));
+			bb_push(B, B->fixed, BB_NO_TASK, 0, bb_self(B, floor));
 			return;
 		}
 		double cut = cut_w(in, B->inc);
@@ -619,7 +787,7 @@ static void bb_node(struct opt_bb *B, double floor)
 		lb = opt_screen_resolve(B->M->scr, cut, B->dl, &inf);
 		if (!inf && (isnan(lb) || lb == -INFINITY)) { /* no LP optimum in time */
 			B->unfinished = true;
-			bb_push(B, B->fixed, in->n_tasks, 0, bb_self(B, floor));
+			bb_push(B, B->fixed, BB_NO_TASK, 0, bb_self(B, floor));
 			return;
 		}
 		lb = fmax(lb, floor);
@@ -635,10 +803,15 @@ static void bb_node(struct opt_bb *B, double floor)
 		if (r == 1) /* the best plan of the subtree, now the incumbent (or one as good) */
 			return;
 		if (r < 0) { /* this leaf stays open (the next call tries it again), the search goes on */
-			if (!list_add(&B->held, in->n_tasks, B->fixed, in->n_tasks, 0, bb_self(B, lb)))
+			if (!list_add(&B->held, bb_nf(B), B->fixed, BB_NO_TASK, 0, bb_self(B, lb)))
 				B->lost = fmin(B->lost, lb);
 			return;
 		}
+	}
+	size_t cg = 0, ci = bb_core_task(B, &cg);
+	if (ci < in->n_tasks) { /* a dense task of a full pool onto a core before the next island */
+		bb_core_branch(B, ci, cg, lb);
+		return;
 	}
 	size_t no = n_options(in), n_stack = B->n_stack;
 	size_t nb = opt_screen_basis_size(B->M->scr);
@@ -697,12 +870,14 @@ static double bb_bound(const struct opt_bb *B)
  * one task fixed per level. fx NULL: every task free again. */
 static size_t bb_set_fixings(struct opt_bb *B, const long *fx)
 {
-	size_t depth = 0;
-	for (size_t i = 0; i < B->M->in->n_tasks; i++) {
+	size_t depth = 0, n = B->M->in->n_tasks;
+	for (size_t i = 0; i < 2 * n; i++) {
 		B->fixed[i] = fx ? fx[i] : -1;
 		depth += B->fixed[i] >= 0;
-		bb_open_task(B, i);
+		if (i < n)
+			bb_open_task(B, i);
 	}
+	bb_core_rows(B);
 	return depth;
 }
 
@@ -817,7 +992,7 @@ static bool bb_next_part(struct opt_bb *B, double root)
 	if (B->part == BB_NONE)
 		return false;
 	B->pend_io = -1;
-	bb_push(B, B->fixed, B->M->in->n_tasks, 0, bb_self(B, root));
+	bb_push(B, B->fixed, BB_NO_TASK, 0, bb_self(B, root));
 	return true;
 }
 
@@ -872,6 +1047,7 @@ static double bb_search(struct opt_bb *B, struct opt_sol *inc, double dl)
 		bb_close_all(B);
 	} else if (isfinite(root)) {
 		opt_screen_compact(scr); /* before the no-goods: it renumbers the rows */
+		memset(B->crow, 0, in->n_isl * in->n_cores * sizeof(int)); /* the last call's: released */
 		for (size_t r = 0; r < B->n_nogood; r++)
 			B->nogood[r] = opt_screen_nogood(scr, B->ng_where + r * in->n_tasks, B->pool);
 		if (root >= cut) {
@@ -895,6 +1071,8 @@ static double bb_search(struct opt_bb *B, struct opt_sol *inc, double dl)
 			bb_close_all(B);
 		for (size_t r = 0; r < B->n_nogood; r++)
 			opt_screen_release(scr, B->nogood[r]);
+		for (size_t q = 0; q < in->n_isl * in->n_cores; q++)
+			opt_screen_release(scr, B->crow[q]);
 	}
 	opt_screen_precise(scr, false);
 	return bb_vector_bound(B, cut_w(in, inc));
@@ -912,6 +1090,9 @@ void opt_mst_bb_free(struct opt_bb *B)
 	list_free(&B->open);
 	list_free(&B->held);
 	free(B->fx);
+	free(B->crow);
+	free(B->on);
+	free(B->isl);
 	free(B->closed);
 	free(B->pool);
 	free(B->pc_sum);
@@ -934,23 +1115,27 @@ static struct opt_bb *bb_new(struct master *M, struct master *C, const struct op
 	B->M = M, B->C = C, B->lost = INFINITY, B->pend_io = -1, B->part = BB_WHOLE, B->root_lb = -INFINITY;
 	size_t nt = in->n_tasks, no = n_options(in), nio = nt * no;
 	B->w = opt_ws_new(in);
-	B->fixed = malloc(nt * sizeof(long));
+	B->fixed = malloc(2 * nt * sizeof(long));
 	B->cap_nogood = 256;
 	B->nogood = malloc(B->cap_nogood * sizeof(int));
 	B->ng_where = malloc(B->cap_nogood * nt * sizeof(int));
 	B->closed = calloc(nio + 1, 1);
 	B->stack = malloc((nio + 1) * sizeof(size_t));
-	/* the last node's bounds, then one row of the branching task's per depth (at most n_tasks) */
-	B->ob = malloc((nio + (nt + 1) * no) * sizeof(double));
+	/* the last node's bounds, then one row of the branching task's per depth (at most 2 n_tasks:
+	 * an island and a core slot per task) */
+	B->ob = malloc((nio + (2 * nt + 1) * no) * sizeof(double));
 	B->pool = malloc((in->n_isl + 1) * sizeof(size_t));
 	B->pc = nt <= BB_PC_TASKS;
 	B->pc_sum = B->pc ? calloc(nio + 1, sizeof(double)) : NULL;
 	B->pc_n = B->pc ? calloc(nio + 1, sizeof(int)) : NULL;
-	B->shr = malloc((nt + 2) * no * sizeof(double));
-	B->fx = malloc(nt * sizeof(long));
+	B->shr = malloc((2 * nt + 2) * no * sizeof(double));
+	B->fx = malloc(2 * nt * sizeof(long));
+	B->crow = calloc(in->n_isl * in->n_cores + 1, sizeof(int));
+	B->on = calloc(nt + 1, sizeof(bool));
+	B->isl = calloc(in->n_isl + 1, sizeof(bool));
 	B->t_start = opt_now_s();
 	bool ok = B->w && B->fixed && B->nogood && B->ng_where && B->closed && B->stack && B->ob && B->pool &&
-		  (!B->pc || (B->pc_sum && B->pc_n)) && B->shr && B->fx;
+		  (!B->pc || (B->pc_sum && B->pc_n)) && B->shr && B->fx && B->crow && B->on && B->isl;
 	/* each init only when the one before succeeded: opt_mst_bb_free frees what was set up */
 	ok = ok && !opt_sol_init(&B->s, in);
 	ok = ok && !opt_sol_init(&B->tmp, in);
@@ -964,7 +1149,7 @@ static struct opt_bb *bb_new(struct master *M, struct master *C, const struct op
 	opt_twin_pools(in, s, B->pool);
 	for (size_t k = 0; k < in->n_isl; k++)
 		B->pooled = B->pooled || B->pool[k] != k;
-	for (size_t i = 0; i < nt; i++)
+	for (size_t i = 0; i < 2 * nt; i++)
 		B->fixed[i] = -1;
 	return B;
 }
@@ -980,7 +1165,7 @@ double opt_mst_vector_bb(struct master *M, struct master *C, const struct opt_so
 	if (!B)
 		return -INFINITY;
 	B->pos = pos;
-	bb_push(B, B->fixed, M->in->n_tasks, 0, bb_self(B, -INFINITY)); /* the root: every task free */
+	bb_push(B, B->fixed, BB_NO_TASK, 0, bb_self(B, -INFINITY)); /* the root: every task free */
 	double res = bb_search(B, inc, dl);
 	if (keep && res < INFINITY)
 		*keep = B;
@@ -993,6 +1178,11 @@ void opt_mst_bb_cut_stats(const struct opt_bb *B, size_t *nogoods, size_t *searc
 {
 	*nogoods = B->n_nogood;
 	*searches = B->cut_searches;
+}
+
+size_t opt_mst_bb_core_branches(const struct opt_bb *B)
+{
+	return B->core_branches;
 }
 
 double opt_mst_bb_resume(struct opt_bb *B, struct opt_sol *inc, double dl)

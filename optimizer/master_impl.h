@@ -113,6 +113,8 @@ void opt_mst_bb_free(struct opt_bb *B);
 /* For tests: the unpackable leaves the search has met (each a no-good) and the cut searches it ran
  * for them (opt_corepack_cut; BB_CUT_TRIES in master_bb.c). */
 void opt_mst_bb_cut_stats(const struct opt_bb *B, size_t *nogoods, size_t *searches);
+/* For tests: the core branches the search has made (bb_core_branch in master_bb.c). */
+size_t opt_mst_bb_core_branches(const struct opt_bb *B);
 
 /* ---- vecsort.c */
 /* One OPP vector of the exact mode's list (master.c), ordered by its bound lb. */

@@ -482,6 +482,12 @@ void opt_screen_open(struct opt_screen *S, const struct opt_sol *s, size_t i, si
  * (per island: the first island of its run of twins at equal OPPs, as opt_corepack_pooled shares
  * cores), it excludes every assignment that puts each task into the same run as where does. */
 int opt_screen_nogood(struct opt_screen *S, const int *where, const size_t *pool);
+/* The density of task i on island k in the last LP optimum (C_ik v_ik, in cores at cap 1). */
+double opt_screen_load(const struct opt_screen *S, const struct opt_sol *s, size_t i, size_t k);
+/* A core's density row over the tasks with on[i] on the islands with isl[k] (valid at the current
+ * vector only, for the plans that put those tasks on one core; freed by opt_screen_release as a
+ * no-good is): r > 0 sets that row anew, r <= 0 adds one. Returns the row. */
+int opt_screen_core_row(struct opt_screen *S, int r, const struct opt_sol *s, const bool *on, const bool *isl);
 void opt_screen_release(struct opt_screen *S, int r);
 /* Tighter tolerances for the Kelley loops from here on (on) or the default ones: tangents for any
  * violation above 1e-4 instead of 1e-3, rounds until one gains less than 1e-6 instead of 1e-4.

@@ -858,6 +858,35 @@ void opt_screen_open(struct opt_screen *S, const struct opt_sol *s, size_t i, si
 	set_option(S, s, i, o, open);
 }
 
+double opt_screen_load(const struct opt_screen *S, const struct opt_sol *s, size_t i, size_t k)
+{
+	size_t ik = i * S->in->n_isl + k;
+	return ms((double)runtime_at(S->in, i, k, s->isl_opp[k])) * S->x[S->v[ik]];
+}
+
+/*
+ * One core's density row: sum over the tasks with on[i], over the islands with isl[k], of C_ik v_ik
+ * <= cap. Valid for every plan that puts each such task on that one core (of one of those islands:
+ * a plan has a = 1 and v >= 1 / d at its island, 0 at the others), which is what the branch and bound
+ * fixes below a core branch (master_bb.c). The island rows cannot see it: they let the tasks that
+ * share a core spread their density over every core of the island.
+ */
+int opt_screen_core_row(struct opt_screen *S, int r, const struct opt_sol *s, const bool *on, const bool *isl)
+{
+	const struct opt_inst *in = S->in;
+	int n = 0;
+	for (size_t i = 0; i < in->n_tasks; i++)
+		for (size_t k = 0; on[i] && k < in->n_isl; k++)
+			if (isl[k])
+				S->ind[++n] = S->v[i * in->n_isl + k],
+				S->val[n] = ms((double)runtime_at(in, i, k, s->isl_opp[k]));
+	if (r <= 0)
+		return row(S->lp, GLP_UP, in->cap, n, S->ind, S->val);
+	glp_set_mat_row(S->lp, r, n, S->ind, S->val);
+	glp_set_row_bnds(S->lp, r, GLP_UP, in->cap, in->cap);
+	return r;
+}
+
 void opt_screen_release(struct opt_screen *S, int r)
 {
 	if (r > 0 && r <= glp_get_num_rows(S->lp))

@@ -50,6 +50,7 @@
 #include "pd_test.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 struct fixture {
@@ -321,6 +322,65 @@ START_TEST(fruitless_cut_searches_stop)
 }
 END_TEST
 
+/* The search at f->s without an incumbent's help (a is empty), its first slice 3 ms and then resumed
+ * until it closes the vector (so that the search outlives its closure); returns its core branches. */
+static size_t close_counting_core_branches(struct fixture *f, struct opt_sol *a)
+{
+	struct opt_bb *T = NULL;
+	double r = opt_mst_vector_bb(&f->M, &f->C, &f->s, 0, a, opt_now_s() + 0.003, &T);
+	ck_assert_msg(T != NULL, "closed in 3 ms (%.9f W)", r);
+	for (int call = 0; call < 20 && !(isinf(r) && r > 0); call++)
+		r = opt_mst_bb_resume(T, a, opt_now_s() + 60.0);
+	ck_assert_msg(isinf(r) && r > 0, "still open at %.9f W", r);
+	size_t n = opt_mst_bb_core_branches(T);
+	opt_mst_bb_free(T);
+	return n;
+}
+
+START_TEST(core_branches_keep_the_optimum)
+{
+	static const uint64_t seeds[] = {15, 31};
+	size_t fired = 0;
+	for (size_t q = 0; q < sizeof(seeds) / sizeof(seeds[0]); q++) {
+		struct fixture f = {0};
+		double opt_w;
+		setup(&f, 6, seeds[q], &opt_w);
+		double best = brute_force(&f);
+		ck_assert(isfinite(best));
+		struct opt_sol a;
+		ck_assert_int_eq(opt_sol_init(&a, &f.in), 0);
+		size_t n = close_counting_core_branches(&f, &a);
+		fired += n > 0;
+		ck_assert(a.ok);
+		ck_assert_msg(a.power_w >= best * (1 - 1e-9) && a.power_w <= best / (1 - f.in.rel_gap) * (1 + 1e-9),
+			      "seed %llu: search %.9f W (%zu core branches), brute force %.9f W",
+			      (unsigned long long)seeds[q], a.power_w, n, best);
+		opt_sol_free(&a);
+		teardown(&f);
+	}
+	ck_assert_uint_ge(fired, 2);
+}
+END_TEST
+
+START_TEST(core_branches_where_packings_fail)
+{
+	struct fixture f = {0};
+	double opt_w;
+	setup(&f, 10, 7715119, &opt_w);
+	struct opt_sol a;
+	ck_assert_int_eq(opt_sol_init(&a, &f.in), 0);
+	size_t n = close_counting_core_branches(&f, &a);
+	ck_assert_uint_gt(n, 0);
+	ck_assert(a.ok);
+	ck_assert_msg(a.power_w <= opt_w / (1 - f.in.rel_gap) * (1 + 1e-9) && a.power_w >= opt_w * (1 - f.in.rel_gap) * (1 - 1e-9),
+		      "%.9f W against the optimum %.9f W", a.power_w, opt_w);
+	char why[256] = "";
+	ck_assert_msg(opt_evaluate(&f.in, &a, why, sizeof(why)), "the search's plan: %s", why);
+	opt_sol_free(&a);
+	teardown(&f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("optimizer_bb");
@@ -331,6 +391,8 @@ int main(void)
 	tcase_add_test(tc, split_parts_cover_the_vector);
 	tcase_add_test(tc, band_dive_finds_a_better_plan);
 	tcase_add_test(tc, fruitless_cut_searches_stop);
+	tcase_add_test(tc, core_branches_keep_the_optimum);
+	tcase_add_test(tc, core_branches_where_packings_fail);
 	suite_add_tcase(s, tc);
 	return pd_test_main(s);
 }

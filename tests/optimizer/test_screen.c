@@ -256,6 +256,48 @@ START_TEST(cardinality_rows_see_half_core_tasks)
 }
 END_TEST
 
+/* Two tasks at half a core or more (5 ms every 10 ms at 1000 MHz) and a small one on pd_to_plat2's
+ * island of two cores: the island rows let the two large ones share its cores, and so does the LP
+ * (one each). A core row holding both leaves no point (1.0 > cap); one holding a large and the
+ * small task changes nothing (0.6 <= cap): nor does the power (it does not depend on the cores).
+ * Released, the LP is as before. opt_screen_load gives each task's density (C v) at least C / T. */
+START_TEST(core_row_holds_tasks_on_one_core)
+{
+	struct fixture f;
+	setup(&f, pd_to_load("dags:\n"
+			     "  - {name: a, period: 10ms, tasks: [{name: t, wcet: 5ms}]}\n"
+			     "  - {name: b, period: 10ms, tasks: [{name: t, wcet: 5ms}]}\n"
+			     "  - {name: c, period: 10ms, tasks: [{name: t, wcet: 1ms}]}\n",
+			     pd_to_plat2));
+	bool inf = false, on[3] = {true, true, false}, isl[1] = {true};
+	double z0 = screen(&f, 1, &inf);
+	ck_assert(!inf && isfinite(z0));
+	ck_assert_double_ge(opt_screen_load(f.S, &f.s, 0, 0), 0.5 * (1 - 1e-3));
+	ck_assert_double_ge(opt_screen_load(f.S, &f.s, 2, 0), 0.1 * (1 - 1e-3));
+	for (size_t i = 0; i < 3; i++)
+		opt_screen_fix(f.S, &f.s, i, 0);
+	int r = opt_screen_core_row(f.S, 0, &f.s, on, isl);
+	ck_assert_int_gt(r, 0);
+	opt_screen_resolve(f.S, INFINITY, opt_now_s() + 5.0, &inf);
+	ck_assert(inf);
+	on[1] = false, on[2] = true; /* the same row, now a large task and the small one */
+	ck_assert_int_eq(opt_screen_core_row(f.S, r, &f.s, on, isl), r);
+	double z1 = opt_screen_resolve(f.S, INFINITY, opt_now_s() + 5.0, &inf);
+	ck_assert(!inf);
+	ck_assert_double_eq_tol(z1, z0, 1e-9 * z0);
+	ck_assert_double_le(opt_screen_load(f.S, &f.s, 0, 0) + opt_screen_load(f.S, &f.s, 2, 0), f.in.cap * (1 + 1e-9));
+	on[1] = true; /* all three: no point again, and none once more after the release */
+	opt_screen_core_row(f.S, r, &f.s, on, isl);
+	opt_screen_resolve(f.S, INFINITY, opt_now_s() + 5.0, &inf);
+	ck_assert(inf);
+	opt_screen_release(f.S, r);
+	double z2 = opt_screen_resolve(f.S, INFINITY, opt_now_s() + 5.0, &inf);
+	ck_assert(!inf);
+	ck_assert_double_eq_tol(z2, z0, 1e-9 * z0);
+	teardown(&f);
+}
+END_TEST
+
 /* Infeasibility only spreads downwards: on a loaded XU4 set, a vector reported infeasible has
  * infeasible neighbours below it on both islands, and some vectors are infeasible and some not.
  * The verdict does not depend on the target (the exact mode screens with its cut-off, and its line
@@ -703,6 +745,7 @@ int main(void)
 	tcase_add_test(tc, shrink_holds_capacity_back);
 	tcase_add_test(tc, shrink_one_island);
 	tcase_add_test(tc, cardinality_rows_see_half_core_tasks);
+	tcase_add_test(tc, core_row_holds_tasks_on_one_core);
 	tcase_add_test(tc, infeasibility_is_monotone);
 	tcase_add_test(tc, bound_below_proven_optimum);
 	tcase_add_test(tc, symmetric_islands_canonical_and_valid);
