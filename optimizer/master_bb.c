@@ -866,8 +866,9 @@ static double bb_bound(const struct opt_bb *B)
 	return B->open.n ? fmin(B->lost, B->open.e[0].floor) : B->lost;
 }
 
-/* Sets the node's fixings fx (task by task; closures are empty between nodes) and returns its depth:
- * one task fixed per level. fx NULL: every task free again. */
+/* Sets the node's fixings fx (task by task, then the core slots and their rows; closures are empty
+ * between nodes) and returns its depth: one fixing (a task's group or its slot) per level. fx NULL:
+ * every task free again. */
 static size_t bb_set_fixings(struct opt_bb *B, const long *fx)
 {
 	size_t depth = 0, n = B->M->in->n_tasks;

@@ -44,6 +44,16 @@
  * unpackable leaves than it ran cut searches (77 leaves, 5 searches here, RelWithDebInfo). Fails
  * with a cut search at every leaf (as many searches as leaves). The search's verdicts with the
  * whole assignments as no-goods are the other tests' (search_matches_brute_force).
+ *
+ * core_branches_keep_the_optimum: two 12-task XU4 sets (seeds 15 and 31, from a scan of 60 in which
+ * 30 core-branch and all 60 agree with brute force) whose search at the optimum's vector puts dense
+ * tasks on core slots hundreds of times (bb_core_branch) still closes the vector with the brute
+ * force's optimum. A slot row that cut off a plan, or children that missed a slot, would leave a
+ * dearer plan or none; the test fails too if neither set core-branches (the trigger lost).
+ *
+ * core_branches_where_packings_fail: XU4 20 tasks, seed 7715119, whose leaves at its optimum's
+ * vector fail their packing: the search from no incumbent core-branches and closes the vector with
+ * the proven optimum (a plan that passes the evaluator).
  */
 #include "helper_opt.h"
 #include "optimizer/master_impl.h"
